@@ -1,0 +1,166 @@
+#include "mount/commands.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cache/cache_pool.h"
+#include "mount/errno_map.h"
+#include "mount/fuse_ops.h"
+#include "util/log.h"
+#include "vfs/discover.h"
+
+namespace omicsfs::mount {
+namespace {
+
+Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePool* pool) {
+  vfs::DiscoverOptions d;
+  d.pool = pool;
+  return vfs::Discover(o.source, d);
+}
+
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+int RunLs(const Options& o) {
+  cache::CachePool pool(o.cache_size);
+  auto tree = Build(o, &pool);
+  if (!tree.ok()) {
+    LogError(tree.status().message());
+    return kExitSource;
+  }
+  auto ino = (*tree)->Resolve(o.vpath);
+  if (!ino.ok()) {
+    LogError(ino.status().message());
+    return kExitUsage;
+  }
+  const vfs::Node* n = (*tree)->Get(*ino);
+  std::string out;
+  if (n->kind != vfs::NodeKind::kDirectory) {
+    out = o.vpath + "\n";
+  } else {
+    for (const auto& [name, child] : n->children) {
+      out += name;
+      if ((*tree)->Get(child)->kind == vfs::NodeKind::kDirectory) out += '/';
+      out += '\n';
+    }
+  }
+  return WriteAll(STDOUT_FILENO, out.data(), out.size()) ? kExitOk : kExitSource;
+}
+
+int RunCat(const Options& o) {
+  cache::CachePool pool(o.cache_size);
+  auto tree = Build(o, &pool);
+  if (!tree.ok()) {
+    LogError(tree.status().message());
+    return kExitSource;
+  }
+  auto ino = (*tree)->Resolve(o.vpath);
+  if (!ino.ok()) {
+    LogError(ino.status().message());
+    return kExitUsage;
+  }
+  if (Status st = (*tree)->Open(*ino, O_RDONLY); !st.ok()) {
+    LogError(o.vpath + ": " + st.message());
+    return kExitUsage;
+  }
+  constexpr uint64_t kStep = 1 << 20;
+  for (uint64_t off = 0;; off += kStep) {
+    auto pieces = (*tree)->Read(*ino, off, kStep);
+    if (!pieces.ok()) {
+      LogError(o.vpath + ": " + pieces.status().message());
+      return kExitSource;
+    }
+    uint64_t got = 0;
+    for (const auto& p : *pieces) {
+      if (!WriteAll(STDOUT_FILENO, p.buffer->data() + p.offset, p.length)) return kExitSource;
+      got += p.length;
+    }
+    if (got < kStep) break;
+  }
+  return kExitOk;
+}
+
+int RunMount(const Options& o, const char* argv0) {
+  cache::CachePool pool(o.cache_size);
+  auto tree = Build(o, &pool);
+  if (!tree.ok()) {
+    LogError(tree.status().message());
+    return kExitSource;
+  }
+  Daemon daemon;
+  daemon.tree = *tree;
+  daemon.pool = &pool;
+  daemon.direct_io = o.direct_io;
+
+  std::string mount_opts = "ro,fsname=" + o.source + ",subtype=omicsfs";
+  for (const auto& f : o.fuse_options) mount_opts += "," + f;
+  std::vector<std::string> args = {argv0, "-o", mount_opts};
+  if (o.debug) args.push_back("-d");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  struct fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+
+  fuse_session* se = fuse_session_new(&fargs, &Operations(), sizeof(fuse_lowlevel_ops), &daemon);
+  if (se == nullptr) {
+    LogError("cannot create the FUSE session (bad mount options?)");
+    return kExitUsage;
+  }
+  int rc = kExitOk;
+  if (fuse_set_signal_handlers(se) != 0) {
+    fuse_session_destroy(se);
+    return kExitMount;
+  }
+  if (fuse_session_mount(se, o.mountpoint.c_str()) != 0) {
+    LogError("cannot mount at " + o.mountpoint);
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    return kExitMount;
+  }
+  LogInfo("mounted " + o.source + " at " + o.mountpoint + " (" +
+          std::to_string(daemon.tree->size()) + " nodes)");
+  if (!o.foreground) {
+    if (fuse_daemonize(0) != 0) {
+      fuse_session_unmount(se);
+      fuse_remove_signal_handlers(se);
+      fuse_session_destroy(se);
+      return kExitMount;
+    }
+    SetLogToSyslog(true);
+  }
+  int loop;
+  if (o.single_threaded) {
+    loop = fuse_session_loop(se);
+  } else {
+    fuse_loop_config* cfg = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_clone_fd(cfg, 0);
+    fuse_loop_cfg_set_max_threads(cfg, o.threads ? o.threads : 16);
+    fuse_loop_cfg_set_idle_threads(cfg, o.threads ? o.threads : 4);
+    loop = fuse_session_loop_mt(se, cfg);
+    fuse_loop_cfg_destroy(cfg);
+  }
+  if (loop < 0) rc = kExitMount;
+  fuse_session_unmount(se);
+  fuse_remove_signal_handlers(se);
+  fuse_session_destroy(se);
+  LogInfo("unmounted " + o.mountpoint);
+  return rc;
+}
+
+}  // namespace omicsfs::mount

@@ -1,0 +1,24 @@
+// libfuse low-level glue: each handler maps (ino, offset, size) to one vfs call and replies
+// exactly once. No exception crosses into libfuse; no lock is held across a reply.
+#pragma once
+
+#include <fuse_lowlevel.h>
+
+#include <memory>
+
+#include "cache/cache_pool.h"
+#include "vfs/tree.h"
+
+namespace omicsfs::mount {
+
+struct Daemon {
+  std::shared_ptr<const vfs::Tree> tree;
+  cache::CachePool* pool = nullptr;
+  bool direct_io = false;
+  double timeout_s = 3600.0;  // the tree is immutable while mounted
+};
+
+// The operation table (assign_operations in one place).
+const fuse_lowlevel_ops& Operations();
+
+}  // namespace omicsfs::mount

@@ -1,0 +1,148 @@
+#include "mount/options.h"
+
+#include <cstdlib>
+
+namespace omicsfs::mount {
+namespace {
+
+Status ApplyOption(const std::string& opt, Options* o) {
+  auto eq = opt.find('=');
+  std::string key = opt.substr(0, eq);
+  std::string value = eq == std::string::npos ? "" : opt.substr(eq + 1);
+  if (key == "cache_size") {
+    ASSIGN_OR_RETURN(o->cache_size, ParseSize(value));
+  } else if (key == "index_dir") {
+    if (value.empty()) return InvalidArgumentError("index_dir needs a directory");
+    o->index_dir = value;
+  } else if (key == "threads") {
+    char* end = nullptr;
+    unsigned long n = std::strtoul(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n == 0 || n > 1024) {
+      return InvalidArgumentError("threads must be 1..1024, not '" + value + "'");
+    }
+    o->threads = static_cast<unsigned>(n);
+  } else if (key == "direct_io") {
+    o->direct_io = true;
+  } else if (key == "ro" || key == "rw" || key == "noauto" || key == "auto" || key == "nofail" ||
+             key == "_netdev" || key == "user" || key == "users" || key == "nouser" ||
+             key == "defaults" || key.rfind("x-", 0) == 0) {
+    // fstab / mount(8) options: omicsfs is always read-only; the rest are mount(8)'s business.
+    if (key == "rw") return InvalidArgumentError("omicsfs is read-only (option rw)");
+  } else if (!opt.empty()) {
+    o->fuse_options.push_back(opt);
+  }
+  return OkStatus();
+}
+
+Status ApplyOptionList(const std::string& list, Options* o) {
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    RETURN_IF_ERROR(ApplyOption(list.substr(pos, comma - pos), o));
+    pos = comma + 1;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<uint64_t> ParseSize(const std::string& text) {
+  if (text.empty()) return InvalidArgumentError("empty size");
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) return InvalidArgumentError("bad size '" + text + "'");
+  std::string suffix = end;
+  uint64_t mult = 1;
+  if (suffix == "" || suffix == "B") mult = 1;
+  else if (suffix == "K" || suffix == "k" || suffix == "KiB") mult = uint64_t{1} << 10;
+  else if (suffix == "M" || suffix == "m" || suffix == "MiB") mult = uint64_t{1} << 20;
+  else if (suffix == "G" || suffix == "g" || suffix == "GiB") mult = uint64_t{1} << 30;
+  else if (suffix == "T" || suffix == "t" || suffix == "TiB") mult = uint64_t{1} << 40;
+  else return InvalidArgumentError("bad size suffix in '" + text + "'");
+  if (n > UINT64_MAX / mult) return InvalidArgumentError("size too large: '" + text + "'");
+  return static_cast<uint64_t>(n) * mult;
+}
+
+std::string DefaultIndexDir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/omicsfs";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/omicsfs";
+  return "";
+}
+
+Result<Options> ParseOptions(int argc, const char* const* argv) {
+  Options o;
+  std::vector<std::string> positional;
+  int i = 1;
+  if (argc > 1) {
+    std::string first = argv[1];
+    if (first == "ls") { o.command = Command::kLs; i = 2; }
+    if (first == "cat") { o.command = Command::kCat; i = 2; }
+  }
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") { o.command = Command::kHelp; return o; }
+    if (a == "--version" || a == "-V") { o.command = Command::kVersion; return o; }
+    if (a == "-f") { o.foreground = true; continue; }
+    if (a == "-s") { o.single_threaded = true; continue; }
+    if (a == "-d" || a == "--debug") { o.debug = true; o.foreground = true; continue; }
+    if (a == "-o") {
+      if (i + 1 >= argc) return InvalidArgumentError("-o needs an argument");
+      RETURN_IF_ERROR(ApplyOptionList(argv[++i], &o));
+      continue;
+    }
+    if (a.rfind("-o", 0) == 0 && a.size() > 2) {
+      RETURN_IF_ERROR(ApplyOptionList(a.substr(2), &o));
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-') return InvalidArgumentError("unknown option '" + a + "'");
+    positional.push_back(a);
+  }
+  switch (o.command) {
+    case Command::kMount:
+      if (positional.size() != 2) return InvalidArgumentError("expected SOURCE MOUNTPOINT");
+      o.mountpoint = positional[1];
+      break;
+    case Command::kLs:
+      if (positional.empty() || positional.size() > 2) return InvalidArgumentError("expected SOURCE [VPATH]");
+      if (positional.size() == 2) o.vpath = positional[1];
+      break;
+    case Command::kCat:
+      if (positional.size() != 2) return InvalidArgumentError("expected SOURCE VPATH");
+      o.vpath = positional[1];
+      break;
+    default:
+      break;
+  }
+  o.source = positional[0];
+  if (o.index_dir.empty()) o.index_dir = DefaultIndexDir();
+  return o;
+}
+
+const char* UsageText() {
+  return R"(usage: omicsfs [options] SOURCE MOUNTPOINT   mount SOURCE read-only at MOUNTPOINT
+       omicsfs ls  [options] SOURCE [VPATH]  list the virtual tree without mounting
+       omicsfs cat [options] SOURCE VPATH    write one virtual file to stdout
+       fusermount3 -u MOUNTPOINT             unmount
+
+SOURCE is a directory (mirrored; every BPCells store in it becomes a folder of text views),
+a single BPCells directory store, or an HDF5 file holding BPCells store groups.
+
+options:
+  -f                   stay in the foreground
+  -s                   single-threaded
+  -d                   debug log (implies -f)
+  -o OPT[,OPT...]      mount options:
+     cache_size=SIZE   decode cache budget, e.g. 512M, 2G (default 1G)
+     index_dir=DIR     where size/offset indexes persist (default $XDG_CACHE_HOME/omicsfs)
+     threads=N         FUSE worker threads
+     direct_io         bypass the page cache
+     allow_other, default_permissions, ...   passed to FUSE
+  -h, --help           this text
+  -V, --version        version
+
+exit codes: 0 ok, 1 usage, 2 SOURCE unusable, 3 mount failed
+)";
+}
+
+}  // namespace omicsfs::mount

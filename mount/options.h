@@ -1,0 +1,36 @@
+// Command line: `omicsfs [options] SOURCE MOUNTPOINT`, `omicsfs ls [options] SOURCE [VPATH]`,
+// `omicsfs cat [options] SOURCE VPATH`, --help, --version. `-o` options may come anywhere (fstab).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace omicsfs::mount {
+
+enum class Command { kMount, kLs, kCat, kHelp, kVersion };
+
+struct Options {
+  Command command = Command::kMount;
+  std::string source;
+  std::string mountpoint;  // mount
+  std::string vpath;       // ls / cat
+  bool foreground = false;
+  bool single_threaded = false;
+  bool debug = false;
+  uint64_t cache_size = uint64_t{1} << 30;
+  std::string index_dir;
+  unsigned threads = 0;  // 0: default
+  bool direct_io = false;
+  std::vector<std::string> fuse_options;  // passed through to libfuse (allow_other, …)
+};
+
+Result<Options> ParseOptions(int argc, const char* const* argv);
+// "512M", "2G", "1048576", "64K" → bytes.
+Result<uint64_t> ParseSize(const std::string& text);
+std::string DefaultIndexDir();
+const char* UsageText();
+
+}  // namespace omicsfs::mount

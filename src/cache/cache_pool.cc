@@ -1,0 +1,112 @@
+#include "cache/cache_pool.h"
+
+#include <new>
+
+namespace omicsfs::cache {
+
+CachePool::CachePool(uint64_t budget_bytes, double max_entry_fraction)
+    : budget_(budget_bytes),
+      max_entry_(static_cast<uint64_t>(static_cast<double>(budget_bytes) * max_entry_fraction)) {}
+
+uint64_t CachePool::NewOwnerId() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_owner_++;
+}
+
+CacheStats CachePool::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+bool CachePool::Contains(const CacheKey& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.count(key) != 0;
+}
+
+void CachePool::EvictLocked() {
+  while (stats_.bytes > budget_ && !lru_.empty()) {
+    auto it = entries_.find(lru_.back());
+    stats_.bytes -= it->second.value->size();
+    entries_.erase(it);
+    lru_.pop_back();
+    ++stats_.evictions;
+    --stats_.entries;
+  }
+}
+
+void CachePool::InsertLocked(const CacheKey& key, Buffer value) {
+  if (entries_.count(key) != 0) return;
+  if (value->size() > max_entry_) {
+    ++stats_.uncached;
+    return;
+  }
+  lru_.push_front(key);
+  stats_.bytes += value->size();
+  ++stats_.entries;
+  entries_.emplace(key, Entry{std::move(value), lru_.begin()});
+  EvictLocked();
+}
+
+void CachePool::Insert(const CacheKey& key, Buffer value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  InsertLocked(key, std::move(value));
+}
+
+void CachePool::EraseOwner(uint64_t owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    if (it->owner == owner) {
+      auto e = entries_.find(*it);
+      stats_.bytes -= e->second.value->size();
+      --stats_.entries;
+      entries_.erase(e);
+      it = lru_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compute) {
+  std::promise<Result<Buffer>> promise;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+      ++stats_.hits;
+      return it->second.value;
+    }
+    if (auto it = in_flight_.find(key); it != in_flight_.end()) {
+      Flight flight = it->second;
+      ++stats_.waits;
+      lock.unlock();
+      return flight.get();
+    }
+    ++stats_.misses;
+    in_flight_.emplace(key, promise.get_future().share());
+  }
+  Result<Buffer> result = InternalError("cache: computation did not finish");
+  try {
+    Result<std::string> computed = compute();
+    if (computed.ok()) {
+      result = Buffer(std::make_shared<const std::string>(std::move(computed).value()));
+    } else {
+      result = std::move(computed).status();
+    }
+  } catch (const std::bad_alloc&) {
+    result = Status(ErrorCode::kOutOfMemory, "cache: out of memory while decoding");
+  } catch (const std::exception& e) {
+    result = InternalError(std::string("cache: unexpected exception: ") + e.what());
+  } catch (...) {
+    result = InternalError("cache: unexpected exception");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(key);
+    if (result.ok()) InsertLocked(key, *result);
+  }
+  promise.set_value(result);
+  return result;
+}
+
+}  // namespace omicsfs::cache

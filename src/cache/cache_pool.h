@@ -1,0 +1,73 @@
+// One byte-budgeted LRU of immutable shared buffers for the whole daemon. Get-or-compute is
+// single-flight: concurrent misses on one key wait for one computation. Errors are not cached.
+// Buffers stay alive through shared ownership while readers hold them, even after eviction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "cache/cache_key.h"
+#include "util/status.h"
+
+namespace omicsfs::cache {
+
+using Buffer = std::shared_ptr<const std::string>;
+
+struct CacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;       // computations started
+  uint64_t waits = 0;        // misses that joined a computation already in flight
+  uint64_t evictions = 0;
+  uint64_t uncached = 0;     // results too large to keep
+  uint64_t bytes = 0;        // bytes held now
+  uint64_t entries = 0;      // entries held now
+};
+
+class CachePool {
+ public:
+  // `budget_bytes`: total bytes kept. Entries larger than budget·max_entry_fraction are returned
+  // to the caller without being kept.
+  explicit CachePool(uint64_t budget_bytes, double max_entry_fraction = 0.25);
+  CachePool(const CachePool&) = delete;
+  CachePool& operator=(const CachePool&) = delete;
+
+  using Compute = std::function<Result<std::string>()>;
+  Result<Buffer> GetOrCompute(const CacheKey& key, const Compute& compute);
+
+  // Inserts a computed value (e.g. seeded by a sizing pass); replaces nothing already present.
+  void Insert(const CacheKey& key, Buffer value);
+  bool Contains(const CacheKey& key) const;
+  // Drops every entry of `owner` (a store that changed on disk).
+  void EraseOwner(uint64_t owner);
+
+  uint64_t NewOwnerId();
+  uint64_t budget() const { return budget_; }
+  CacheStats Stats() const;
+
+ private:
+  struct Entry {
+    Buffer value;
+    std::list<CacheKey>::iterator lru_pos;
+  };
+  using Flight = std::shared_future<Result<Buffer>>;
+
+  void InsertLocked(const CacheKey& key, Buffer value);  // requires mu_
+  void EvictLocked();                                    // requires mu_
+
+  const uint64_t budget_;
+  const uint64_t max_entry_;
+  mutable std::mutex mu_;
+  std::unordered_map<CacheKey, Entry, CacheKeyHash> entries_;
+  std::unordered_map<CacheKey, Flight, CacheKeyHash> in_flight_;
+  std::list<CacheKey> lru_;  // front = most recently used
+  CacheStats stats_;
+  uint64_t next_owner_ = 1;
+};
+
+}  // namespace omicsfs::cache

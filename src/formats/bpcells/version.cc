@@ -1,0 +1,39 @@
+#include "formats/bpcells/version.h"
+
+namespace omicsfs::formats::bpcells {
+
+std::optional<StoreVersion> ParseVersion(std::string_view v) {
+  StoreVersion out;
+  if (v.starts_with("packed-")) {
+    out.packed = true;
+    v.remove_prefix(7);
+  } else if (v.starts_with("unpacked-")) {
+    v.remove_prefix(9);
+  } else {
+    return std::nullopt;
+  }
+  if (v.ends_with("-v1")) {
+    out.format = 1;
+  } else if (v.ends_with("-v2")) {
+    out.format = 2;
+  } else {
+    return std::nullopt;
+  }
+  v.remove_suffix(3);
+  if (v == "fragments") {
+    out.kind = StoreKind::kFragments;
+    return out;
+  }
+  if (v == "uint-matrix") {
+    out.value_type = ValueType::kUInt32;
+  } else if (v == "float-matrix") {
+    out.value_type = ValueType::kFloat32;
+  } else if (v == "double-matrix") {
+    out.value_type = ValueType::kFloat64;
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace omicsfs::formats::bpcells

@@ -1,0 +1,22 @@
+// BPCells version strings: "[packed|unpacked]-[uint|float|double]-matrix-v[1|2]" and
+// "[packed|unpacked]-fragments-v[1|2]".
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace omicsfs::formats::bpcells {
+
+enum class StoreKind { kMatrix, kFragments };
+enum class ValueType { kUInt32, kFloat32, kFloat64 };
+
+struct StoreVersion {
+  StoreKind kind = StoreKind::kMatrix;
+  bool packed = false;
+  ValueType value_type = ValueType::kUInt32;  // matrices only
+  int format = 2;                             // 1 or 2
+};
+
+std::optional<StoreVersion> ParseVersion(std::string_view version);
+
+}  // namespace omicsfs::formats::bpcells

@@ -1,0 +1,213 @@
+#include "io/h5_array_store.h"
+
+#include <hdf5.h>
+
+#include <cstring>
+
+#include "io/h5_handle.h"
+#include "util/file.h"
+
+namespace omicsfs::io {
+
+class H5File {
+ public:
+  explicit H5File(h5::Handle h) : handle(std::move(h)) {}
+  h5::Handle handle;
+};
+
+namespace {
+
+struct DatasetType {
+  std::optional<ElemType> type;  // nullopt: not one of the supported numeric types
+  bool is_string = false;
+  uint64_t length = 0;
+};
+
+Result<DatasetType> InspectDataset(hid_t ds, const std::string& what) {
+  h5::Handle type = h5::TypeHandle(H5Dget_type(ds));
+  if (!type.valid()) return h5::Error(what + ": get type");
+  h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds));
+  if (!space.valid()) return h5::Error(what + ": get dataspace");
+  int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) return h5::Error(what + ": get rank");
+  if (rank > 1) return CorruptError(what + ": expected a 1-D dataset, found rank " + std::to_string(rank));
+  hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 0) return h5::Error(what + ": get size");
+  DatasetType out;
+  out.length = static_cast<uint64_t>(n);
+  H5T_class_t cls = H5Tget_class(type.get());
+  size_t size = H5Tget_size(type.get());
+  if (cls == H5T_STRING) {
+    out.is_string = true;
+  } else if (cls == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_NONE) {
+    if (size == 4) out.type = ElemType::kUInt32;
+    if (size == 8) out.type = ElemType::kUInt64;
+  } else if (cls == H5T_FLOAT) {
+    if (size == 4) out.type = ElemType::kFloat32;
+    if (size == 8) out.type = ElemType::kFloat64;
+  }
+  return out;
+}
+
+hid_t NativeType(ElemType t) {
+  switch (t) {
+    case ElemType::kUInt32: return H5T_NATIVE_UINT32;
+    case ElemType::kUInt64: return H5T_NATIVE_UINT64;
+    case ElemType::kFloat32: return H5T_NATIVE_FLOAT;
+    case ElemType::kFloat64: return H5T_NATIVE_DOUBLE;
+    case ElemType::kString: break;
+  }
+  return H5I_INVALID_HID;
+}
+
+Result<h5::Handle> OpenFile(const std::string& path) {
+  h5::PrepareThread();
+  h5::Handle f = h5::FileHandle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!f.valid()) return h5::Error(path + ": open HDF5 file");
+  return f;
+}
+
+}  // namespace
+
+H5ArrayStore::~H5ArrayStore() = default;
+
+Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file,
+                                                         const std::string& group) {
+  ASSIGN_OR_RETURN(h5::Handle f, OpenFile(file));
+  std::unique_ptr<H5ArrayStore> s(new H5ArrayStore());
+  s->file_ = std::make_shared<H5File>(std::move(f));
+  s->group_ = group.empty() ? "/" : group;
+  s->describe_ = file + ":" + s->group_;
+  htri_t exists = group == "/" ? 1 : H5Lexists(s->file_->handle.get(), s->group_.c_str(), H5P_DEFAULT);
+  if (exists <= 0) {
+    h5::TakeErrorStack();
+    return NotFoundError(s->describe_ + ": no such group");
+  }
+  return s;
+}
+
+std::string H5ArrayStore::DatasetPath(const std::string& name) const {
+  return group_ == "/" ? "/" + name : group_ + "/" + name;
+}
+
+Result<std::string> H5ArrayStore::Version() const {
+  h5::PrepareThread();
+  hid_t fid = file_->handle.get();
+  htri_t has = H5Aexists_by_name(fid, group_.c_str(), "version", H5P_DEFAULT);
+  if (has < 0) return h5::Error(describe_ + ": version attribute");
+  if (has == 0) return NotFoundError(describe_ + ": no version attribute");
+  h5::Handle attr = h5::AttributeHandle(H5Aopen_by_name(fid, group_.c_str(), "version", H5P_DEFAULT, H5P_DEFAULT));
+  if (!attr.valid()) return h5::Error(describe_ + ": open version attribute");
+  ASSIGN_OR_RETURN(std::vector<std::string> v, h5::ReadStringValues(attr.get(), true, describe_ + ": version attribute"));
+  if (v.size() != 1) return CorruptError(describe_ + ": version attribute holds " + std::to_string(v.size()) + " values");
+  return v[0];
+}
+
+Result<std::optional<ArrayInfo>> H5ArrayStore::Info(const std::string& name) const {
+  h5::PrepareThread();
+  std::string path = DatasetPath(name);
+  hid_t fid = file_->handle.get();
+  htri_t exists = H5Lexists(fid, path.c_str(), H5P_DEFAULT);
+  if (exists < 0) return h5::Error(describe_ + ": " + name);
+  if (exists == 0) return std::optional<ArrayInfo>();
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(fid, path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) return h5::Error(describe_ + ": open dataset '" + name + "'");
+  ASSIGN_OR_RETURN(DatasetType t, InspectDataset(ds.get(), describe_ + ": dataset '" + name + "'"));
+  if (t.is_string) return std::optional<ArrayInfo>(ArrayInfo{ElemType::kString, t.length});
+  if (!t.type) return CorruptError(describe_ + ": dataset '" + name + "' has an unsupported element type");
+  return std::optional<ArrayInfo>(ArrayInfo{*t.type, t.length});
+}
+
+Status H5ArrayStore::Read(const std::string& name, ElemType type, uint64_t first, uint64_t count,
+                          void* out) const {
+  h5::PrepareThread();
+  std::string path = DatasetPath(name);
+  std::string what = describe_ + ": dataset '" + name + "'";
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(file_->handle.get(), path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) {
+    h5::TakeErrorStack();
+    return NotFoundError(describe_ + ": array '" + name + "' is missing");
+  }
+  ASSIGN_OR_RETURN(DatasetType t, InspectDataset(ds.get(), what));
+  if (!t.type) return CorruptError(what + " has an unsupported element type");
+  RETURN_IF_ERROR(CheckRange(describe_, name, ArrayInfo{*t.type, t.length}, type, first, count));
+  if (count == 0) return OkStatus();
+  h5::Handle fspace = h5::DataspaceHandle(H5Dget_space(ds.get()));
+  if (!fspace.valid()) return h5::Error(what + ": get dataspace");
+  if (H5Sget_simple_extent_ndims(fspace.get()) == 1) {
+    hsize_t start = first, cnt = count;
+    if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &cnt, nullptr) < 0) {
+      return h5::Error(what + ": select range");
+    }
+  }
+  hsize_t cnt = count;
+  h5::Handle mspace = h5::DataspaceHandle(H5Screate_simple(1, &cnt, nullptr));
+  if (H5Dread(ds.get(), NativeType(type), mspace.get(), fspace.get(), H5P_DEFAULT, out) < 0) {
+    return h5::Error(what + ": read [" + std::to_string(first) + ", " + std::to_string(first + count) + ")");
+  }
+  return OkStatus();
+}
+
+Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& name) const {
+  h5::PrepareThread();
+  std::string path = DatasetPath(name);
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(file_->handle.get(), path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) {
+    h5::TakeErrorStack();
+    return NotFoundError(describe_ + ": array '" + name + "' is missing");
+  }
+  return h5::ReadStringValues(ds.get(), false, describe_ + ": dataset '" + name + "'");
+}
+
+bool IsHdf5File(const std::string& path) {
+  auto f = File::OpenReadOnly(path);
+  if (!f.ok()) return false;
+  static const char kSig[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  for (uint64_t off = 0; off <= (uint64_t{1} << 20); off = off == 0 ? 512 : off * 2) {
+    char buf[8];
+    auto n = f->ReadAt(off, buf, 8);
+    if (!n.ok() || *n != 8) return false;
+    if (std::memcmp(buf, kSig, 8) == 0) return true;
+  }
+  return false;
+}
+
+Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(const std::string& file,
+                                                                    const std::string& attribute) {
+  ASSIGN_OR_RETURN(h5::Handle f, OpenFile(file));
+  struct Ctx {
+    const std::string* attribute;
+    std::vector<H5GroupAttribute> out;
+  } ctx{&attribute, {}};
+  herr_t rc = H5Ovisit2(
+      f.get(), H5_INDEX_NAME, H5_ITER_INC,
+      [](hid_t obj, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+        auto* c = static_cast<Ctx*>(data);
+        if (info->type != H5O_TYPE_GROUP) return 0;
+        if (H5Aexists_by_name(obj, name, c->attribute->c_str(), H5P_DEFAULT) <= 0) {
+          H5Eclear2(H5E_DEFAULT);
+          return 0;
+        }
+        h5::Handle attr = h5::AttributeHandle(
+            H5Aopen_by_name(obj, name, c->attribute->c_str(), H5P_DEFAULT, H5P_DEFAULT));
+        if (!attr.valid()) {
+          H5Eclear2(H5E_DEFAULT);
+          return 0;
+        }
+        h5::Handle type = h5::TypeHandle(H5Aget_type(attr.get()));
+        if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) {
+          H5Eclear2(H5E_DEFAULT);
+          return 0;
+        }
+        auto v = h5::ReadStringValues(attr.get(), true, name);
+        if (!v.ok() || v->size() != 1) return 0;
+        std::string group = std::strcmp(name, ".") == 0 ? "/" : "/" + std::string(name);
+        c->out.push_back({group, (*v)[0]});
+        return 0;
+      },
+      &ctx, H5O_INFO_BASIC);
+  if (rc < 0) return h5::Error(file + ": walk groups");
+  return std::move(ctx.out);
+}
+
+}  // namespace omicsfs::io

@@ -1,0 +1,51 @@
+// HDF5 backend: one group holds the arrays as 1-D datasets; strings are variable- or fixed-length
+// string datasets; the version is a string attribute of the group. Datasets are opened per read
+// (HDF5 serialises calls under its global lock; callers ask for large ranges).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/array_store.h"
+
+namespace omicsfs::io {
+
+class H5File;  // shared open file, defined in the .cc
+
+class H5ArrayStore : public ArrayStore {
+ public:
+  // `group` is an absolute path inside the file ("/" for the root group).
+  static Result<std::unique_ptr<H5ArrayStore>> Open(const std::string& file,
+                                                    const std::string& group);
+  ~H5ArrayStore() override;
+
+  const std::string& Describe() const override { return describe_; }
+  Result<std::string> Version() const override;
+  Result<std::optional<ArrayInfo>> Info(const std::string& name) const override;
+  Status Read(const std::string& name, ElemType type, uint64_t first, uint64_t count,
+              void* out) const override;
+  Result<std::vector<std::string>> ReadStrings(const std::string& name) const override;
+
+ private:
+  H5ArrayStore() = default;
+  std::string DatasetPath(const std::string& name) const;
+
+  std::shared_ptr<H5File> file_;
+  std::string group_;
+  std::string describe_;
+};
+
+// True when `path` carries the HDF5 signature (at 0 or a user-block offset 512·2^k).
+bool IsHdf5File(const std::string& path);
+
+struct H5GroupAttribute {
+  std::string group;  // absolute path, "/" for the root
+  std::string value;
+};
+
+// Every group of the file (root included) that has a string attribute named `attribute`.
+Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(const std::string& file,
+                                                                    const std::string& attribute);
+
+}  // namespace omicsfs::io

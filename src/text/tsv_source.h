@@ -1,0 +1,35 @@
+// Name lists as text: one name per line (rownames.txt, colnames.txt, barcodes.tsv), or
+// `name\tname` per line (10x genes.tsv). Optionally 1-based numbers stand in for absent names.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "text/record_source.h"
+
+namespace omicsfs::text {
+
+class NamesSource : public RecordSource {
+ public:
+  enum class Layout { kOnePerLine, kTwoColumns };
+  static constexpr uint64_t kNamesPerChunk = 8192;
+
+  // `names` is kept alive by the caller's shared pointer (aliasing the owning reader is fine).
+  // When `names` is empty and `fallback_count` > 0, the numbers 1..fallback_count are written.
+  NamesSource(std::shared_ptr<const std::vector<std::string>> names, Layout layout,
+              uint64_t fallback_count, std::string describe);
+  uint64_t ChunkCount() const override;
+  Status RenderChunk(uint64_t k, std::string* out) const override;
+  std::string Describe() const override { return describe_; }
+
+ private:
+  uint64_t count() const { return names_->empty() ? fallback_ : names_->size(); }
+
+  std::shared_ptr<const std::vector<std::string>> names_;
+  Layout layout_;
+  uint64_t fallback_;
+  std::string describe_;
+};
+
+}  // namespace omicsfs::text

@@ -1,0 +1,134 @@
+#include "text/virtual_file.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "util/log.h"
+
+namespace omicsfs::text {
+
+VirtualTextFile::VirtualTextFile(std::shared_ptr<const RecordSource> source,
+                                 cache::CachePool* pool, SizingOptions options)
+    : source_(std::move(source)), pool_(pool), options_(options), owner_(pool->NewOwnerId()) {}
+
+bool VirtualTextFile::sized() const { return ready_.load(std::memory_order_acquire) != nullptr; }
+
+Status VirtualTextFile::EnsureSized() const {
+  if (ready_.load(std::memory_order_acquire) != nullptr) return OkStatus();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (index_) return OkStatus();
+  if (!sizing_error_.ok()) return sizing_error_;
+
+  const uint64_t n = source_->ChunkCount();
+  std::vector<uint64_t> lengths(n, 0);
+  unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+  threads = static_cast<unsigned>(std::clamp<uint64_t>(threads, 1, std::max<uint64_t>(n, 1)));
+
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> done{0};
+  std::mutex err_mu;
+  Status first_error;
+  const auto start = std::chrono::steady_clock::now();
+  std::atomic<int64_t> last_log_s{0};
+  auto work = [&] {
+    std::string buf;
+    for (;;) {
+      uint64_t k = next.fetch_add(1);
+      if (k >= n) return;
+      {
+        std::lock_guard<std::mutex> l(err_mu);
+        if (!first_error.ok()) return;
+      }
+      buf.clear();
+      Status st;
+      try {
+        st = source_->RenderChunk(k, &buf);
+      } catch (const std::bad_alloc&) {
+        st = Status(ErrorCode::kOutOfMemory, "out of memory");
+      }
+      if (!st.ok()) {
+        std::lock_guard<std::mutex> l(err_mu);
+        if (first_error.ok()) first_error = std::move(st).WithContext("chunk " + std::to_string(k));
+        return;
+      }
+      lengths[k] = buf.size();
+      pool_->Insert({owner_, cache::CacheKind::kTextChunk, k},
+                    std::make_shared<const std::string>(buf));  // exact-size copy
+      uint64_t d = done.fetch_add(1) + 1;
+      int64_t secs = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::steady_clock::now() - start).count();
+      int64_t last = last_log_s.load();
+      if (secs - last >= 10 && last_log_s.compare_exchange_strong(last, secs)) {
+        LogInfo("sizing " + source_->Describe() + ": " + std::to_string(d) + "/" +
+                std::to_string(n) + " chunks");
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (!first_error.ok()) {
+    sizing_error_ = std::move(first_error).WithContext(source_->Describe());
+    LogError(sizing_error_.message());
+    return sizing_error_;
+  }
+  index_ = std::make_unique<const ChunkIndex>(lengths);
+  ready_.store(index_.get(), std::memory_order_release);
+  return OkStatus();
+}
+
+Result<uint64_t> VirtualTextFile::Size() const {
+  RETURN_IF_ERROR(EnsureSized());
+  return ready_.load(std::memory_order_acquire)->total_size();
+}
+
+Result<cache::Buffer> VirtualTextFile::Chunk(uint64_t k) const {
+  const ChunkIndex* index = ready_.load(std::memory_order_acquire);
+  auto buf = pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, k}, [&]() -> Result<std::string> {
+    thread_local std::string scratch;  // renderers may over-allocate; keep exact-size copies
+    scratch.clear();
+    RETURN_IF_ERROR(source_->RenderChunk(k, &scratch));
+    return std::string(scratch);
+  });
+  if (!buf.ok()) {
+    Status st = std::move(buf).status().WithContext(source_->Describe() + ": chunk " + std::to_string(k));
+    LogError(st.message());
+    return st;
+  }
+  if ((*buf)->size() != index->ChunkLength(k)) {
+    Status st = CorruptError(source_->Describe() + ": chunk " + std::to_string(k) + " rendered to " +
+                             std::to_string((*buf)->size()) + " bytes, the sizing pass recorded " +
+                             std::to_string(index->ChunkLength(k)));
+    LogError(st.message());
+    return st;
+  }
+  return buf;
+}
+
+Result<std::vector<Piece>> VirtualTextFile::Read(uint64_t offset, uint64_t length) const {
+  RETURN_IF_ERROR(EnsureSized());
+  const ChunkIndex* index = ready_.load(std::memory_order_acquire);
+  std::vector<Piece> pieces;
+  const uint64_t size = index->total_size();
+  if (offset >= size || length == 0) return pieces;
+  uint64_t end = offset + std::min(length, size - offset);
+  uint64_t k = index->Locate(offset);
+  uint64_t pos = offset;
+  while (pos < end) {
+    const uint64_t cstart = index->ChunkStart(k);
+    const uint64_t clen = index->ChunkLength(k);
+    if (clen > 0) {
+      ASSIGN_OR_RETURN(cache::Buffer buf, Chunk(k));
+      const uint64_t from = pos - cstart;
+      const uint64_t take = std::min(clen - from, end - pos);
+      pieces.push_back(Piece{std::move(buf), static_cast<size_t>(from), static_cast<size_t>(take)});
+      pos += take;
+    }
+    ++k;
+  }
+  return pieces;
+}
+
+}  // namespace omicsfs::text

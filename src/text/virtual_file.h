@@ -1,0 +1,57 @@
+// VirtualTextFile: a RecordSource + a ChunkIndex built by a sizing pass + the decode cache.
+// Read(offset, length) touches only the chunks the range needs and returns pinned slices of
+// cached buffers (no per-handle state: reads may arrive concurrently and in any order).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "cache/cache_pool.h"
+#include "text/chunk_index.h"
+#include "text/record_source.h"
+
+namespace omicsfs::text {
+
+struct Piece {
+  cache::Buffer buffer;  // keeps the bytes alive
+  size_t offset = 0;
+  size_t length = 0;
+};
+
+struct SizingOptions {
+  unsigned threads = 0;  // 0: hardware concurrency
+};
+
+class VirtualTextFile {
+ public:
+  VirtualTextFile(std::shared_ptr<const RecordSource> source, cache::CachePool* pool,
+                  SizingOptions options = {});
+
+  // Exact size in bytes; the first call runs the sizing pass (once; concurrent callers wait).
+  Result<uint64_t> Size() const;
+  // Up to `length` bytes at `offset` (fewer only at end of file).
+  Result<std::vector<Piece>> Read(uint64_t offset, uint64_t length) const;
+
+  bool sized() const;
+  uint64_t owner() const { return owner_; }
+  const RecordSource& source() const { return *source_; }
+
+ private:
+  Status EnsureSized() const;
+  Result<cache::Buffer> Chunk(uint64_t k) const;
+
+  std::shared_ptr<const RecordSource> source_;
+  cache::CachePool* pool_;
+  SizingOptions options_;
+  uint64_t owner_;
+  mutable std::mutex mu_;                            // serialises the sizing pass
+  mutable std::unique_ptr<const ChunkIndex> index_;  // set once under mu_
+  mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
+  mutable Status sizing_error_;                      // a failed pass is remembered
+};
+
+}  // namespace omicsfs::text

@@ -1,0 +1,79 @@
+#include "util/file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace omicsfs {
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+File& File::operator=(File&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+Result<File> File::OpenReadOnly(const std::string& path, bool nofollow) {
+  int flags = O_RDONLY | O_CLOEXEC;
+  if (nofollow) flags |= O_NOFOLLOW;
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return IoError("open " + path, errno);
+  File f;
+  f.fd_ = fd;
+  f.path_ = path;
+  return f;
+}
+
+Result<size_t> File::ReadAt(uint64_t offset, void* out, size_t length) const {
+  auto* p = static_cast<char*>(out);
+  size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd_, p + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError("read " + path_ + " at " + std::to_string(offset + done), errno);
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
+Status File::ReadExact(uint64_t offset, void* out, size_t length) const {
+  ASSIGN_OR_RETURN(size_t n, ReadAt(offset, out, length));
+  if (n != length) {
+    return CorruptError(path_ + ": truncated: wanted " + std::to_string(length) + " bytes at " +
+                        std::to_string(offset) + ", file ends after " + std::to_string(n));
+  }
+  return OkStatus();
+}
+
+Result<struct stat> File::Stat() const {
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return IoError("stat " + path_, errno);
+  return st;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {
+  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path));
+  ASSIGN_OR_RETURN(struct stat st, f.Stat());
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) return CorruptError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+  std::string out(size, '\0');
+  ASSIGN_OR_RETURN(size_t n, f.ReadAt(0, out.data(), out.size()));
+  out.resize(n);  // a file that shrank meanwhile reads short; the caller validates content
+  return out;
+}
+
+}  // namespace omicsfs

@@ -1,0 +1,259 @@
+#include "vfs/discover.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "formats/bpcells/matrix.h"
+#include "formats/bpcells/version.h"
+#include "io/dir_array_store.h"
+#include "io/h5_array_store.h"
+#include "text/mtx_source.h"
+#include "text/tsv_source.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "vfs/files.h"
+
+namespace omicsfs::vfs {
+namespace {
+
+namespace bp = formats::bpcells;
+
+struct Meta {
+  mode_t perm = 0444;
+  struct timespec mtime {};
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+Meta MetaOf(const struct stat& st) {
+  Meta m;
+  m.perm = st.st_mode & 0555;
+  m.mtime = st.st_mtim;
+  m.uid = st.st_uid;
+  m.gid = st.st_gid;
+  return m;
+}
+
+class Builder {
+ public:
+  Builder(Tree* tree, const DiscoverOptions& options) : tree_(tree), options_(options) {}
+
+  Ino AddDir(Ino parent, const std::string& name, const Meta& meta) {
+    Node n;
+    n.name = name;
+    n.kind = NodeKind::kDirectory;
+    n.perm = (meta.perm & 0555) | ((meta.perm & 0444) >> 2);  // readable dirs are listable
+    n.mtime = meta.mtime;
+    n.uid = meta.uid;
+    n.gid = meta.gid;
+    return tree_->AddChild(parent, std::move(n));
+  }
+
+  void AddFile(Ino parent, const std::string& name, const Meta& meta,
+               std::shared_ptr<const FileContent> content) {
+    Node n;
+    n.name = name;
+    n.kind = NodeKind::kFile;
+    n.perm = meta.perm & 0444;
+    n.mtime = meta.mtime;
+    n.uid = meta.uid;
+    n.gid = meta.gid;
+    n.content = std::move(content);
+    tree_->AddChild(parent, std::move(n));
+  }
+
+  void AddText(Ino parent, const std::string& name, const Meta& meta,
+               std::shared_ptr<const text::RecordSource> source) {
+    auto file = std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, options_.sizing);
+    AddFile(parent, name, meta, std::make_shared<const TextFileContent>(std::move(file)));
+  }
+
+  void AddError(Ino dir, const Meta& meta, const Status& status) {
+    LogError(status.message());
+    AddText(dir, "ERROR.txt", meta,
+            std::make_shared<const text::StaticTextSource>(status.ToString() + "\n", "ERROR.txt"));
+  }
+
+  // Fills `dir` with the views of one BPCells store.
+  void AddStoreViews(Ino dir, const Meta& meta, Result<std::shared_ptr<const io::ArrayStore>> store) {
+    if (!store.ok()) return AddError(dir, meta, store.status());
+    auto version = (*store)->Version();
+    if (!version.ok()) return AddError(dir, meta, version.status());
+    auto v = bp::ParseVersion(*version);
+    if (!v) {
+      return AddError(dir, meta, UnsupportedError((*store)->Describe() + ": unrecognised BPCells version '" + *version + "'"));
+    }
+    if (v->kind == bp::StoreKind::kFragments) {
+      return AddError(dir, meta, UnsupportedError((*store)->Describe() + ": BPCells fragments views are not implemented yet"));
+    }
+    auto matrix = bp::Matrix::Open(*store);
+    if (!matrix.ok()) return AddError(dir, meta, matrix.status());
+    const auto& m = *matrix;
+    const std::string where = m->Describe();
+    auto rows = std::shared_ptr<const std::vector<std::string>>(m, &m->row_names());
+    auto cols = std::shared_ptr<const std::vector<std::string>>(m, &m->col_names());
+    using Layout = text::NamesSource::Layout;
+    AddText(dir, "matrix.mtx", meta, std::make_shared<const text::MtxSource>(m));
+    AddText(dir, "rownames.txt", meta, std::make_shared<const text::NamesSource>(rows, Layout::kOnePerLine, 0, "rownames.txt of " + where));
+    AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, 0, "colnames.txt of " + where));
+    AddText(dir, "barcodes.tsv", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where));
+    AddText(dir, "genes.tsv", meta, std::make_shared<const text::NamesSource>(rows, Layout::kTwoColumns, m->rows(), "genes.tsv of " + where));
+  }
+
+  static bool IsBpcellsDirStore(const std::string& dir) {
+    auto v = io::ReadVersionFile(dir + "/version");
+    return v.ok() && bp::ParseVersion(*v).has_value();
+  }
+
+  void AddDirStore(Ino dir, const std::string& path, Meta meta) {
+    // The store's mtime is the newest of its directory and files.
+    fs_error ec;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      struct stat st;
+      if (::stat(it->path().c_str(), &st) == 0 &&
+          (st.st_mtim.tv_sec > meta.mtime.tv_sec ||
+           (st.st_mtim.tv_sec == meta.mtime.tv_sec && st.st_mtim.tv_nsec > meta.mtime.tv_nsec))) {
+        meta.mtime = st.st_mtim;
+      }
+    }
+    auto store = io::DirArrayStore::Open(path);
+    if (!store.ok()) return AddStoreViews(dir, meta, store.status());
+    AddStoreViews(dir, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
+  }
+
+  // BPCells store groups of an HDF5 file (empty when none or not HDF5).
+  static std::vector<io::H5GroupAttribute> Hdf5Stores(const std::string& path) {
+    if (!io::IsHdf5File(path)) return {};
+    auto groups = io::ListGroupsWithStringAttribute(path, "version");
+    if (!groups.ok()) {
+      LogWarning(path + ": HDF5 file not scanned for stores: " + groups.status().message());
+      return {};
+    }
+    std::vector<io::H5GroupAttribute> out;
+    for (auto& g : *groups) {
+      if (bp::ParseVersion(g.value)) out.push_back(std::move(g));
+    }
+    return out;
+  }
+
+  void AddHdf5Stores(Ino dir, const std::string& path, const Meta& meta,
+                     const std::vector<io::H5GroupAttribute>& stores) {
+    for (const auto& g : stores) {
+      Ino at = dir;
+      size_t pos = 1;
+      while (pos < g.group.size()) {  // create the intermediate group directories
+        size_t slash = g.group.find('/', pos);
+        if (slash == std::string::npos) slash = g.group.size();
+        at = AddDir(at, g.group.substr(pos, slash - pos), meta);
+        if (at == 0) break;
+        pos = slash + 1;
+      }
+      if (at == 0) {
+        LogWarning(path + ":" + g.group + ": group name collides with a view; not shown");
+        continue;
+      }
+      auto store = io::H5ArrayStore::Open(path, g.group);
+      if (!store.ok()) {
+        AddStoreViews(at, meta, store.status());
+      } else {
+        AddStoreViews(at, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
+      }
+    }
+  }
+
+  // Adds `path` (of any type) as child `name` of `parent`.
+  void AddEntry(Ino parent, const std::string& name, const std::string& path) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {
+      LogWarning(path + ": cannot stat; not shown");
+      return;
+    }
+    Meta meta = MetaOf(st);
+    if (S_ISLNK(st.st_mode)) {
+      fs_error ec;
+      fs::path target = fs::read_symlink(path, ec);
+      if (ec) return;
+      Node n;
+      n.name = name;
+      n.kind = NodeKind::kSymlink;
+      n.link_target = target.string();
+      n.mtime = meta.mtime;
+      n.uid = meta.uid;
+      n.gid = meta.gid;
+      tree_->AddChild(parent, std::move(n));
+    } else if (S_ISDIR(st.st_mode)) {
+      Ino dir = AddDir(parent, name, meta);
+      if (dir == 0) return;
+      if (IsBpcellsDirStore(path)) {
+        AddDirStore(dir, path, meta);
+      } else {
+        MirrorDir(dir, path);
+      }
+    } else if (S_ISREG(st.st_mode)) {
+      auto stores = Hdf5Stores(path);
+      if (stores.empty()) {
+        AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size));
+      } else {
+        Ino dir = AddDir(parent, name, meta);
+        if (dir != 0) AddHdf5Stores(dir, path, meta, stores);
+      }
+    }
+    // Sockets, FIFOs and devices are not served.
+  }
+
+  void MirrorDir(Ino dir, const std::string& path) {
+    fs_error ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      names.push_back(it->path().filename().string());
+    }
+    if (ec) LogWarning(path + ": cannot list: " + ec.message());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) AddEntry(dir, n, path + "/" + n);
+  }
+
+  Status BuildRoot(const std::string& source) {
+    struct stat st;
+    if (::stat(source.c_str(), &st) != 0) return IoError(source, errno);
+    Meta meta = MetaOf(st);
+    Node& root = tree_->root();
+    root.perm = (meta.perm & 0555) | ((meta.perm & 0444) >> 2);
+    root.mtime = meta.mtime;
+    root.uid = meta.uid;
+    root.gid = meta.gid;
+    if (S_ISDIR(st.st_mode)) {
+      if (IsBpcellsDirStore(source)) {
+        AddDirStore(kRootIno, source, meta);
+      } else {
+        MirrorDir(kRootIno, source);
+      }
+      return OkStatus();
+    }
+    if (S_ISREG(st.st_mode)) {
+      auto stores = Hdf5Stores(source);
+      if (stores.empty()) {
+        return InvalidArgumentError(source + ": not a directory and not an HDF5 file with BPCells stores");
+      }
+      AddHdf5Stores(kRootIno, source, meta, stores);
+      return OkStatus();
+    }
+    return InvalidArgumentError(source + ": not a directory or regular file");
+  }
+
+ private:
+  Tree* tree_;
+  const DiscoverOptions& options_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
+  if (options.pool == nullptr) return InternalError("Discover: no cache pool");
+  auto tree = std::make_shared<Tree>();
+  Builder b(tree.get(), options);
+  RETURN_IF_ERROR(b.BuildRoot(source));
+  return std::shared_ptr<const Tree>(std::move(tree));
+}
+
+}  // namespace omicsfs::vfs

@@ -1,0 +1,23 @@
+// Discovery: walks SOURCE once and builds the virtual tree — which stores exist and which views
+// each yields; everything else is mirrored (directories, plain files, symlinks).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cache/cache_pool.h"
+#include "text/virtual_file.h"
+#include "vfs/tree.h"
+
+namespace omicsfs::vfs {
+
+struct DiscoverOptions {
+  cache::CachePool* pool = nullptr;  // required; must outlive the tree
+  text::SizingOptions sizing;
+};
+
+// SOURCE may be a directory (mirrored), a BPCells directory store, or an HDF5 file. Returns
+// NotFound/Io when SOURCE cannot be used at all; problems with single stores become ERROR.txt.
+Result<std::shared_ptr<const Tree>> Discover(const std::string& source, const DiscoverOptions& options);
+
+}  // namespace omicsfs::vfs

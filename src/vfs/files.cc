@@ -1,0 +1,24 @@
+#include "vfs/files.h"
+
+#include <algorithm>
+
+#include "util/file.h"
+
+namespace omicsfs::vfs {
+
+Result<std::vector<text::Piece>> PassthroughFileContent::Read(uint64_t offset, uint64_t length) const {
+  std::vector<text::Piece> pieces;
+  if (offset >= size_ || length == 0) return pieces;
+  const uint64_t want = std::min<uint64_t>(length, size_ - offset);
+  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path_));
+  std::string buf(want, '\0');
+  ASSIGN_OR_RETURN(size_t n, f.ReadAt(offset, buf.data(), want));
+  if (n != want) {
+    return CorruptError(path_ + ": file shrank to " + std::to_string(offset + n) +
+                        " bytes while mounted (was " + std::to_string(size_) + ")");
+  }
+  pieces.push_back(text::Piece{std::make_shared<const std::string>(std::move(buf)), 0, want});
+  return pieces;
+}
+
+}  // namespace omicsfs::vfs
