@@ -103,7 +103,7 @@ class Builder {
 
   static bool IsBpcellsDirStore(const std::string& dir) {
     auto v = io::ReadVersionFile(dir + "/version");
-    return v.ok() && bp::ParseVersion(*v).has_value();
+    return v.ok() && bp::LooksLikeVersion(*v);
   }
 
   void AddDirStore(Ino dir, const std::string& path, Meta meta) {
@@ -132,7 +132,7 @@ class Builder {
     }
     std::vector<io::H5GroupAttribute> out;
     for (auto& g : *groups) {
-      if (bp::ParseVersion(g.value)) out.push_back(std::move(g));
+      if (bp::LooksLikeVersion(g.value)) out.push_back(std::move(g));
     }
     return out;
   }

@@ -36,4 +36,14 @@ std::optional<StoreVersion> ParseVersion(std::string_view v) {
   return out;
 }
 
+bool LooksLikeVersion(std::string_view v) {
+  if (!v.starts_with("packed-") && !v.starts_with("unpacked-")) return false;
+  size_t dash = v.rfind("-v");
+  if (dash == std::string_view::npos || dash + 2 >= v.size()) return false;
+  for (char c : v.substr(dash + 2)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 }  // namespace omicsfs::formats::bpcells

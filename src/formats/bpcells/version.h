@@ -19,4 +19,8 @@ struct StoreVersion {
 
 std::optional<StoreVersion> ParseVersion(std::string_view version);
 
+// True for strings shaped like a BPCells version ("packed-…-vN", "unpacked-…-vN"), including
+// versions this build does not support: such a store is shown with ERROR.txt, not passed through.
+bool LooksLikeVersion(std::string_view version);
+
 }  // namespace omicsfs::formats::bpcells

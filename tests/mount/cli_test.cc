@@ -1,0 +1,47 @@
+// The command line: exit codes, --help/--version, ls and cat without mounting.
+#include <gtest/gtest.h>
+
+#include "testutil/mount_fixture.h"
+
+namespace omicsfs {
+namespace {
+
+using testutil::RunCommand;
+
+const std::string kExamples = OMICSFS_TEST_DATA "/examples";
+
+TEST(CliTest, HelpAndVersion) {
+  std::string out;
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--help"}, &out), 0);
+  EXPECT_NE(out.find("cache_size"), std::string::npos);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--version"}, &out), 0);
+  EXPECT_EQ(out.rfind("omicsfs ", 0), 0u);
+}
+
+TEST(CliTest, ExitCodes) {
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY}), 1);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--bogus", "a", "b"}), 1);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-o", "cache_size=lots", kExamples, "/tmp"}), 1);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-f", "/nonexistent/source", "/tmp"}), 2);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-f", kExamples, "/nonexistent/mountpoint"}), 3);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples, "no/such/file"}), 1);
+}
+
+TEST(CliTest, LsAndCat) {
+  std::string out;
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples}, &out), 0);
+  EXPECT_EQ(out, "counts.packed/\ncounts_gzip.h5/\n");
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples, "counts_gzip.h5/mat"}, &out), 0);
+  EXPECT_EQ(out, "barcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.mtx\nrownames.txt\n");
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples, "counts.packed/matrix.mtx"}, &out), 0);
+  std::string want;
+  ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.col.mtx", &want));
+  EXPECT_TRUE(out == want);
+  // A single store as SOURCE.
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples + "/counts.packed", "colnames.txt"}, &out), 0);
+  ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.colnames.txt", &want));
+  EXPECT_EQ(out, want);
+}
+
+}  // namespace
+}  // namespace omicsfs

@@ -1,0 +1,137 @@
+// Every matrix store of the shared BPCells corpus, through a real mount, byte for byte.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "testutil/mount_fixture.h"
+
+namespace omicsfs {
+namespace {
+
+using testutil::MountedFs;
+using testutil::ReadMaybeGz;
+using testutil::ReadWhole;
+
+const std::string kCorpus = OMICSFS_CORPUS_DIR "/bpcells";
+
+struct Row {
+  std::string store, group, version, kind, order, expected, names1, names2;
+};
+
+std::vector<Row> Manifest() {
+  std::vector<Row> rows;
+  std::ifstream f(kCorpus + "/manifest.tsv");
+  std::string line;
+  std::getline(f, line);  // header
+  while (std::getline(f, line)) {
+    std::istringstream ss(line);
+    Row r;
+    std::getline(ss, r.store, '\t');
+    std::getline(ss, r.group, '\t');
+    std::getline(ss, r.version, '\t');
+    std::getline(ss, r.kind, '\t');
+    std::getline(ss, r.order, '\t');
+    std::getline(ss, r.expected, '\t');
+    std::getline(ss, r.names1, '\t');
+    std::getline(ss, r.names2, '\t');
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string VirtualDir(const Row& r) {
+  if (r.group == "-" || r.group == "/") return r.store;
+  return r.store + r.group;
+}
+
+std::string NumberLines(size_t n, bool twice) {
+  std::string s;
+  for (size_t i = 1; i <= n; ++i) s += std::to_string(i) + (twice ? "\t" + std::to_string(i) : "") + "\n";
+  return s;
+}
+
+class CorpusMount : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    struct stat st;
+    ASSERT_EQ(::stat(kCorpus.c_str(), &st), 0) << "the shared corpus is missing at " << kCorpus;
+    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus).release();
+    ASSERT_NE(mount_, nullptr);
+  }
+  static void TearDownTestSuite() {
+    delete mount_;
+    mount_ = nullptr;
+  }
+  static MountedFs* mount_;
+};
+MountedFs* CorpusMount::mount_ = nullptr;
+
+TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
+  ASSERT_NE(mount_, nullptr);
+  int matrices = 0;
+  for (const Row& r : Manifest()) {
+    if (r.kind != "matrix") continue;
+    ++matrices;
+    SCOPED_TRACE(r.store + " " + r.group);
+    const std::string dir = mount_->path() + "/" + VirtualDir(r);
+    const std::string want = ReadMaybeGz(kCorpus + "/" + r.expected);
+    ASSERT_FALSE(want.empty());
+    std::string got;
+    int err = 0;
+    ASSERT_TRUE(ReadWhole(dir + "/matrix.mtx", &got, &err)) << "errno " << err;
+    EXPECT_TRUE(got == want) << "matrix.mtx differs (" << got.size() << " vs " << want.size() << " bytes)";
+    struct stat st;
+    ASSERT_EQ(::stat((dir + "/matrix.mtx").c_str(), &st), 0);
+    EXPECT_EQ(static_cast<size_t>(st.st_size), want.size());
+    EXPECT_GE(st.st_blksize, 128 * 1024);
+
+    std::string rows = ReadMaybeGz(kCorpus + "/" + r.names1), cols = ReadMaybeGz(kCorpus + "/" + r.names2);
+    ASSERT_TRUE(ReadWhole(dir + "/rownames.txt", &got));
+    EXPECT_EQ(got, rows);
+    ASSERT_TRUE(ReadWhole(dir + "/colnames.txt", &got));
+    EXPECT_EQ(got, cols);
+    // 10x folder: barcodes = column names, genes = "name\tname" per row (numbers when unnamed).
+    std::istringstream header(want.substr(want.find('\n') + 1));
+    size_t nrow = 0, ncol = 0;
+    header >> nrow >> ncol;
+    ASSERT_TRUE(ReadWhole(dir + "/barcodes.tsv", &got));
+    EXPECT_EQ(got, cols.empty() ? NumberLines(ncol, false) : cols);
+    std::string genes;
+    if (rows.empty()) {
+      genes = NumberLines(nrow, true);
+    } else {
+      std::istringstream ss(rows);
+      std::string line;
+      while (std::getline(ss, line)) genes += line + "\t" + line + "\n";
+    }
+    ASSERT_TRUE(ReadWhole(dir + "/genes.tsv", &got));
+    EXPECT_EQ(got, genes);
+  }
+  EXPECT_EQ(matrices, 50);
+}
+
+TEST_F(CorpusMount, PlainFilesPassThroughByteIdentical) {
+  ASSERT_NE(mount_, nullptr);
+  for (const char* f : {"h5/filtered_feature_bc_matrix.h5", "manifest.tsv", "README.md", "expected/counts.col.mtx"}) {
+    std::string got, want;
+    ASSERT_TRUE(ReadWhole(mount_->path() + "/" + f, &got)) << f;
+    ASSERT_TRUE(ReadWhole(kCorpus + "/" + f, &want)) << f;
+    EXPECT_TRUE(got == want) << f;
+  }
+  struct stat st;
+  ASSERT_EQ(::stat((mount_->path() + "/h5/filtered_feature_bc_matrix.h5").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+}
+
+TEST_F(CorpusMount, StoreInternalsAreHidden) {
+  ASSERT_NE(mount_, nullptr);
+  struct stat st;
+  EXPECT_NE(::stat((mount_->path() + "/dir/v2/counts.packed/index_data").c_str(), &st), 0);
+  EXPECT_EQ(::stat((mount_->path() + "/h5/stores_v2.h5/nested/deeper/counts_packed/matrix.mtx").c_str(), &st), 0);
+  EXPECT_EQ(::stat((mount_->path() + "/h5/counts_root_group.h5/matrix.mtx").c_str(), &st), 0);
+}
+
+}  // namespace
+}  // namespace omicsfs

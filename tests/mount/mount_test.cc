@@ -1,0 +1,243 @@
+// End-to-end through a real mount: bundled examples, random reads, read-only, corrupt stores.
+#include <errno.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "testutil/mount_fixture.h"
+#include "testutil/store_writer.h"
+#include "util/fs.h"
+
+namespace omicsfs {
+namespace {
+
+using testutil::MountedFs;
+using testutil::ReadWhole;
+
+const std::string kData = OMICSFS_TEST_DATA;
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / fs::unique_path("omicsfs-src-%%%%%%")) { fs::create_directories(path_); }
+  ~TempDir() {
+    fs_error ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string str() const { return path_.string(); }
+  fs::path path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string Expected(const char* name) {
+  std::string s;
+  ReadWhole(kData + "/expected/" + name, &s);
+  return s;
+}
+
+TEST(MountTest, BundledExamples) {
+  auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples");
+  ASSERT_NE(m, nullptr);
+  const std::string want = Expected("counts.col.mtx");
+  for (const char* dir : {"counts.packed", "counts_gzip.h5/mat", "counts_gzip.h5/mat_packed"}) {
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/" + dir + "/matrix.mtx", &got)) << dir;
+    EXPECT_TRUE(got == want) << dir;
+    ASSERT_TRUE(ReadWhole(m->path() + "/" + dir + "/rownames.txt", &got));
+    EXPECT_EQ(got, Expected("counts.rownames.txt"));
+    ASSERT_TRUE(ReadWhole(m->path() + "/" + dir + "/colnames.txt", &got));
+    EXPECT_EQ(got, Expected("counts.colnames.txt"));
+  }
+}
+
+class GeneratedMount : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // ~120k entries: several chunks of matrix.mtx; a small cache forces eviction and re-rendering.
+    auto spec = testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kFloat32, false, true, 2, 77);
+    ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.str() + "/big.packed").ok());
+    auto spec2 = testutil::RandomMatrix(500, 700, 0.05, testutil::ValueKind::kUInt32, true, true, 1, 78);
+    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec2), src_.str() + "/more.h5", "/a/rowmajor").ok());
+    m_ = MountedFs::Start(OMICSFS_BINARY, src_.str(), {"-o", "cache_size=1M"});
+    ASSERT_NE(m_, nullptr);
+  }
+  TempDir src_;
+  std::unique_ptr<MountedFs> m_;
+};
+
+TEST_F(GeneratedMount, RandomPreadsFromManyThreadsEqualSequentialBytes) {
+  for (const char* f : {"big.packed/matrix.mtx", "more.h5/a/rowmajor/matrix.mtx", "big.packed/genes.tsv"}) {
+    SCOPED_TRACE(f);
+    const std::string path = m_->path() + "/" + f;
+    std::string seq;
+    ASSERT_TRUE(ReadWhole(path, &seq));
+    std::string cat;
+    ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src_.str(), f}, &cat), 0);
+    EXPECT_TRUE(cat == seq) << "omicsfs cat differs from the mount";
+    struct stat st;
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    ASSERT_EQ(static_cast<size_t>(st.st_size), seq.size());
+    std::atomic<int> bad{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        int fd = ::open(path.c_str(), O_RDONLY);
+        if (fd < 0) { ++bad; return; }
+        std::mt19937_64 rng(t * 1000 + 1);
+        std::string buf;
+        for (int r = 0; r < 300; ++r) {
+          uint64_t off = rng() % (seq.size() + 10);
+          size_t len = 1 + rng() % (r % 10 == 0 ? 1500000 : 70000);
+          buf.resize(len);
+          ssize_t n = ::pread(fd, buf.data(), len, static_cast<off_t>(off));
+          size_t want = off >= seq.size() ? 0 : std::min<size_t>(len, seq.size() - off);
+          if (n != static_cast<ssize_t>(want) || buf.compare(0, want, seq, off, want) != 0) ++bad;
+        }
+        ::close(fd);
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(bad.load(), 0);
+  }
+}
+
+TEST_F(GeneratedMount, TailMmapAndSeek) {
+  const std::string path = m_->path() + "/big.packed/matrix.mtx";
+  std::string seq;
+  ASSERT_TRUE(ReadWhole(path, &seq));
+  std::string tail;
+  ASSERT_EQ(testutil::RunCommand({"tail", "-c", "1000", path}, &tail), 0);
+  EXPECT_EQ(tail, seq.substr(seq.size() - 1000));
+  std::string dd;
+  ASSERT_EQ(testutil::RunCommand({"dd", "if=" + path, "bs=4096", "skip=100", "count=3", "status=none"}, &dd), 0);
+  EXPECT_EQ(dd, seq.substr(409600, 3 * 4096));
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  void* p = ::mmap(nullptr, seq.size(), PROT_READ, MAP_SHARED, fd, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  EXPECT_EQ(std::memcmp(p, seq.data(), seq.size()), 0);
+  ::munmap(p, seq.size());
+  EXPECT_EQ(::lseek(fd, 0, SEEK_END), static_cast<off_t>(seq.size()));
+  ::close(fd);
+}
+
+TEST_F(GeneratedMount, EverythingIsReadOnly) {
+  const std::string file = m_->path() + "/big.packed/matrix.mtx";
+  errno = 0;
+  EXPECT_LT(::open(file.c_str(), O_WRONLY), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_LT(::open(file.c_str(), O_RDWR), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_LT(::open((m_->path() + "/new.txt").c_str(), O_CREAT | O_WRONLY, 0644), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_NE(::rename(file.c_str(), (m_->path() + "/x").c_str()), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_NE(::mkdir((m_->path() + "/d").c_str(), 0755), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_NE(::unlink(file.c_str()), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_NE(::truncate(file.c_str(), 0), 0);
+  EXPECT_EQ(errno, EROFS);
+  errno = 0;
+  EXPECT_NE(::chmod(file.c_str(), 0777), 0);
+  EXPECT_EQ(errno, EROFS);
+}
+
+// Copies the bundled counts.packed store and breaks it in several ways.
+class CorruptMount : public ::testing::Test {
+ protected:
+  void Copy(const std::string& name) {
+    fs::create_directories(src_.path() / name);
+    for (auto& e : fs::directory_iterator(kData + "/examples/counts.packed")) {
+      fs::copy_file(e.path(), src_.path() / name / e.path().filename());
+      fs::permissions(src_.path() / name / e.path().filename(), fs::owner_read | fs::owner_write | fs::others_read | fs::group_read);
+    }
+  }
+  void Patch(const std::string& file, uint64_t offset, uint32_t value) {
+    std::FILE* f = std::fopen(file.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::fseek(f, static_cast<long>(offset), SEEK_SET);
+    std::fwrite(&value, 4, 1, f);
+    std::fclose(f);
+  }
+  TempDir src_;
+};
+
+TEST_F(CorruptMount, CorruptChunkFailsWithEioAndOthersKeepWorking) {
+  Copy("good");
+  Copy("badwidth");
+  Copy("truncated");
+  Copy("badversion");
+  // badwidth: index_idx entry 6 grows by 4 words per block afterwards → block 5 claims > 32 bits
+  // would need a consistent end; instead shift one interior boundary so a block spans 132 words.
+  {
+    const std::string idx = src_.str() + "/badwidth/index_idx";
+    std::string bytes;
+    ASSERT_TRUE(ReadWhole(idx, &bytes));
+    uint32_t v5, v6;
+    std::memcpy(&v5, bytes.data() + 8 + 5 * 4, 4);
+    std::memcpy(&v6, bytes.data() + 8 + 6 * 4, 4);
+    Patch(idx, 8 + 6 * 4, v5 + 132);  // block 5: 33 bits; block 6 then runs backwards or short
+  }
+  fs::resize_file(src_.path() / "truncated" / "val_data", fs::file_size(src_.path() / "truncated" / "val_data") - 4);
+  { std::ofstream(src_.str() + "/badversion/version") << "packed-uint-matrix-v7\n"; }
+
+  auto m = MountedFs::Start(OMICSFS_BINARY, src_.str());
+  ASSERT_NE(m, nullptr);
+  std::string got;
+  int err = 0;
+  EXPECT_FALSE(ReadWhole(m->path() + "/badwidth/matrix.mtx", &got, &err));
+  EXPECT_EQ(err, EIO);
+  std::string log = m->Log();
+  EXPECT_NE(log.find(src_.str() + "/badwidth"), std::string::npos) << log;
+  EXPECT_NE(log.find("index_idx"), std::string::npos) << log;
+  EXPECT_NE(log.find("block 5"), std::string::npos) << log;
+  // The names of the same store, and every other store, still work.
+  ASSERT_TRUE(ReadWhole(m->path() + "/badwidth/rownames.txt", &got));
+  EXPECT_EQ(got, Expected("counts.rownames.txt"));
+  ASSERT_TRUE(ReadWhole(m->path() + "/good/matrix.mtx", &got));
+  EXPECT_TRUE(got == Expected("counts.col.mtx"));
+  // Stores that cannot be opened show only ERROR.txt, naming the cause.
+  for (const char* s : {"truncated", "badversion"}) {
+    std::vector<std::string> names;
+    for (auto& e : fs::directory_iterator(m->path() + "/" + s)) names.push_back(e.path().filename().string());
+    EXPECT_EQ(names, std::vector<std::string>{"ERROR.txt"}) << s;
+  }
+  ASSERT_TRUE(ReadWhole(m->path() + "/truncated/ERROR.txt", &got));
+  EXPECT_NE(got.find("val_data"), std::string::npos) << got;
+  ASSERT_TRUE(ReadWhole(m->path() + "/badversion/ERROR.txt", &got));
+  EXPECT_NE(got.find("packed-uint-matrix-v7"), std::string::npos) << got;
+  EXPECT_TRUE(m->alive());
+}
+
+TEST_F(CorruptMount, RowIndexBeyondShapeIsEio) {
+  // An unpacked store whose index points past nrow: a clean EIO, never bytes.
+  auto spec = testutil::RandomMatrix(30, 10, 0.3, testutil::ValueKind::kUInt32, false, false, 2, 3);
+  spec.inner[5] = 30;
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.str() + "/rows").ok());
+  auto m = MountedFs::Start(OMICSFS_BINARY, src_.str());
+  ASSERT_NE(m, nullptr);
+  std::string got;
+  int err = 0;
+  EXPECT_FALSE(ReadWhole(m->path() + "/rows/matrix.mtx", &got, &err));
+  EXPECT_EQ(err, EIO);
+  EXPECT_NE(m->Log().find("entry 5"), std::string::npos) << m->Log();
+  EXPECT_TRUE(m->alive());
+}
+
+}  // namespace
+}  // namespace omicsfs

@@ -1,0 +1,209 @@
+#include "testutil/mount_fixture.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace omicsfs::testutil {
+namespace {
+
+std::string MakeTempDir(const char* prefix) {
+  std::string tmpl = std::string("/tmp/") + prefix + "XXXXXX";
+  char* p = ::mkdtemp(tmpl.data());
+  return p ? std::string(p) : std::string();
+}
+
+bool WaitPid(pid_t pid, std::chrono::milliseconds timeout, int* status) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    pid_t r = ::waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    ::usleep(10000);
+  }
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& argv, std::string* out, std::chrono::seconds timeout) {
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) return -1;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipefd[1], STDOUT_FILENO);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string data;
+  char buf[65536];
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  ::fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+  int status = -1;
+  bool exited = false;
+  for (;;) {
+    ssize_t n = ::read(pipefd[0], buf, sizeof(buf));
+    if (n > 0) { data.append(buf, n); continue; }
+    if (n == 0) break;
+    if (errno != EAGAIN && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() > deadline) { ::kill(pid, SIGKILL); break; }
+    ::usleep(2000);
+  }
+  ::close(pipefd[0]);
+  if (!exited) {
+    if (!WaitPid(pid, std::chrono::milliseconds(timeout), &status)) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+  }
+  if (out) *out = std::move(data);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool IsMountPoint(const std::string& path) {
+  std::ifstream f("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    std::istringstream ss(line);
+    std::string id, parent, dev, root, mp;
+    ss >> id >> parent >> dev >> root >> mp;
+    if (mp == path) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<MountedFs> MountedFs::Start(const std::string& binary, const std::string& source,
+                                            const std::vector<std::string>& extra_args,
+                                            std::chrono::seconds watchdog) {
+  std::unique_ptr<MountedFs> m(new MountedFs());
+  m->mountpoint_ = MakeTempDir("omicsfs-mnt-");
+  m->log_path_ = m->mountpoint_ + ".log";
+  if (m->mountpoint_.empty()) return nullptr;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(m->log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) ::dup2(fd, STDERR_FILENO);
+    std::vector<std::string> args = {binary, "-f"};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    args.push_back(source);
+    args.push_back(m->mountpoint_);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  m->pid_ = pid;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!IsMountPoint(m->mountpoint_)) {
+    int status;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      m->pid_ = -1;
+      return nullptr;
+    }
+    if (std::chrono::steady_clock::now() > deadline) return nullptr;  // destructor cleans up
+    ::usleep(20000);
+  }
+  MountedFs* raw = m.get();
+  m->watchdog_ = std::thread([raw, watchdog] {
+    std::unique_lock<std::mutex> lock(raw->mu_);
+    if (!raw->cv_.wait_for(lock, watchdog, [raw] { return raw->stopping_; })) {
+      ::fprintf(stderr, "mount watchdog: %s overran; aborting the mount\n", raw->mountpoint_.c_str());
+      if (raw->pid_ > 0) ::kill(raw->pid_, SIGKILL);
+      RunCommand({"fusermount3", "-uz", raw->mountpoint_}, nullptr, std::chrono::seconds(10));
+    }
+  });
+  return m;
+}
+
+bool MountedFs::alive() const { return pid_ > 0 && ::kill(pid_, 0) == 0; }
+
+std::string MountedFs::Log() const {
+  std::ifstream f(log_path_);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void MountedFs::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
+  if (IsMountPoint(mountpoint_)) {
+    if (RunCommand({"fusermount3", "-u", mountpoint_}, nullptr, std::chrono::seconds(20)) != 0) {
+      RunCommand({"fusermount3", "-uz", mountpoint_}, nullptr, std::chrono::seconds(20));
+    }
+  }
+  if (pid_ > 0) {
+    int status;
+    if (!WaitPid(pid_, std::chrono::seconds(10), &status)) {
+      ::kill(pid_, SIGTERM);
+      if (!WaitPid(pid_, std::chrono::seconds(5), &status)) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+      }
+    }
+    pid_ = -1;
+  }
+  ::rmdir(mountpoint_.c_str());
+  ::unlink(log_path_.c_str());
+}
+
+MountedFs::~MountedFs() { Stop(); }
+
+bool ReadWhole(const std::string& path, std::string* out, int* err) {
+  out->clear();
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    if (err) *err = errno;
+    return false;
+  }
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (err) *err = errno;
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+std::string ReadMaybeGz(const std::string& path) {
+  std::string out;
+  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
+    ReadWhole(path, &out);
+    return out;
+  }
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return out;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  return out;
+}
+
+}  // namespace omicsfs::testutil

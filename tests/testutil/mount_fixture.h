@@ -1,0 +1,54 @@
+// Runs the real daemon on a private temp mountpoint for a test. A watchdog aborts the mount
+// (lazy unmount + SIGKILL) if the test overruns, so a hung daemon fails a test instead of
+// hanging it; the destructor always unmounts and reaps the daemon.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace omicsfs::testutil {
+
+class MountedFs {
+ public:
+  static std::unique_ptr<MountedFs> Start(const std::string& binary, const std::string& source,
+                                          const std::vector<std::string>& extra_args = {},
+                                          std::chrono::seconds watchdog = std::chrono::seconds(300));
+  ~MountedFs();
+  MountedFs(const MountedFs&) = delete;
+  MountedFs& operator=(const MountedFs&) = delete;
+
+  const std::string& path() const { return mountpoint_; }
+  std::string Log() const;  // the daemon's stderr so far
+  bool alive() const;
+
+ private:
+  MountedFs() = default;
+  void Stop();
+
+  pid_t pid_ = -1;
+  std::string mountpoint_;
+  std::string log_path_;
+  std::thread watchdog_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+};
+
+// Runs a command (argv) with a timeout; returns its exit status (or -1), capturing stdout.
+int RunCommand(const std::vector<std::string>& argv, std::string* out = nullptr,
+               std::chrono::seconds timeout = std::chrono::seconds(120));
+
+bool IsMountPoint(const std::string& path);
+// Reads a whole file with read(2); returns false (and sets *err) on a failed read.
+bool ReadWhole(const std::string& path, std::string* out, int* err = nullptr);
+// Gunzips a file (or returns it unchanged when it does not end in .gz).
+std::string ReadMaybeGz(const std::string& path);
+
+}  // namespace omicsfs::testutil

@@ -1,0 +1,118 @@
+#include "text/mtx_source.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "text/number_format.h"
+#include "text/tsv_source.h"
+#include "testutil/store_writer.h"
+
+namespace omicsfs::text {
+namespace {
+
+using testutil::ValueKind;
+
+std::string RenderAll(const RecordSource& s) {
+  std::string out;
+  for (uint64_t k = 0; k < s.ChunkCount(); ++k) EXPECT_TRUE(s.RenderChunk(k, &out).ok());
+  return out;
+}
+
+std::string F(float v) { std::string s; AppendFloat(&s, v); return s; }
+std::string D(double v) { std::string s; AppendDouble(&s, v); return s; }
+
+TEST(NumberFormatTest, ShortestRoundTripOfTheStoredType) {
+  EXPECT_EQ(F(0.1f), "0.1");
+  EXPECT_EQ(F(1e-7f), "1e-07");
+  EXPECT_EQ(F(3.4e38f), "3.4e+38");
+  EXPECT_EQ(F(16777216.0f), "16777216");
+  EXPECT_EQ(F(-2.5f), "-2.5");
+  EXPECT_EQ(D(-7.334437124352055e-05), "-7.334437124352055e-05");
+  EXPECT_EQ(D(1.0 / 3), "0.3333333333333333");
+  std::string u;
+  AppendUInt(&u, 4294967295u);
+  EXPECT_EQ(u, "4294967295");
+}
+
+TEST(NumberFormatTest, RandomBitPatternsRoundTrip) {
+  std::mt19937 rng(1);
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t bits = rng();
+    float f;
+    std::memcpy(&f, &bits, 4);
+    if (!std::isfinite(f)) continue;
+    std::string s = F(f);
+    ASSERT_EQ(std::strtof(s.c_str(), nullptr), f) << s;
+    uint64_t b64 = (uint64_t{rng()} << 32) | rng();
+    double d;
+    std::memcpy(&d, &b64, 8);
+    if (!std::isfinite(d)) continue;
+    std::string t = D(d);
+    ASSERT_EQ(std::strtod(t.c_str(), nullptr), d) << t;
+  }
+}
+
+// Reference renderer written independently from the spec (not from the reader).
+std::string Reference(const testutil::MatrixSpec& m) {
+  std::string out = m.kind == ValueKind::kUInt32 ? "%%MatrixMarket matrix coordinate integer general\n"
+                                                 : "%%MatrixMarket matrix coordinate real general\n";
+  out += std::to_string(m.rows) + " " + std::to_string(m.cols) + " " + std::to_string(m.inner.size()) + "\n";
+  for (size_t j = 0; j + 1 < m.idxptr.size(); ++j) {
+    for (uint64_t n = m.idxptr[j]; n < m.idxptr[j + 1]; ++n) {
+      uint64_t r = m.row_major ? j + 1 : m.inner[n] + 1, c = m.row_major ? m.inner[n] + 1 : j + 1;
+      out += std::to_string(r) + " " + std::to_string(c) + " ";
+      if (m.kind == ValueKind::kUInt32) out += std::to_string(static_cast<uint32_t>(m.values[n]));
+      if (m.kind == ValueKind::kFloat32) out += F(static_cast<float>(m.values[n]));
+      if (m.kind == ValueKind::kFloat64) out += D(m.values[n]);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+TEST(MtxSourceTest, MatchesReferenceAtEveryChunkSize) {
+  for (ValueKind kind : {ValueKind::kUInt32, ValueKind::kFloat32, ValueKind::kFloat64}) {
+    for (bool row_major : {false, true}) {
+      auto spec = testutil::RandomMatrix(300, 90, 0.05, kind, row_major, true, 2, 9);
+      auto m = formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      const std::string want = Reference(spec);
+      for (uint64_t per : {uint64_t{128}, uint64_t{256}, MtxSource::kEntriesPerChunk}) {
+        MtxSource src(*m, per);
+        EXPECT_EQ(RenderAll(src), want) << "per chunk " << per;
+      }
+    }
+  }
+}
+
+TEST(MtxSourceTest, EmptyColumnsAndZeroEntries) {
+  testutil::MatrixSpec spec;
+  spec.rows = 4;
+  spec.cols = 3;
+  spec.idxptr = {0, 0, 0, 0};
+  auto m = formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  MtxSource src(*m);
+  EXPECT_EQ(RenderAll(src), "%%MatrixMarket matrix coordinate integer general\n4 3 0\n");
+}
+
+TEST(NamesSourceTest, LayoutsAndFallback) {
+  auto names = std::make_shared<const std::vector<std::string>>(std::vector<std::string>{"a b", "ü"});
+  EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kOnePerLine, 0, "x")), "a b\nü\n");
+  EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kTwoColumns, 0, "x")), "a b\ta b\nü\tü\n");
+  auto none = std::make_shared<const std::vector<std::string>>();
+  EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kOnePerLine, 0, "x")), "");
+  EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kTwoColumns, 3, "x")), "1\t1\n2\t2\n3\t3\n");
+  std::vector<std::string> many;
+  for (int i = 0; i < 20000; ++i) many.push_back("n" + std::to_string(i));
+  NamesSource big(std::make_shared<const std::vector<std::string>>(many), NamesSource::Layout::kOnePerLine, 0, "x");
+  EXPECT_EQ(big.ChunkCount(), 3u);
+  std::string all = RenderAll(big);
+  EXPECT_EQ(all.substr(0, 6), "n0\nn1\n");
+  EXPECT_EQ(all.substr(all.size() - 7), "n19999\n");
+}
+
+}  // namespace
+}  // namespace omicsfs::text
