@@ -118,6 +118,7 @@ int RunMount(const Options& o, const char* argv0) {
   struct fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
 
   fuse_session* se = fuse_session_new(&fargs, &Operations(), sizeof(fuse_lowlevel_ops), &daemon);
+  fuse_opt_free_args(&fargs);
   if (se == nullptr) {
     LogError("cannot create the FUSE session (bad mount options?)");
     return kExitUsage;

@@ -250,9 +250,13 @@ class Builder {
 
 Result<std::shared_ptr<const Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
   if (options.pool == nullptr) return InternalError("Discover: no cache pool");
+  // Absolute paths: the daemon changes directory to / when it detaches.
+  fs_error ec;
+  const std::string absolute = fs::absolute(source, ec).lexically_normal().string();
+  if (ec) return IoError(source, ec.value());
   auto tree = std::make_shared<Tree>();
   Builder b(tree.get(), options);
-  RETURN_IF_ERROR(b.BuildRoot(source));
+  RETURN_IF_ERROR(b.BuildRoot(absolute.size() > 1 && absolute.back() == '/' ? absolute.substr(0, absolute.size() - 1) : absolute));
   return std::shared_ptr<const Tree>(std::move(tree));
 }
 

@@ -1,7 +1,10 @@
 // The command line: exit codes, --help/--version, ls and cat without mounting.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include "testutil/mount_fixture.h"
+#include "util/fs.h"
 
 namespace omicsfs {
 namespace {
@@ -41,6 +44,35 @@ TEST(CliTest, LsAndCat) {
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples + "/counts.packed", "colnames.txt"}, &out), 0);
   ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.colnames.txt", &want));
   EXPECT_EQ(out, want);
+}
+
+}  // namespace
+}  // namespace omicsfs
+
+namespace omicsfs {
+namespace {
+
+// Without -f the daemon detaches (and changes directory to /) only once the mount is usable;
+// a relative SOURCE must keep working.
+TEST(CliTest, BackgroundMountWithRelativeSource) {
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
+  std::string rel = fs::relative(kExamples, cwd).string();
+  ASSERT_FALSE(rel.empty());
+  ASSERT_NE(rel[0], '/');
+  std::string mnt = (fs::temp_directory_path() / fs::unique_path("omicsfs-bg-%%%%%%")).string();
+  fs::create_directories(mnt);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, rel, mnt}), 0);
+  EXPECT_TRUE(testutil::IsMountPoint(mnt));
+  std::string got, want;
+  if (testutil::IsMountPoint(mnt)) {
+    EXPECT_TRUE(testutil::ReadWhole(mnt + "/counts.packed/matrix.mtx", &got));
+    ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.col.mtx", &want));
+    EXPECT_TRUE(got == want);
+    EXPECT_EQ(RunCommand({"fusermount3", "-u", mnt}), 0);
+  }
+  if (testutil::IsMountPoint(mnt)) RunCommand({"fusermount3", "-uz", mnt});
+  fs::remove(mnt);
 }
 
 }  // namespace
