@@ -48,7 +48,11 @@ std::string VirtualDir(const Row& r) {
 
 std::string NumberLines(size_t n, bool twice) {
   std::string s;
-  for (size_t i = 1; i <= n; ++i) s += std::to_string(i) + (twice ? "\t" + std::to_string(i) : "") + "\n";
+  for (size_t i = 1; i <= n; ++i) {
+    s += std::to_string(i);
+    if (twice) s.append("\t").append(std::to_string(i));
+    s += '\n';
+  }
   return s;
 }
 

@@ -106,7 +106,7 @@ TEST(NamesSourceTest, LayoutsAndFallback) {
   EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kOnePerLine, 0, "x")), "");
   EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kTwoColumns, 3, "x")), "1\t1\n2\t2\n3\t3\n");
   std::vector<std::string> many;
-  for (int i = 0; i < 20000; ++i) many.push_back("n" + std::to_string(i));
+  for (int i = 0; i < 20000; ++i) many.push_back(std::string("n").append(std::to_string(i)));
   NamesSource big(std::make_shared<const std::vector<std::string>>(many), NamesSource::Layout::kOnePerLine, 0, "x");
   EXPECT_EQ(big.ChunkCount(), 3u);
   std::string all = RenderAll(big);
