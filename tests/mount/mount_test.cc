@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <csignal>
 #include <random>
 #include <thread>
 
@@ -237,6 +238,31 @@ TEST_F(CorruptMount, RowIndexBeyondShapeIsEio) {
   EXPECT_EQ(err, EIO);
   EXPECT_NE(m->Log().find("entry 5"), std::string::npos) << m->Log();
   EXPECT_TRUE(m->alive());
+}
+
+}  // namespace
+}  // namespace omicsfs
+
+namespace omicsfs {
+namespace {
+
+TEST(MountLifecycle, SigtermAndSigintUnmountCleanly) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples");
+    ASSERT_NE(m, nullptr);
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/counts.packed/colnames.txt", &got));
+    EXPECT_EQ(m->SignalAndWait(sig), 0) << "signal " << sig;
+    EXPECT_FALSE(testutil::IsMountPoint(m->path())) << "signal " << sig;
+  }
+}
+
+TEST(MountLifecycle, SingleThreadedMode) {
+  auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-s", "-o", "threads=2"});
+  ASSERT_NE(m, nullptr);
+  std::string got;
+  ASSERT_TRUE(ReadWhole(m->path() + "/counts_gzip.h5/mat_packed/matrix.mtx", &got));
+  EXPECT_TRUE(got == Expected("counts.col.mtx"));
 }
 
 }  // namespace

@@ -130,6 +130,15 @@ std::unique_ptr<MountedFs> MountedFs::Start(const std::string& binary, const std
   return m;
 }
 
+int MountedFs::SignalAndWait(int sig, std::chrono::seconds timeout) {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, sig);
+  int status = 0;
+  if (!WaitPid(pid_, timeout, &status)) return -1;
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 bool MountedFs::alive() const { return pid_ > 0 && ::kill(pid_, 0) == 0; }
 
 std::string MountedFs::Log() const {

@@ -108,3 +108,21 @@ TEST_F(DiscoverTest, SingleStoreAsSource) {
 
 }  // namespace
 }  // namespace omicsfs::vfs
+
+namespace omicsfs::vfs {
+namespace {
+
+TEST_F(DiscoverTest, ListingNeverSizes) {
+  EXPECT_EQ(Names("sub/m.packed").size(), 5u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 5u);
+  EXPECT_EQ(pool_->Stats().entries, 0u);  // nothing rendered yet
+  auto ino = tree_->Resolve("sub/m.packed/matrix.mtx");
+  ASSERT_TRUE(ino.ok());
+  EXPECT_FALSE(tree_->Get(*ino)->content->SizeKnown());
+  ASSERT_TRUE(tree_->GetAttr(*ino).ok());
+  EXPECT_TRUE(tree_->Get(*ino)->content->SizeKnown());
+  EXPECT_GT(pool_->Stats().entries, 0u);  // the sizing pass seeded the cache
+}
+
+}  // namespace
+}  // namespace omicsfs::vfs
