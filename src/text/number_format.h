@@ -16,6 +16,13 @@ inline char* WriteFloat(char* p, float v) { return std::to_chars(p, p + kMaxNumb
 inline char* WriteDouble(char* p, double v) { return std::to_chars(p, p + kMaxNumberChars, v).ptr; }
 
 void AppendUInt(std::string* out, uint64_t v);
+void AppendInt(std::string* out, int64_t v);
+
+// The VCF float policy (lossless float32): the fewest significant digits p (1..9) whose
+// correctly rounded %.{p-1}e form reads back as the same float32, laid out like C's %g with
+// precision max(6, p): scientific when the exponent is < -4 or >= that precision, else fixed;
+// no trailing zeros. "-0" for negative zero; inf, -inf, nan, -nan for non-finite values.
+void AppendVcfFloat(std::string* out, float v);
 void AppendFloat(std::string* out, float v);
 void AppendDouble(std::string* out, double v);
 

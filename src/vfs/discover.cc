@@ -3,13 +3,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "formats/bpcells/matrix.h"
 #include "formats/bpcells/version.h"
+#include "formats/vcz/store.h"
 #include "io/dir_array_store.h"
 #include "io/h5_array_store.h"
 #include "text/mtx_source.h"
 #include "text/tsv_source.h"
+#include "text/vcf_source.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "vfs/files.h"
@@ -122,6 +125,22 @@ class Builder {
     AddStoreViews(dir, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
   }
 
+  // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
+  void AddVczStore(Ino dir, const std::string& path, const std::string& name, const Meta& meta) {
+    auto store = formats::vcz::Store::Open(path);
+    if (!store.ok()) return AddError(dir, meta, store.status());
+    std::string stem = name;
+    for (const char* ext : {".vcz", ".zarr"}) {
+      const size_t n = std::strlen(ext);
+      if (stem.size() > n && stem.compare(stem.size() - n, n, ext) == 0) stem.resize(stem.size() - n);
+    }
+    using text::VcfSource;
+    AddText(dir, stem + ".vcf", meta, std::make_shared<const VcfSource>(*store, VcfSource::View::kFull, stem + ".vcf"));
+    AddText(dir, "sites.vcf", meta, std::make_shared<const VcfSource>(*store, VcfSource::View::kSites, "sites.vcf"));
+    auto samples = std::shared_ptr<const std::vector<std::string>>(*store, &(*store)->samples());
+    AddText(dir, "samples.txt", meta, std::make_shared<const text::NamesSource>(samples, text::NamesSource::Layout::kOnePerLine, 0, "samples.txt of " + path));
+  }
+
   // BPCells store groups of an HDF5 file (empty when none or not HDF5).
   static std::vector<io::H5GroupAttribute> Hdf5Stores(const std::string& path) {
     if (!io::IsHdf5File(path)) return {};
@@ -187,6 +206,8 @@ class Builder {
       if (dir == 0) return;
       if (IsBpcellsDirStore(path)) {
         AddDirStore(dir, path, meta);
+      } else if (formats::vcz::Store::Looks(path)) {
+        AddVczStore(dir, path, name, meta);
       } else {
         MirrorDir(dir, path);
       }
@@ -225,6 +246,8 @@ class Builder {
     if (S_ISDIR(st.st_mode)) {
       if (IsBpcellsDirStore(source)) {
         AddDirStore(kRootIno, source, meta);
+      } else if (formats::vcz::Store::Looks(source)) {
+        AddVczStore(kRootIno, source, fs::path(source).filename().string(), meta);
       } else {
         MirrorDir(kRootIno, source);
       }

@@ -1,0 +1,219 @@
+#include "formats/vcz/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "io/dir_blob_store.h"
+
+namespace omicsfs::formats::vcz {
+namespace {
+
+using json = nlohmann::json;
+using zarr::DType;
+
+Result<json> RootAttributes(const io::BlobStore& blobs) {
+  try {
+    ASSIGN_OR_RETURN(auto v3, blobs.Get("zarr.json"));
+    if (v3) {
+      json j = json::parse(*v3);
+      if (j.value("node_type", "") != "group") return CorruptError("zarr.json: not a group");
+      return j.contains("attributes") ? j["attributes"] : json::object();
+    }
+    ASSIGN_OR_RETURN(auto group, blobs.Get(".zgroup"));
+    if (!group) return NotFoundError("not a Zarr group");
+    ASSIGN_OR_RETURN(auto attrs, blobs.Get(".zattrs"));
+    return attrs ? json::parse(*attrs) : json::object();
+  } catch (const std::exception& e) {
+    return CorruptError(std::string("group attributes: ") + e.what());
+  }
+}
+
+bool IsReserved(const std::string& name) {
+  static const char* kReserved[] = {"variant_contig", "variant_position", "variant_length", "variant_id",
+                                    "variant_id_mask", "variant_allele", "variant_quality", "variant_filter"};
+  for (const char* r : kReserved) {
+    if (name == r) return true;
+  }
+  return false;
+}
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+Result<std::vector<std::string>> ReadStrings(const zarr::ZarrArray& a) {
+  if (!zarr::IsString(a.meta().dtype) || a.meta().shape.size() != 1) {
+    return CorruptError("array " + a.path() + " must be a 1-D string array");
+  }
+  ASSIGN_OR_RETURN(zarr::DenseBlock b, a.ReadAll());
+  return std::move(b.strings);
+}
+
+std::string VcfType(const zarr::ArrayMetadata& m) {
+  switch (m.dtype) {
+    case DType::kBool: return "Flag";
+    case DType::kFloat32: case DType::kFloat64: return "Float";
+    case DType::kFixedBytes: return m.item_size == 1 ? "Character" : "String";
+    case DType::kFixedUnicode: return m.item_size == 4 ? "Character" : "String";
+    case DType::kVlenString: return "String";
+    default: return "Integer";
+  }
+}
+
+Result<std::string> VcfNumber(const std::string& category, const std::string& key, const zarr::ArrayMetadata& m) {
+  const auto& dims = m.dimension_names;
+  if (m.dtype == DType::kBool) return std::string("0");
+  if (category == "INFO" && dims.size() == 1) return std::string("1");
+  if (category == "FORMAT" && dims.size() == 2) return std::string("1");
+  const std::string& last = dims.back();
+  if (last == "alt_alleles") return std::string("A");
+  if (last == "alleles") return std::string("R");
+  if (last == "genotypes") return std::string("G");
+  if (last == category + "_" + key + "_dim") return std::to_string(m.shape.back());
+  return UnsupportedError("cannot determine the VCF Number of " + category + "/" + key + " from dimension '" + last + "'");
+}
+
+}  // namespace
+
+bool Store::Looks(const std::string& dir) {
+  io::DirBlobStore blobs(dir, 64 << 20);
+  auto attrs = RootAttributes(blobs);
+  return attrs.ok() && attrs->is_object() && attrs->contains("vcf_zarr_version");
+}
+
+Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir) {
+  std::shared_ptr<Store> s(new Store());
+  s->dir_ = dir;
+  s->blobs_ = std::make_shared<io::DirBlobStore>(dir);
+  ASSIGN_OR_RETURN(json attrs, RootAttributes(*s->blobs_));
+  try {
+    if (!attrs.contains("vcf_zarr_version")) return UnsupportedError(dir + ": no vcf_zarr_version attribute");
+    if (attrs.contains("source") && attrs["source"].is_string()) s->source_ = attrs["source"].get<std::string>();
+    if (attrs.contains("vcf_header") && attrs["vcf_header"].is_string()) s->vcf_header_ = attrs["vcf_header"].get<std::string>();
+    if (attrs.contains("vcf_meta_information")) {
+      for (const auto& kv : attrs["vcf_meta_information"]) s->meta_.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+    }
+  } catch (const std::exception& e) {
+    return CorruptError(dir + ": group attributes: " + e.what());
+  }
+
+  // Arrays: every child with Zarr array metadata (consolidated metadata is never required).
+  ASSIGN_OR_RETURN(std::vector<std::string> children, s->blobs_->List(""));
+  std::map<std::string, zarr::ZarrArray> arrays;
+  for (const std::string& name : children) {
+    if (name.empty() || name[0] == '.' || name == "zarr.json") continue;
+    auto a = zarr::ZarrArray::Open(s->blobs_, name);
+    if (!a.ok()) {
+      if (a.status().code() == ErrorCode::kNotFound) continue;  // a plain file or subgroup
+      return std::move(a).status().WithContext(dir);
+    }
+    arrays.emplace(name, std::move(a).value());
+  }
+  auto take = [&](const char* name) -> std::optional<zarr::ZarrArray> {
+    auto it = arrays.find(name);
+    if (it == arrays.end()) return std::nullopt;
+    return it->second;
+  };
+  s->contig_ = take("variant_contig");
+  s->position_ = take("variant_position");
+  s->allele_ = take("variant_allele");
+  if (!s->contig_ || !s->position_ || !s->allele_ || !arrays.count("contig_id")) {
+    return CorruptError(dir + ": a VCF Zarr store needs variant_contig, variant_position, variant_allele and contig_id");
+  }
+  s->id_ = take("variant_id");
+  s->quality_ = take("variant_quality");
+  s->filter_ = take("variant_filter");
+  s->num_variants_ = s->position_->rows();
+  ASSIGN_OR_RETURN(s->contigs_, ReadStrings(arrays.at("contig_id")));
+  if (auto a = take("contig_length")) {
+    ASSIGN_OR_RETURN(zarr::DenseBlock b, a->ReadAll());
+    if (!zarr::IsSignedInt(b.dtype) && !zarr::IsUnsignedInt(b.dtype)) return CorruptError(dir + ": contig_length must be integers");
+    std::vector<int64_t> lengths;
+    for (uint64_t i = 0; i < b.rows; ++i) {
+      int64_t v = 0;
+      std::memcpy(&v, b.bytes.data() + i * b.elem_size, b.elem_size);
+      if (b.elem_size < 8 && zarr::IsSignedInt(b.dtype) && (v >> (8 * b.elem_size - 1)) & 1) v |= ~int64_t{0} << (8 * b.elem_size);
+      lengths.push_back(v);
+    }
+    s->contig_lengths_ = std::move(lengths);
+  }
+  if (auto a = take("filter_id")) {
+    ASSIGN_OR_RETURN(s->filters_, ReadStrings(*a));
+  } else {
+    s->filters_ = {"PASS"};
+  }
+  if (auto a = take("filter_description")) {
+    ASSIGN_OR_RETURN(s->filter_descriptions_, ReadStrings(*a));
+  }
+  if (auto a = take("sample_id")) {
+    ASSIGN_OR_RETURN(s->samples_, ReadStrings(*a));
+  }
+  s->genotype_ = take("call_genotype");
+  s->phased_ = take("call_genotype_phased");
+
+  for (auto& [name, a] : arrays) {
+    const auto& dims = a.meta().dimension_names;
+    if (a.meta().shape.size() != dims.size() && !dims.empty()) return CorruptError(dir + ": array " + name + ": dimension names do not match the shape");
+    if (dims.empty() || EndsWith(name, "_fill") || EndsWith(name, "_mask")) continue;
+    std::string category, key;
+    if (name.rfind("variant_", 0) == 0 && !IsReserved(name) && dims[0] == "variants") {
+      category = "INFO";
+      key = name.substr(8);
+    } else if (name.rfind("call_", 0) == 0 && dims.size() >= 2 && dims[0] == "variants" && dims[1] == "samples" &&
+               name != "call_genotype" && name != "call_genotype_phased") {
+      category = "FORMAT";
+      key = name.substr(5);
+    } else {
+      continue;
+    }
+    Field f{key, a, "", VcfType(a.meta()), a.meta().attributes.value("description", "")};
+    auto number = VcfNumber(category, key, a.meta());
+    if (!number.ok()) return std::move(number).status().WithContext(dir);
+    f.number = *number;
+    if (a.rows() != s->num_variants_) return CorruptError(dir + ": array " + name + " has " + std::to_string(a.rows()) + " rows, variant_position " + std::to_string(s->num_variants_));
+    (category == "INFO" ? s->info_ : s->format_).push_back(std::move(f));
+  }
+  // Shapes of the fixed arrays, and the record range size.
+  s->range_rows_ = s->num_variants_ ? s->num_variants_ : 1;
+  auto consider = [&](const zarr::ZarrArray& a) { s->range_rows_ = std::min(s->range_rows_, a.meta().chunks[0]); };
+  for (auto* a : {&s->contig_, &s->position_, &s->allele_, &s->id_, &s->quality_, &s->filter_, &s->genotype_, &s->phased_}) {
+    if (*a) {
+      if ((*a)->rows() != s->num_variants_) return CorruptError(dir + ": array " + (*a)->path() + " disagrees with variant_position on the number of variants");
+      consider(**a);
+    }
+  }
+  for (const auto& f : s->info_) consider(f.array);
+  for (const auto& f : s->format_) consider(f.array);
+  return std::shared_ptr<const Store>(std::move(s));
+}
+
+Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples) const {
+  VariantBlock b;
+  b.first = v0;
+  b.count = v1 - v0;
+  ASSIGN_OR_RETURN(b.contig, contig_->ReadRows(v0, v1));
+  ASSIGN_OR_RETURN(b.position, position_->ReadRows(v0, v1));
+  ASSIGN_OR_RETURN(b.allele, allele_->ReadRows(v0, v1));
+  if (id_) { ASSIGN_OR_RETURN(b.id, id_->ReadRows(v0, v1)); }
+  if (quality_) { ASSIGN_OR_RETURN(b.quality, quality_->ReadRows(v0, v1)); }
+  if (filter_) { ASSIGN_OR_RETURN(b.filter, filter_->ReadRows(v0, v1)); }
+  for (const auto& f : info_) {
+    ASSIGN_OR_RETURN(zarr::DenseBlock d, f.array.ReadRows(v0, v1));
+    b.info.push_back(std::move(d));
+  }
+  if (with_samples && !samples_.empty()) {
+    if (genotype_) { ASSIGN_OR_RETURN(b.genotype, genotype_->ReadRows(v0, v1)); }
+    if (phased_) { ASSIGN_OR_RETURN(b.phased, phased_->ReadRows(v0, v1)); }
+    for (const auto& f : format_) {
+      ASSIGN_OR_RETURN(zarr::DenseBlock d, f.array.ReadRows(v0, v1));
+      b.format.push_back(std::move(d));
+    }
+  }
+  return b;
+}
+
+}  // namespace omicsfs::formats::vcz

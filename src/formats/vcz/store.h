@@ -1,0 +1,72 @@
+// A VCF Zarr store (spec 0.2–0.4 and what bio2zarr writes; Zarr v2 or v3): contigs, samples,
+// filters, the INFO/FORMAT field catalogue, and decoded variant ranges. Never formats text.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/zarr/array.h"
+#include "io/blob_store.h"
+
+namespace omicsfs::formats::vcz {
+
+struct Field {
+  std::string key;          // VCF key, e.g. "DP"
+  zarr::ZarrArray array;    // variant_<key> or call_<key>
+  std::string number;       // "0", "1", "A", "R", "G" or a fixed width
+  std::string type;         // Flag, Integer, Float, Character, String
+  std::string description;
+};
+
+// Every array a record range needs, rows [v0, v1).
+struct VariantBlock {
+  uint64_t first = 0, count = 0;
+  zarr::DenseBlock contig, position, allele;
+  std::optional<zarr::DenseBlock> id, quality, filter, genotype, phased;
+  std::vector<zarr::DenseBlock> info;    // parallel to Store::info()
+  std::vector<zarr::DenseBlock> format;  // parallel to Store::format(); empty without samples
+};
+
+class Store {
+ public:
+  // True when `dir` holds a Zarr group whose attributes carry `vcf_zarr_version`.
+  static bool Looks(const std::string& dir);
+  static Result<std::shared_ptr<const Store>> Open(const std::string& dir);
+
+  const std::string& Describe() const { return dir_; }
+  uint64_t num_variants() const { return num_variants_; }
+  const std::vector<std::string>& samples() const { return samples_; }
+  const std::vector<std::string>& contigs() const { return contigs_; }
+  const std::optional<std::vector<int64_t>>& contig_lengths() const { return contig_lengths_; }
+  const std::vector<std::string>& filters() const { return filters_; }
+  const std::vector<std::string>& filter_descriptions() const { return filter_descriptions_; }
+  const std::optional<std::string>& source() const { return source_; }
+  const std::optional<std::string>& vcf_header() const { return vcf_header_; }
+  const std::vector<std::pair<std::string, std::string>>& meta_information() const { return meta_; }
+  const std::vector<Field>& info() const { return info_; }      // sorted by key
+  const std::vector<Field>& format() const { return format_; }  // sorted by key, GT excluded
+  bool has_genotype() const { return genotype_.has_value(); }
+  // Rows per record range: the smallest variants-chunk of the arrays a record needs.
+  uint64_t range_rows() const { return range_rows_; }
+
+  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples) const;
+
+ private:
+  Store() = default;
+
+  std::string dir_;
+  std::shared_ptr<const io::BlobStore> blobs_;
+  uint64_t num_variants_ = 0;
+  uint64_t range_rows_ = 1;
+  std::vector<std::string> samples_, contigs_, filters_, filter_descriptions_;
+  std::optional<std::vector<int64_t>> contig_lengths_;
+  std::optional<std::string> source_, vcf_header_;
+  std::vector<std::pair<std::string, std::string>> meta_;
+  std::optional<zarr::ZarrArray> contig_, position_, allele_, id_, quality_, filter_, genotype_, phased_;
+  std::vector<Field> info_, format_;
+};
+
+}  // namespace omicsfs::formats::vcz

@@ -1,0 +1,57 @@
+// One Zarr array over a BlobStore: chunk keys, chunk decoding (absent chunk = fill; edge chunks
+// are stored full size and cropped), and dense reads of row ranges (rows = dimension 0) across
+// every chunk of the other dimensions.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/zarr/metadata.h"
+#include "io/blob_store.h"
+
+namespace omicsfs::formats::zarr {
+
+// Rows [r0, r1) of an array, C order, native little-endian numbers or UTF-8 strings.
+struct DenseBlock {
+  DType dtype = DType::kInt8;
+  size_t elem_size = 0;       // bytes per numeric element (0 for strings)
+  uint64_t rows = 0;
+  uint64_t row_elems = 1;     // product of the dimensions after the first
+  std::string bytes;          // numeric types
+  std::vector<std::string> strings;  // string types
+
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+};
+
+// A decoded chunk (full chunk shape), the unit the decode cache can hold.
+struct DecodedChunk {
+  std::string bytes;
+  std::vector<std::string> strings;
+};
+
+// Pure function of (metadata, optional bytes): absent bytes give the fill value.
+Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<std::string>& raw);
+
+class ZarrArray {
+ public:
+  // `path` is the array's key prefix in the store ("call_DP"); metadata is read from it.
+  static Result<ZarrArray> Open(std::shared_ptr<const io::BlobStore> store, const std::string& path);
+  static ZarrArray FromMetadata(std::shared_ptr<const io::BlobStore> store, const std::string& path, ArrayMetadata meta);
+
+  const ArrayMetadata& meta() const { return meta_; }
+  const std::string& path() const { return path_; }
+  uint64_t rows() const { return meta_.shape[0]; }
+
+  Result<DenseBlock> ReadRows(uint64_t r0, uint64_t r1) const;
+  Result<DenseBlock> ReadAll() const { return ReadRows(0, rows()); }
+
+ private:
+  std::shared_ptr<const io::BlobStore> store_;
+  std::string path_;
+  ArrayMetadata meta_;
+};
+
+}  // namespace omicsfs::formats::zarr

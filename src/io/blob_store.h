@@ -1,0 +1,22 @@
+// BlobStore: key → optional bytes, for Zarr. A missing key is a value ("absent"), not an error.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace omicsfs::io {
+
+class BlobStore {
+ public:
+  virtual ~BlobStore() = default;
+  virtual const std::string& Describe() const = 0;
+  // The bytes under `key` ("a/b/.zarray", "call_DP/0.1"), nullopt when absent.
+  virtual Result<std::optional<std::string>> Get(const std::string& key) const = 0;
+  // Names directly under `prefix` ("" = the root), sorted; directories and files alike.
+  virtual Result<std::vector<std::string>> List(const std::string& prefix) const = 0;
+};
+
+}  // namespace omicsfs::io

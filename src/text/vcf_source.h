@@ -1,0 +1,33 @@
+// VCF view of a VCF Zarr store: chunk 0 is the header, chunk k ≥ 1 the records of one variant
+// range. Text convention: vcztools `view --no-version` (header order, INFO keys sorted, FORMAT =
+// GT then sorted, keys missing everywhere dropped) with lossless floats; a stored spec-0.3
+// `vcf_header` is emitted verbatim. The sites view drops FORMAT and sample columns (`-G`).
+#pragma once
+
+#include <memory>
+
+#include "formats/vcz/store.h"
+#include "text/record_source.h"
+
+namespace omicsfs::text {
+
+class VcfSource : public RecordSource {
+ public:
+  enum class View { kFull, kSites };
+  VcfSource(std::shared_ptr<const formats::vcz::Store> store, View view, std::string name);
+
+  uint64_t ChunkCount() const override;
+  Status RenderChunk(uint64_t k, std::string* out) const override;
+  std::string Describe() const override { return name_ + " of " + store_->Describe(); }
+
+  std::string Header() const;
+
+ private:
+  bool with_samples() const { return view_ == View::kFull && !store_->samples().empty(); }
+
+  std::shared_ptr<const formats::vcz::Store> store_;
+  View view_;
+  std::string name_;
+};
+
+}  // namespace omicsfs::text
