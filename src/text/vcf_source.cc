@@ -1,7 +1,10 @@
 #include "text/vcf_source.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cstring>
+#include <string_view>
 
 #include "text/number_format.h"
 
@@ -51,64 +54,149 @@ bool StringMissing(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == '.' || c == '\0'; });
 }
 
+template <typename T>
+bool IntsMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
+  const T* v = b.data<T>() + first;
+  for (uint64_t i = 0; i < n; ++i) {
+    const int64_t x = v[i];
+    if (x != kIntMissing && x != kIntFill) return false;
+  }
+  return true;
+}
+
 // True when values [first, first+n) are all missing or fill (Flag: false).
 bool AllMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
-  if (b.dtype == DType::kBool) return IntAt(b, first) == 0;
+  switch (b.dtype) {
+    case DType::kBool: return IntAt(b, first) == 0;
+    case DType::kInt8: return IntsMissing<int8_t>(b, first, n);
+    case DType::kInt16: return IntsMissing<int16_t>(b, first, n);
+    case DType::kInt32: return IntsMissing<int32_t>(b, first, n);
+    case DType::kInt64: return IntsMissing<int64_t>(b, first, n);
+    case DType::kUInt8: return IntsMissing<uint8_t>(b, first, n);
+    case DType::kUInt16: return IntsMissing<uint16_t>(b, first, n);
+    case DType::kUInt32: return IntsMissing<uint32_t>(b, first, n);
+    default: break;
+  }
   for (uint64_t i = first; i < first + n; ++i) {
     if (IsString(b.dtype)) {
       if (!StringMissing(b.strings[i])) return false;
-    } else if (IsFloat(b.dtype)) {
+    } else {
       uint32_t u = Bits(FloatAt(b, i));
       if (u != kFloatMissing && u != kFloatFill) return false;
-    } else {
-      int64_t v = IntAt(b, i);
-      if (v != kIntMissing && v != kIntFill) return false;
     }
   }
   return true;
 }
 
-// One entry (values [first, first+n)) as vcztools writes it.
-void WriteEntry(const DenseBlock& b, uint64_t first, uint64_t n, char sep, std::string* out) {
+// Append-only output with amortised growth; callers reserve before writing through a pointer.
+class Out {
+ public:
+  explicit Out(std::string* s) : s_(s), n_(s->size()) {}
+  ~Out() { s_->resize(n_); }
+  char* Reserve(size_t need) {
+    if (n_ + need > s_->size()) s_->resize(std::max(s_->size() * 2, n_ + need + 4096));
+    return s_->data() + n_;
+  }
+  void Commit(char* end) { n_ = static_cast<size_t>(end - s_->data()); }
+  void Put(char c) { *Reserve(1) = c; ++n_; }
+  void Put(std::string_view v) {
+    std::memcpy(Reserve(v.size()), v.data(), v.size());
+    n_ += v.size();
+  }
+
+ private:
+  std::string* s_;
+  size_t n_;
+};
+
+// "00".."99": two digits per value, for a branch-light path below 100.
+constexpr auto kTwoDigits = [] {
+  std::array<char, 200> t{};
+  for (int i = 0; i < 100; ++i) {
+    t[2 * i] = static_cast<char>('0' + i / 10);
+    t[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return t;
+}();
+
+inline char* WriteInt(char* p, int64_t v) {
+  if (static_cast<uint64_t>(v) < 100) {
+    const bool two = v >= 10;
+    std::memcpy(p, &kTwoDigits[2 * v + (two ? 0 : 1)], 2);  // writes 2 bytes, keeps 1 or 2
+    return p + 1 + two;
+  }
+  return std::to_chars(p, p + 24, v).ptr;
+}
+
+template <typename T>
+void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
+  const T* v = b.data<T>() + first;
+  char* p = out->Reserve(n * 22);
+  for (uint64_t c = 0; c < n; ++c) {
+    const int64_t x = v[c];
+    if (x == kIntFill) break;
+    if (c > 0) *p++ = sep;
+    if (x == kIntMissing) {
+      *p++ = '.';
+    } else {
+      p = WriteInt(p, x);
+    }
+  }
+  out->Commit(p);
+}
+
+void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   if (IsString(b.dtype)) {
     for (uint64_t c = 0; c < n; ++c) {
       const std::string& s = b.strings[first + c];
-      if (c > 0 && !s.empty() && s[0] != '\0') out->push_back(',');
+      if (c > 0 && !s.empty() && s[0] != '\0') out->Put(',');
       for (char ch : s) {
-        if (ch != '\0') out->push_back(ch);
+        if (ch != '\0') out->Put(ch);
       }
     }
     return;
   }
+  std::string tmp;
   for (uint64_t c = 0; c < n; ++c) {
-    if (IsFloat(b.dtype)) {
-      float f = FloatAt(b, first + c);
-      uint32_t u = Bits(f);
-      if (u == kFloatFill) break;
-      if (c > 0) out->push_back(sep);
-      if (u == kFloatMissing) {
-        out->push_back('.');
-      } else {
-        AppendVcfFloat(out, f);
-      }
+    float f = FloatAt(b, first + c);
+    uint32_t u = Bits(f);
+    if (u == kFloatFill) break;
+    if (c > 0) out->Put(sep);
+    if (u == kFloatMissing) {
+      out->Put('.');
     } else {
-      int64_t v = IntAt(b, first + c);
-      if (v == kIntFill) break;
-      if (c > 0) out->push_back(sep);
-      if (v == kIntMissing) {
-        out->push_back('.');
-      } else {
-        AppendInt(out, v);
-      }
+      tmp.clear();
+      AppendVcfFloat(&tmp, f);
+      out->Put(tmp);
     }
   }
 }
 
+using EntryWriter = void (*)(const DenseBlock&, uint64_t, uint64_t, char, Out*);
+
+// The writer of one entry (values [first, first+n)) as vcztools writes it, resolved per dtype.
+EntryWriter WriterFor(DType t) {
+  switch (t) {
+    case DType::kInt8: return &WriteInts<int8_t>;
+    case DType::kInt16: return &WriteInts<int16_t>;
+    case DType::kInt32: return &WriteInts<int32_t>;
+    case DType::kInt64: return &WriteInts<int64_t>;
+    case DType::kUInt8: case DType::kBool: return &WriteInts<uint8_t>;
+    case DType::kUInt16: return &WriteInts<uint16_t>;
+    case DType::kUInt32: return &WriteInts<uint32_t>;
+    default: return &WriteOther;
+  }
+}
+
+void WriteEntry(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
+  WriterFor(b.dtype)(b, first, n, sep, out);
+}
+
 // A fixed column: '.' when all missing, else the entry.
-void WriteFixed(const DenseBlock& b, uint64_t row, std::string* out) {
+void WriteFixed(const DenseBlock& b, uint64_t row, Out* out) {
   const uint64_t n = b.row_elems;
   if (AllMissing(b, row * n, n)) {
-    out->push_back('.');
+    out->Put('.');
   } else {
     WriteEntry(b, row * n, n, ',', out);
   }
@@ -190,6 +278,16 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
   const uint64_t ns = samples ? s.samples().size() : 0;
   const auto& contigs = s.contigs();
   const auto& filters = s.filters();
+  Out o(out);
+  std::vector<bool> present(b.format.size());
+  std::vector<EntryWriter> format_writers;
+  std::vector<uint64_t> per_sample;  // values per sample of each FORMAT field
+  for (const auto& f : b.format) {
+    format_writers.push_back(WriterFor(f.dtype));
+    per_sample.push_back(ns ? f.row_elems / ns : 0);
+  }
+  std::vector<size_t> active;  // FORMAT fields present in the current row
+  const EntryWriter gt_writer = b.genotype ? WriterFor(b.genotype->dtype) : nullptr;
 
   for (uint64_t row = 0; row < b.count; ++row) {
     // CHROM
@@ -197,69 +295,68 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
     if (c < 0 || static_cast<uint64_t>(c) >= contigs.size()) {
       return CorruptError(s.Describe() + ": variant " + std::to_string(v0 + row) + ": contig index " + std::to_string(c) + " is out of range");
     }
-    out->append(StringMissing(contigs[c]) ? "." : contigs[c]);
-    out->push_back('\t');
+    o.Put(StringMissing(contigs[c]) ? std::string_view(".") : std::string_view(contigs[c]));
+    o.Put('\t');
     // POS
-    WriteFixed(b.position, row, out);
-    out->push_back('\t');
+    WriteFixed(b.position, row, &o);
+    o.Put('\t');
     // ID
-    if (b.id) WriteFixed(*b.id, row, out); else out->push_back('.');
-    out->push_back('\t');
+    if (b.id) WriteFixed(*b.id, row, &o); else o.Put('.');
+    o.Put('\t');
     // REF, ALT
     const uint64_t na = b.allele.row_elems;
     const std::string& ref = b.allele.strings[row * na];
-    if (StringMissing(ref)) out->push_back('.'); else WriteEntry(b.allele, row * na, 1, ',', out);
-    out->push_back('\t');
+    if (StringMissing(ref)) o.Put('.'); else WriteEntry(b.allele, row * na, 1, ',', &o);
+    o.Put('\t');
     if (na < 2 || AllMissing(b.allele, row * na + 1, na - 1)) {
-      out->push_back('.');
+      o.Put('.');
     } else {
-      WriteEntry(b.allele, row * na + 1, na - 1, ',', out);
+      WriteEntry(b.allele, row * na + 1, na - 1, ',', &o);
     }
-    out->push_back('\t');
+    o.Put('\t');
     // QUAL
-    if (b.quality) WriteFixed(*b.quality, row, out); else out->push_back('.');
-    out->push_back('\t');
+    if (b.quality) WriteFixed(*b.quality, row, &o); else o.Put('.');
+    o.Put('\t');
     // FILTER
     if (!b.filter) {
-      out->append(filters.empty() ? "." : filters[0]);
+      o.Put(filters.empty() ? "." : filters[0]);
     } else {
       const uint64_t nf = b.filter->row_elems;
       bool any = false;
       for (uint64_t j = 0; j < nf; ++j) {
         if (IntAt(*b.filter, row * nf + j) == 0) continue;
         if (j >= filters.size()) return CorruptError(s.Describe() + ": variant_filter has more columns than filter_id");
-        if (any) out->push_back(';');
-        out->append(filters[j]);
+        if (any) o.Put(';');
+        o.Put(filters[j]);
         any = true;
       }
-      if (!any) out->push_back('.');
+      if (!any) o.Put('.');
     }
-    out->push_back('\t');
+    o.Put('\t');
     // INFO
     bool any_info = false;
     for (size_t j = 0; j < b.info.size(); ++j) {
       const DenseBlock& f = b.info[j];
       const uint64_t n = f.row_elems;
       if (AllMissing(f, row * n, n)) continue;
-      if (any_info) out->push_back(';');
+      if (any_info) o.Put(';');
       any_info = true;
-      out->append(s.info()[j].key);
+      o.Put(s.info()[j].key);
       if (f.dtype != DType::kBool) {
-        out->push_back('=');
-        WriteEntry(f, row * n, n, ',', out);
+        o.Put('=');
+        WriteEntry(f, row * n, n, ',', &o);
       }
     }
-    if (!any_info) out->push_back('.');
+    if (!any_info) o.Put('.');
     // FORMAT and samples
     if (ns > 0) {
-      out->push_back('\t');
+      o.Put('\t');
       bool gt_present = false;
       uint64_t ploidy = 0;
       if (b.genotype) {
         ploidy = b.genotype->row_elems / ns;
         gt_present = !AllMissing(*b.genotype, row * ns * ploidy, ns * ploidy);
       }
-      std::vector<bool> present(b.format.size());
       bool any = gt_present;
       for (size_t j = 0; j < b.format.size(); ++j) {
         const uint64_t n = b.format[j].row_elems;
@@ -267,39 +364,41 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
         any = any || present[j];
       }
       if (!any) {
-        out->push_back('.');
-        for (uint64_t smp = 0; smp < ns; ++smp) out->append("\t.");
+        o.Put('.');
+        for (uint64_t smp = 0; smp < ns; ++smp) o.Put("\t.");
       } else {
         bool first = true;
         if (gt_present) {
-          out->append("GT");
+          o.Put("GT");
           first = false;
         }
         for (size_t j = 0; j < b.format.size(); ++j) {
           if (!present[j]) continue;
-          if (!first) out->push_back(':');
+          if (!first) o.Put(':');
           first = false;
-          out->append(s.format()[j].key);
+          o.Put(s.format()[j].key);
+        }
+        active.clear();
+        for (size_t j = 0; j < b.format.size(); ++j) {
+          if (present[j]) active.push_back(j);
         }
         for (uint64_t smp = 0; smp < ns; ++smp) {
-          out->push_back('\t');
+          o.Put('\t');
           bool first_value = true;
           if (gt_present) {
-            const bool phased = b.phased && IntAt(*b.phased, row * ns + smp) != 0;
-            WriteEntry(*b.genotype, (row * ns + smp) * ploidy, ploidy, phased ? '|' : '/', out);
+            const bool phased = b.phased && b.phased->bytes[row * ns + smp] != 0;
+            gt_writer(*b.genotype, (row * ns + smp) * ploidy, ploidy, phased ? '|' : '/', &o);
             first_value = false;
           }
-          for (size_t j = 0; j < b.format.size(); ++j) {
-            if (!present[j]) continue;
-            if (!first_value) out->push_back(':');
+          for (size_t j : active) {
+            if (!first_value) o.Put(':');
             first_value = false;
-            const uint64_t per = b.format[j].row_elems / ns;
-            WriteEntry(b.format[j], (row * ns + smp) * per, per, ',', out);
+            format_writers[j](b.format[j], (row * ns + smp) * per_sample[j], per_sample[j], ',', &o);
           }
         }
       }
     }
-    out->push_back('\n');
+    o.Put('\n');
   }
   return OkStatus();
 }
