@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,17 +13,22 @@
 #include "cache/cache_pool.h"
 #include "mount/errno_map.h"
 #include "mount/fuse_ops.h"
+#include "text/prefetcher.h"
 #include "util/log.h"
 #include "vfs/discover.h"
 
 namespace omicsfs::mount {
 namespace {
 
-Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePool* pool) {
+Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePool* pool,
+                                               text::Prefetcher* prefetcher = nullptr) {
   vfs::DiscoverOptions d;
   d.pool = pool;
+  d.sizing.prefetcher = prefetcher;
   return vfs::Discover(o.source, d);
 }
+
+unsigned Workers() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 bool WriteAll(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -66,7 +73,9 @@ int RunLs(const Options& o) {
 
 int RunCat(const Options& o) {
   cache::CachePool pool(o.cache_size);
-  auto tree = Build(o, &pool);
+  text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
+  prefetcher.Start(Workers());
+  auto tree = Build(o, &pool, &prefetcher);
   if (!tree.ok()) {
     LogError(tree.status().message());
     return kExitSource;
@@ -99,7 +108,8 @@ int RunCat(const Options& o) {
 
 int RunMount(const Options& o, const char* argv0) {
   cache::CachePool pool(o.cache_size);
-  auto tree = Build(o, &pool);
+  text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
+  auto tree = Build(o, &pool, &prefetcher);
   if (!tree.ok()) {
     LogError(tree.status().message());
     return kExitSource;
@@ -145,6 +155,7 @@ int RunMount(const Options& o, const char* argv0) {
     }
     SetLogToSyslog(true);
   }
+  prefetcher.Start(Workers());  // after fuse_daemonize: threads do not survive its fork
   int loop;
   if (o.single_threaded) {
     loop = fuse_session_loop(se);

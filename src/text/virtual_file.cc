@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "text/prefetcher.h"
 #include "util/log.h"
 
 namespace omicsfs::text {
@@ -84,14 +85,31 @@ Result<uint64_t> VirtualTextFile::Size() const {
   return ready_.load(std::memory_order_acquire)->total_size();
 }
 
+Result<std::string> VirtualTextFile::Render(uint64_t k) const {
+  thread_local std::string scratch;  // renderers may over-allocate; keep exact-size copies
+  scratch.clear();
+  RETURN_IF_ERROR(source_->RenderChunk(k, &scratch));
+  return std::string(scratch);
+}
+
+void VirtualTextFile::Prefetch(uint64_t after) const {
+  if (options_.prefetcher == nullptr) return;
+  const ChunkIndex* index = ready_.load(std::memory_order_acquire);
+  for (uint64_t k = after + 1; k <= after + options_.readahead_chunks && k < index->chunk_count(); ++k) {
+    const cache::CacheKey key{owner_, cache::CacheKind::kTextChunk, k};
+    if (pool_->Contains(key)) continue;
+    std::weak_ptr<const VirtualTextFile> weak = weak_from_this();
+    options_.prefetcher->Submit([weak, key] {
+      if (auto self = weak.lock()) {
+        (void)self->pool_->GetOrCompute(key, [&] { return self->Render(key.index); });
+      }
+    });
+  }
+}
+
 Result<cache::Buffer> VirtualTextFile::Chunk(uint64_t k) const {
   const ChunkIndex* index = ready_.load(std::memory_order_acquire);
-  auto buf = pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, k}, [&]() -> Result<std::string> {
-    thread_local std::string scratch;  // renderers may over-allocate; keep exact-size copies
-    scratch.clear();
-    RETURN_IF_ERROR(source_->RenderChunk(k, &scratch));
-    return std::string(scratch);
-  });
+  auto buf = pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, k}, [&] { return Render(k); });
   if (!buf.ok()) {
     Status st = std::move(buf).status().WithContext(source_->Describe() + ": chunk " + std::to_string(k));
     LogError(st.message());
@@ -128,6 +146,7 @@ Result<std::vector<Piece>> VirtualTextFile::Read(uint64_t offset, uint64_t lengt
     }
     ++k;
   }
+  if (k > 0) Prefetch(k - 1);
   return pieces;
 }
 

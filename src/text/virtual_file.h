@@ -22,11 +22,15 @@ struct Piece {
   size_t length = 0;
 };
 
+class Prefetcher;
+
 struct SizingOptions {
-  unsigned threads = 0;  // 0: hardware concurrency
+  unsigned threads = 0;             // 0: hardware concurrency
+  Prefetcher* prefetcher = nullptr;  // read-ahead workers (optional; must outlive reads)
+  unsigned readahead_chunks = 2;     // chunks rendered ahead of a read
 };
 
-class VirtualTextFile {
+class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
  public:
   VirtualTextFile(std::shared_ptr<const RecordSource> source, cache::CachePool* pool,
                   SizingOptions options = {});
@@ -43,6 +47,8 @@ class VirtualTextFile {
  private:
   Status EnsureSized() const;
   Result<cache::Buffer> Chunk(uint64_t k) const;
+  Result<std::string> Render(uint64_t k) const;
+  void Prefetch(uint64_t after) const;
 
   std::shared_ptr<const RecordSource> source_;
   cache::CachePool* pool_;

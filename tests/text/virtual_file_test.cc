@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <random>
+#include <chrono>
 #include <thread>
 
 namespace omicsfs::text {
@@ -148,6 +149,39 @@ TEST(VirtualTextFileTest, EmptyFileAndEof) {
   auto r = f.Read(0, 100);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->empty());
+}
+
+}  // namespace
+}  // namespace omicsfs::text
+
+#include "text/prefetcher.h"
+
+namespace omicsfs::text {
+namespace {
+
+TEST(PrefetcherTest, ReadAheadRendersTheNextChunksIntoTheCache) {
+  auto src = std::make_shared<FakeSource>(std::vector<size_t>(10, 100));
+  cache::CachePool pool(0);  // nothing kept by the sizing pass
+  Prefetcher prefetcher;
+  prefetcher.Start(2);
+  auto f = std::make_shared<VirtualTextFile>(src, &pool, SizingOptions{1, &prefetcher, 2});
+  ASSERT_TRUE(f->Size().ok());
+  // With a zero budget nothing is kept, so look at the render counts instead.
+  auto pieces = f->Read(0, 50);
+  ASSERT_TRUE(pieces.ok());
+  for (int i = 0; i < 200 && (src->renders(1) < 2 || src->renders(2) < 2); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(src->renders(1), 2);  // sizing + prefetch
+  EXPECT_EQ(src->renders(2), 2);
+  EXPECT_EQ(src->renders(3), 1);  // beyond the read-ahead window
+}
+
+TEST(PrefetcherTest, UnstartedPrefetcherDoesNothingAndStopsCleanly) {
+  Prefetcher p;
+  int ran = 0;
+  p.Submit([&] { ++ran; });
+  EXPECT_EQ(ran, 0);
 }
 
 }  // namespace
