@@ -85,6 +85,28 @@ Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compu
     ++stats_.misses;
     in_flight_.emplace(key, promise.get_future().share());
   }
+  return RunComputation(key, compute, &promise);
+}
+
+bool CachePool::ContainsOrPending(const CacheKey& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.count(key) != 0 || in_flight_.count(key) != 0;
+}
+
+void CachePool::Warm(const CacheKey& key, const Compute& compute) {
+  std::promise<Result<Buffer>> promise;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.count(key) != 0 || in_flight_.count(key) != 0) return;
+    ++stats_.misses;
+    in_flight_.emplace(key, promise.get_future().share());
+  }
+  (void)RunComputation(key, compute, &promise);
+}
+
+// Runs a computation registered in in_flight_ and publishes its result exactly once.
+Result<Buffer> CachePool::RunComputation(const CacheKey& key, const Compute& compute,
+                                         std::promise<Result<Buffer>>* promise) {
   Result<Buffer> result = InternalError("cache: computation did not finish");
   try {
     Result<std::string> computed = compute();
@@ -105,7 +127,7 @@ Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compu
     in_flight_.erase(key);
     if (result.ok()) InsertLocked(key, *result);
   }
-  promise.set_value(result);
+  promise->set_value(result);
   return result;
 }
 

@@ -40,6 +40,11 @@ class CachePool {
   using Compute = std::function<Result<std::string>()>;
   Result<Buffer> GetOrCompute(const CacheKey& key, const Compute& compute);
 
+  // Computes and keeps `key` unless it is cached or being computed already (then returns at
+  // once): for read-ahead, which must never wait on another computation.
+  void Warm(const CacheKey& key, const Compute& compute);
+  bool ContainsOrPending(const CacheKey& key) const;
+
   // Inserts a computed value (e.g. seeded by a sizing pass); replaces nothing already present.
   void Insert(const CacheKey& key, Buffer value);
   bool Contains(const CacheKey& key) const;
@@ -58,6 +63,8 @@ class CachePool {
   using Flight = std::shared_future<Result<Buffer>>;
 
   void InsertLocked(const CacheKey& key, Buffer value);  // requires mu_
+  Result<Buffer> RunComputation(const CacheKey& key, const Compute& compute,
+                                std::promise<Result<Buffer>>* promise);
   void EvictLocked();                                    // requires mu_
 
   const uint64_t budget_;

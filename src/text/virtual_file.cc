@@ -97,11 +97,11 @@ void VirtualTextFile::Prefetch(uint64_t after) const {
   const ChunkIndex* index = ready_.load(std::memory_order_acquire);
   for (uint64_t k = after + 1; k <= after + options_.readahead_chunks && k < index->chunk_count(); ++k) {
     const cache::CacheKey key{owner_, cache::CacheKind::kTextChunk, k};
-    if (pool_->Contains(key)) continue;
+    if (pool_->ContainsOrPending(key)) continue;
     std::weak_ptr<const VirtualTextFile> weak = weak_from_this();
     options_.prefetcher->Submit([weak, key] {
       if (auto self = weak.lock()) {
-        (void)self->pool_->GetOrCompute(key, [&] { return self->Render(key.index); });
+        self->pool_->Warm(key, [&] { return self->Render(key.index); });
       }
     });
   }

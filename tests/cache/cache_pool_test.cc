@@ -113,3 +113,31 @@ TEST(CachePoolTest, EraseOwnerDropsOnlyThatOwner) {
 
 }  // namespace
 }  // namespace omicsfs::cache
+
+namespace omicsfs::cache {
+namespace {
+
+TEST(CachePoolTest, WarmNeverWaitsAndNeverRecomputes) {
+  CachePool pool(1 << 20);
+  std::atomic<int> calls{0};
+  std::atomic<bool> release{false};
+  std::thread slow([&] {
+    (void)pool.GetOrCompute(Key(1), [&]() -> Result<std::string> {
+      ++calls;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return std::string("v");
+    });
+  });
+  while (!pool.ContainsOrPending(Key(1))) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  pool.Warm(Key(1), [&]() -> Result<std::string> { ++calls; return std::string("w"); });  // returns at once
+  release = true;
+  slow.join();
+  EXPECT_EQ(calls.load(), 1);
+  pool.Warm(Key(2), [&]() -> Result<std::string> { ++calls; return std::string("x"); });
+  EXPECT_TRUE(pool.Contains(Key(2)));
+  pool.Warm(Key(2), [&]() -> Result<std::string> { ++calls; return std::string("y"); });
+  EXPECT_EQ(calls.load(), 2);
+}
+
+}  // namespace
+}  // namespace omicsfs::cache
