@@ -79,6 +79,76 @@ void AppendVcfFloat(std::string* out, float v) {
   }
 }
 
+void AppendJavaDouble(std::string* out, double v) {
+  if (std::isnan(v)) {
+    out->append("NaN");
+    return;
+  }
+  if (std::isinf(v)) {
+    out->append(v < 0 ? "-Infinity" : "Infinity");
+    return;
+  }
+  if (v == 0) {
+    out->append(std::signbit(v) ? "-0.0" : "0.0");
+    return;
+  }
+  char buf[64];
+  char* end = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific).ptr;
+  auto parse = [](const char* b, const char* e, std::string* digits, int* exponent) {
+    digits->clear();
+    const char* q = b;
+    if (*q == '-') ++q;
+    for (; q < e && *q != 'e'; ++q) {
+      if (*q != '.') digits->push_back(*q);
+    }
+    std::from_chars(q + (q[1] == '+' ? 2 : 1), e, *exponent);
+  };
+  std::string digits;
+  int exponent = 0;
+  parse(buf, end, &digits, &exponent);
+  if (digits.size() == 1) {
+    // Java picks the closest decimal of 1 or 2 digits that still rounds back.
+    char two[64];
+    char* tend = std::to_chars(two, two + sizeof(two), v, std::chars_format::scientific, 1).ptr;
+    double back = 0;
+    std::from_chars(two, tend, back);
+    if (back == v) {
+      std::string d2;
+      int e2 = 0;
+      parse(two, tend, &d2, &e2);
+      while (d2.size() > 1 && d2.back() == '0') d2.pop_back();
+      digits = d2;
+      exponent = e2;
+    }
+  }
+  if (v < 0) out->push_back('-');
+  const double a = std::fabs(v);
+  if (a >= 1e-3 && a < 1e7) {
+    if (exponent >= 0) {
+      const size_t int_digits = static_cast<size_t>(exponent) + 1;
+      if (digits.size() <= int_digits) {
+        out->append(digits);
+        out->append(int_digits - digits.size(), '0');
+        out->append(".0");
+      } else {
+        out->append(digits, 0, int_digits);
+        out->push_back('.');
+        out->append(digits, int_digits);
+      }
+    } else {
+      out->append("0.");
+      out->append(static_cast<size_t>(-exponent - 1), '0');
+      out->append(digits);
+    }
+    return;
+  }
+  out->push_back(digits[0]);
+  out->push_back('.');
+  if (digits.size() > 1) out->append(digits, 1); else out->push_back('0');
+  out->push_back('E');
+  AppendInt(out, exponent);
+}
+
 void AppendFloat(std::string* out, float v) {
   char buf[kMaxNumberChars];
   out->append(buf, WriteFloat(buf, v));

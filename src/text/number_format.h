@@ -23,6 +23,11 @@ void AppendInt(std::string* out, int64_t v);
 // precision max(6, p): scientific when the exponent is < -4 or >= that precision, else fixed;
 // no trailing zeros. "-0" for negative zero; inf, -inf, nan, -nan for non-finite values.
 void AppendVcfFloat(std::string* out, float v);
+
+// Java 19+ Double.toString: shortest round-trip digits (a 1-digit result is replaced by the
+// closest 2-digit one when that is closer, e.g. 9.9E-324); plain decimal with at least one
+// fraction digit for 1e-3 <= |x| < 1e7, else d.ddd…E[-]n; NaN, Infinity, -Infinity, -0.0.
+void AppendJavaDouble(std::string* out, double v);
 void AppendFloat(std::string* out, float v);
 void AppendDouble(std::string* out, double v);
 

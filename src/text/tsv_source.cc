@@ -37,3 +37,40 @@ Status NamesSource::RenderChunk(uint64_t k, std::string* out) const {
 }
 
 }  // namespace omicsfs::text
+
+#include "formats/datg/reader.h"
+
+namespace omicsfs::text {
+
+DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file) : file_(std::move(file)) {}
+
+uint64_t DatgTsvSource::ChunkCount() const { return 1 + file_->blocks(); }
+
+std::string DatgTsvSource::Describe() const { return "matrix.tsv of " + file_->Describe(); }
+
+Status DatgTsvSource::RenderChunk(uint64_t k, std::string* out) const {
+  const auto& f = *file_;
+  if (k == 0) {
+    for (const auto& c : f.col_names()) {
+      out->push_back('\t');
+      out->append(c);
+    }
+    out->push_back('\n');
+    return OkStatus();
+  }
+  const uint64_t b = k - 1;
+  ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
+  const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b), cols = f.cols();
+  out->reserve(out->size() + n * (cols * 24 + 32));
+  for (uint64_t r = 0; r < n; ++r) {
+    out->append(f.row_names()[first + r]);
+    for (uint64_t c = 0; c < cols; ++c) {
+      out->push_back('\t');
+      AppendJavaDouble(out, values[r * cols + c]);
+    }
+    out->push_back('\n');
+  }
+  return OkStatus();
+}
+
+}  // namespace omicsfs::text

@@ -33,3 +33,25 @@ class NamesSource : public RecordSource {
 };
 
 }  // namespace omicsfs::text
+
+namespace omicsfs::formats::datg {
+class DatgFile;
+}
+
+namespace omicsfs::text {
+
+// The dense TSV of a datg matrix, as systemsgenetics' DATG_2_TXT writes it: `\t` + column names,
+// then per row the name and the values in Java Double.toString form. Chunk 0 is the header,
+// chunk k ≥ 1 one row block.
+class DatgTsvSource : public RecordSource {
+ public:
+  explicit DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file);
+  uint64_t ChunkCount() const override;
+  Status RenderChunk(uint64_t k, std::string* out) const override;
+  std::string Describe() const override;
+
+ private:
+  std::shared_ptr<const formats::datg::DatgFile> file_;
+};
+
+}  // namespace omicsfs::text

@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 #include <cstring>
 
 #include "formats/bpcells/matrix.h"
 #include "formats/bpcells/version.h"
+#include "formats/datg/reader.h"
 #include "formats/vcz/store.h"
 #include "io/dir_array_store.h"
 #include "io/h5_array_store.h"
@@ -223,6 +225,24 @@ class Builder {
     // Sockets, FIFOs and devices are not served.
   }
 
+  // A datg matrix: NAME.datg/ with matrix.tsv, rownames.txt, colnames.txt.
+  void AddDatgStore(Ino parent, const std::string& name, const std::string& path, const std::string& stem) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return;
+    Meta meta = MetaOf(st);
+    Ino dir = AddDir(parent, name, meta);
+    if (dir == 0) return;
+    auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz");
+    if (!file.ok()) return AddError(dir, meta, file.status());
+    const auto& f = *file;
+    using Layout = text::NamesSource::Layout;
+    AddText(dir, "matrix.tsv", meta, std::make_shared<const text::DatgTsvSource>(f));
+    AddText(dir, "rownames.txt", meta, std::make_shared<const text::NamesSource>(
+        std::shared_ptr<const std::vector<std::string>>(f, &f->row_names()), Layout::kOnePerLine, 0, "rownames.txt of " + path));
+    AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(
+        std::shared_ptr<const std::vector<std::string>>(f, &f->col_names()), Layout::kOnePerLine, 0, "colnames.txt of " + path));
+  }
+
   void MirrorDir(Ino dir, const std::string& path) {
     fs_error ec;
     std::vector<std::string> names;
@@ -231,7 +251,25 @@ class Builder {
     }
     if (ec) LogWarning(path + ": cannot list: " + ec.message());
     std::sort(names.begin(), names.end());
-    for (const auto& n : names) AddEntry(dir, n, path + "/" + n);
+    // datg matrices consume their companions (names, checksums).
+    std::set<std::string> present(names.begin(), names.end()), consumed, datg;
+    for (const auto& n : names) {
+      if (n.size() <= 5 || n.compare(n.size() - 5, 5, ".datg") != 0) continue;
+      const std::string stem = n.substr(0, n.size() - 5);
+      struct stat st;
+      if (::lstat((path + "/" + n).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (!present.count(stem + ".rows.txt.gz") || !present.count(stem + ".cols.txt.gz")) continue;
+      datg.insert(n);
+      for (const char* ext : {".rows.txt.gz", ".cols.txt.gz", ".sha256", ".md5"}) consumed.insert(stem + ext);
+    }
+    for (const auto& n : names) {
+      if (consumed.count(n) && !datg.count(n)) continue;
+      if (datg.count(n)) {
+        AddDatgStore(dir, n, path + "/" + n, path + "/" + n.substr(0, n.size() - 5));
+      } else {
+        AddEntry(dir, n, path + "/" + n);
+      }
+    }
   }
 
   Status BuildRoot(const std::string& source) {

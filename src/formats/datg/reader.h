@@ -1,0 +1,51 @@
+// A datg matrix (systemsgenetics row-compressed doubles) with its rows.txt.gz/cols.txt.gz
+// companions. Opened once: trailer, metadata, block index and names are validated up front;
+// then ReadBlock(k) decodes one row block (big-endian doubles). Never formats text.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/file.h"
+#include "util/status.h"
+
+namespace omicsfs::formats::datg {
+
+class DatgFile {
+ public:
+  static Result<std::shared_ptr<const DatgFile>> Open(const std::string& datg, const std::string& rows_gz,
+                                                      const std::string& cols_gz);
+
+  const std::string& Describe() const { return path_; }
+  uint64_t rows() const { return rows_; }
+  uint64_t cols() const { return cols_; }
+  uint64_t rows_per_block() const { return rpb_; }
+  uint64_t blocks() const { return offsets_.size(); }
+  uint64_t BlockFirstRow(uint64_t b) const { return b * rpb_; }
+  uint64_t BlockRows(uint64_t b) const { return std::min(rpb_, rows_ - b * rpb_); }
+  bool lz4_frames() const { return lz4_frames_; }
+  const std::vector<std::string>& row_names() const { return row_names_; }
+  const std::vector<std::string>& col_names() const { return col_names_; }
+  const std::string& dataset_name() const { return dataset_name_; }
+
+  // Rows of block b, row-major, BlockRows(b) × cols() values.
+  Result<std::vector<double>> ReadBlock(uint64_t b) const;
+
+ private:
+  DatgFile() = default;
+
+  std::string path_;
+  File file_;
+  uint64_t rows_ = 0, cols_ = 0, rpb_ = 1;
+  bool lz4_frames_ = true;
+  uint64_t index_offset_ = 0;
+  std::vector<uint64_t> offsets_;  // one per block
+  std::vector<std::string> row_names_, col_names_;
+  std::string dataset_name_, data_on_rows_, data_on_cols_;
+};
+
+// Java's modified UTF-8 (DataOutputStream.writeUTF payload) → UTF-8.
+Result<std::string> ModifiedUtf8ToUtf8(std::string_view in);
+
+}  // namespace omicsfs::formats::datg
