@@ -79,74 +79,83 @@ void AppendVcfFloat(std::string* out, float v) {
   }
 }
 
-void AppendJavaDouble(std::string* out, double v) {
-  if (std::isnan(v)) {
-    out->append("NaN");
-    return;
+namespace {
+
+// Splits std::to_chars scientific output "[-]d[.ddd]e±XX" into its digits and exponent.
+int SplitScientific(const char* b, const char* e, char* digits, int* exponent) {
+  int n = 0;
+  const char* q = b;
+  if (*q == '-') ++q;
+  for (; q < e && *q != 'e'; ++q) {
+    if (*q != '.') digits[n++] = *q;
   }
-  if (std::isinf(v)) {
-    out->append(v < 0 ? "-Infinity" : "Infinity");
-    return;
-  }
-  if (v == 0) {
-    out->append(std::signbit(v) ? "-0.0" : "0.0");
-    return;
-  }
-  char buf[64];
+  ++q;  // 'e'
+  const bool negative = *q == '-';
+  int x = 0;
+  for (++q; q < e; ++q) x = x * 10 + (*q - '0');
+  *exponent = negative ? -x : x;
+  return n;
+}
+
+}  // namespace
+
+char* WriteJavaDouble(char* p, double v) {
+  if (std::isnan(v)) return std::copy_n("NaN", 3, p);
+  if (std::isinf(v)) return v < 0 ? std::copy_n("-Infinity", 9, p) : std::copy_n("Infinity", 8, p);
+  if (v == 0) return std::signbit(v) ? std::copy_n("-0.0", 4, p) : std::copy_n("0.0", 3, p);
+  char buf[48];
   char* end = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific).ptr;
-  auto parse = [](const char* b, const char* e, std::string* digits, int* exponent) {
-    digits->clear();
-    const char* q = b;
-    if (*q == '-') ++q;
-    for (; q < e && *q != 'e'; ++q) {
-      if (*q != '.') digits->push_back(*q);
-    }
-    std::from_chars(q + (q[1] == '+' ? 2 : 1), e, *exponent);
-  };
-  std::string digits;
+  char digits[32];
   int exponent = 0;
-  parse(buf, end, &digits, &exponent);
-  if (digits.size() == 1) {
+  int n = SplitScientific(buf, end, digits, &exponent);
+  if (n == 1) {
     // Java picks the closest decimal of 1 or 2 digits that still rounds back.
-    char two[64];
+    char two[48];
     char* tend = std::to_chars(two, two + sizeof(two), v, std::chars_format::scientific, 1).ptr;
     double back = 0;
     std::from_chars(two, tend, back);
     if (back == v) {
-      std::string d2;
-      int e2 = 0;
-      parse(two, tend, &d2, &e2);
-      while (d2.size() > 1 && d2.back() == '0') d2.pop_back();
-      digits = d2;
-      exponent = e2;
+      n = SplitScientific(two, tend, digits, &exponent);
+      while (n > 1 && digits[n - 1] == '0') --n;
     }
   }
-  if (v < 0) out->push_back('-');
+  if (v < 0) *p++ = '-';
   const double a = std::fabs(v);
   if (a >= 1e-3 && a < 1e7) {
     if (exponent >= 0) {
-      const size_t int_digits = static_cast<size_t>(exponent) + 1;
-      if (digits.size() <= int_digits) {
-        out->append(digits);
-        out->append(int_digits - digits.size(), '0');
-        out->append(".0");
+      const int int_digits = exponent + 1;
+      if (n <= int_digits) {
+        p = std::copy_n(digits, n, p);
+        p = std::fill_n(p, int_digits - n, '0');
+        *p++ = '.';
+        *p++ = '0';
       } else {
-        out->append(digits, 0, int_digits);
-        out->push_back('.');
-        out->append(digits, int_digits);
+        p = std::copy_n(digits, int_digits, p);
+        *p++ = '.';
+        p = std::copy_n(digits + int_digits, n - int_digits, p);
       }
     } else {
-      out->append("0.");
-      out->append(static_cast<size_t>(-exponent - 1), '0');
-      out->append(digits);
+      *p++ = '0';
+      *p++ = '.';
+      p = std::fill_n(p, -exponent - 1, '0');
+      p = std::copy_n(digits, n, p);
     }
-    return;
+    return p;
   }
-  out->push_back(digits[0]);
-  out->push_back('.');
-  if (digits.size() > 1) out->append(digits, 1); else out->push_back('0');
-  out->push_back('E');
-  AppendInt(out, exponent);
+  *p++ = digits[0];
+  *p++ = '.';
+  if (n > 1) {
+    p = std::copy_n(digits + 1, n - 1, p);
+  } else {
+    *p++ = '0';
+  }
+  *p++ = 'E';
+  return std::to_chars(p, p + 8, exponent).ptr;
+}
+
+void AppendJavaDouble(std::string* out, double v) {
+  char buf[kMaxJavaDoubleChars];
+  out->append(buf, WriteJavaDouble(buf, v));
 }
 
 void AppendFloat(std::string* out, float v) {

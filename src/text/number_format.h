@@ -28,6 +28,8 @@ void AppendVcfFloat(std::string* out, float v);
 // closest 2-digit one when that is closer, e.g. 9.9E-324); plain decimal with at least one
 // fraction digit for 1e-3 <= |x| < 1e7, else d.ddd…E[-]n; NaN, Infinity, -Infinity, -0.0.
 void AppendJavaDouble(std::string* out, double v);
+inline constexpr size_t kMaxJavaDoubleChars = 32;
+char* WriteJavaDouble(char* p, double v);  // writes at most kMaxJavaDoubleChars
 void AppendFloat(std::string* out, float v);
 void AppendDouble(std::string* out, double v);
 

@@ -8,7 +8,9 @@ namespace omicsfs::text {
 
 NamesSource::NamesSource(std::shared_ptr<const std::vector<std::string>> names, Layout layout,
                          uint64_t fallback_count, std::string describe)
-    : names_(std::move(names)), layout_(layout), fallback_(fallback_count),
+    : names_(std::move(names)),
+      layout_(layout),
+      fallback_(fallback_count),
       describe_(std::move(describe)) {}
 
 uint64_t NamesSource::ChunkCount() const { return (count() + kNamesPerChunk - 1) / kNamesPerChunk; }
@@ -42,9 +44,15 @@ Status NamesSource::RenderChunk(uint64_t k, std::string* out) const {
 
 namespace omicsfs::text {
 
-DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file) : file_(std::move(file)) {}
+DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file)
+    : file_(std::move(file)) {
+  const uint64_t block_text = file_->rows_per_block() * (file_->cols() * 20 + 16);  // estimate
+  blocks_per_chunk_ = std::max<uint64_t>(1, (256 << 10) / std::max<uint64_t>(block_text, 1));
+}
 
-uint64_t DatgTsvSource::ChunkCount() const { return 1 + file_->blocks(); }
+uint64_t DatgTsvSource::ChunkCount() const {
+  return 1 + (file_->blocks() + blocks_per_chunk_ - 1) / blocks_per_chunk_;
+}
 
 std::string DatgTsvSource::Describe() const { return "matrix.tsv of " + file_->Describe(); }
 
@@ -58,17 +66,23 @@ Status DatgTsvSource::RenderChunk(uint64_t k, std::string* out) const {
     out->push_back('\n');
     return OkStatus();
   }
-  const uint64_t b = k - 1;
-  ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
-  const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b), cols = f.cols();
-  out->reserve(out->size() + n * (cols * 24 + 32));
-  for (uint64_t r = 0; r < n; ++r) {
-    out->append(f.row_names()[first + r]);
-    for (uint64_t c = 0; c < cols; ++c) {
-      out->push_back('\t');
-      AppendJavaDouble(out, values[r * cols + c]);
+  const uint64_t b0 = (k - 1) * blocks_per_chunk_,
+                 b1 = std::min(b0 + blocks_per_chunk_, f.blocks());
+  for (uint64_t b = b0; b < b1; ++b) {
+    ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
+    const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b), cols = f.cols();
+    for (uint64_t r = 0; r < n; ++r) {
+      out->append(f.row_names()[first + r]);
+      const size_t at = out->size();
+      out->resize(at + cols * (kMaxJavaDoubleChars + 1) + 1);
+      char* p = out->data() + at;
+      for (uint64_t c = 0; c < cols; ++c) {
+        *p++ = '\t';
+        p = WriteJavaDouble(p, values[r * cols + c]);
+      }
+      *p++ = '\n';
+      out->resize(static_cast<size_t>(p - out->data()));
     }
-    out->push_back('\n');
   }
   return OkStatus();
 }

@@ -52,6 +52,7 @@ class DatgTsvSource : public RecordSource {
 
  private:
   std::shared_ptr<const formats::datg::DatgFile> file_;
+  uint64_t blocks_per_chunk_ = 1;  // small row blocks are grouped into ~256 KiB of text
 };
 
 }  // namespace omicsfs::text

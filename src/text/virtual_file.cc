@@ -95,7 +95,9 @@ Result<std::string> VirtualTextFile::Render(uint64_t k) const {
 void VirtualTextFile::Prefetch(uint64_t after) const {
   if (options_.prefetcher == nullptr) return;
   const ChunkIndex* index = ready_.load(std::memory_order_acquire);
-  for (uint64_t k = after + 1; k <= after + options_.readahead_chunks && k < index->chunk_count(); ++k) {
+  uint64_t ahead = 0;
+  for (uint64_t k = after + 1; k < index->chunk_count() && k <= after + 64 && (k == after + 1 || ahead < options_.readahead_bytes); ++k) {
+    ahead += index->ChunkLength(k);
     const cache::CacheKey key{owner_, cache::CacheKind::kTextChunk, k};
     if (pool_->ContainsOrPending(key)) continue;
     std::weak_ptr<const VirtualTextFile> weak = weak_from_this();

@@ -27,7 +27,7 @@ class Prefetcher;
 struct SizingOptions {
   unsigned threads = 0;             // 0: hardware concurrency
   Prefetcher* prefetcher = nullptr;  // read-ahead workers (optional; must outlive reads)
-  unsigned readahead_chunks = 2;     // chunks rendered ahead of a read
+  uint64_t readahead_bytes = 8 << 20;  // text rendered ahead of a read (whole chunks, ≥ 1)
 };
 
 class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {

@@ -164,7 +164,7 @@ TEST(PrefetcherTest, ReadAheadRendersTheNextChunksIntoTheCache) {
   cache::CachePool pool(0);  // nothing kept by the sizing pass
   Prefetcher prefetcher;
   prefetcher.Start(2);
-  auto f = std::make_shared<VirtualTextFile>(src, &pool, SizingOptions{1, &prefetcher, 2});
+  auto f = std::make_shared<VirtualTextFile>(src, &pool, SizingOptions{1, &prefetcher, 200});  // 2 chunks
   ASSERT_TRUE(f->Size().ok());
   // With a zero budget nothing is kept, so look at the render counts instead.
   auto pieces = f->Read(0, 50);
