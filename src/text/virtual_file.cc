@@ -95,8 +95,12 @@ Result<std::string> VirtualTextFile::Render(uint64_t k) const {
 void VirtualTextFile::Prefetch(uint64_t after) const {
   if (options_.prefetcher == nullptr) return;
   const ChunkIndex* index = ready_.load(std::memory_order_acquire);
+  // Queue each chunk once per pass: start at the mark unless the reader jumped elsewhere.
+  uint64_t mark = prefetch_mark_.load();
+  uint64_t k = (mark <= after || mark > after + 65) ? after + 1 : mark;
   uint64_t ahead = 0;
-  for (uint64_t k = after + 1; k < index->chunk_count() && k <= after + 64 && (k == after + 1 || ahead < options_.readahead_bytes); ++k) {
+  for (uint64_t i = after + 1; i < k; ++i) ahead += index->ChunkLength(i);
+  for (; k < index->chunk_count() && k <= after + 64 && (k == after + 1 || ahead < options_.readahead_bytes); ++k) {
     ahead += index->ChunkLength(k);
     const cache::CacheKey key{owner_, cache::CacheKind::kTextChunk, k};
     if (pool_->ContainsOrPending(key)) continue;
@@ -107,6 +111,7 @@ void VirtualTextFile::Prefetch(uint64_t after) const {
       }
     });
   }
+  prefetch_mark_.store(k);
 }
 
 Result<cache::Buffer> VirtualTextFile::Chunk(uint64_t k) const {

@@ -58,6 +58,7 @@ class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
   mutable std::unique_ptr<const ChunkIndex> index_;  // set once under mu_
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
   mutable Status sizing_error_;                      // a failed pass is remembered
+  mutable std::atomic<uint64_t> prefetch_mark_{0};   // chunks below it were already queued
 };
 
 }  // namespace omicsfs::text
