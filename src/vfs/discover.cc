@@ -6,12 +6,14 @@
 #include <set>
 #include <cstring>
 
+#include "formats/bpcells/fragments.h"
 #include "formats/bpcells/matrix.h"
 #include "formats/bpcells/version.h"
 #include "formats/datg/reader.h"
 #include "formats/vcz/store.h"
 #include "io/dir_array_store.h"
 #include "io/h5_array_store.h"
+#include "text/bed_source.h"
 #include "text/mtx_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
@@ -80,6 +82,22 @@ class Builder {
             std::make_shared<const text::StaticTextSource>(status.ToString() + "\n", "ERROR.txt"));
   }
 
+  // fragments.bed, fragments.tsv, chromosomes.txt, cells.txt.
+  void AddFragmentViews(Ino dir, const Meta& meta, std::shared_ptr<const io::ArrayStore> store) {
+    auto fragments = bp::Fragments::Open(std::move(store));
+    if (!fragments.ok()) return AddError(dir, meta, fragments.status());
+    const auto& f = *fragments;
+    const std::string where = f->Describe();
+    using text::BedSource;
+    using Layout = text::NamesSource::Layout;
+    AddText(dir, "fragments.bed", meta, std::make_shared<const BedSource>(f, BedSource::Style::kBed));
+    AddText(dir, "fragments.tsv", meta, std::make_shared<const BedSource>(f, BedSource::Style::kTenX));
+    AddText(dir, "chromosomes.txt", meta, std::make_shared<const text::NamesSource>(
+        std::shared_ptr<const std::vector<std::string>>(f, &f->chr_names()), Layout::kOnePerLine, 0, "chromosomes.txt of " + where));
+    AddText(dir, "cells.txt", meta, std::make_shared<const text::NamesSource>(
+        std::shared_ptr<const std::vector<std::string>>(f, &f->cell_names()), Layout::kOnePerLine, 0, "cells.txt of " + where));
+  }
+
   // Fills `dir` with the views of one BPCells store.
   void AddStoreViews(Ino dir, const Meta& meta, Result<std::shared_ptr<const io::ArrayStore>> store) {
     if (!store.ok()) return AddError(dir, meta, store.status());
@@ -89,9 +107,7 @@ class Builder {
     if (!v) {
       return AddError(dir, meta, UnsupportedError((*store)->Describe() + ": unrecognised BPCells version '" + *version + "'"));
     }
-    if (v->kind == bp::StoreKind::kFragments) {
-      return AddError(dir, meta, UnsupportedError((*store)->Describe() + ": BPCells fragments views are not implemented yet"));
-    }
+    if (v->kind == bp::StoreKind::kFragments) return AddFragmentViews(dir, meta, *store);
     auto matrix = bp::Matrix::Open(*store);
     if (!matrix.ok()) return AddError(dir, meta, matrix.status());
     const auto& m = *matrix;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <algorithm>
 #include <sstream>
 
 #include "testutil/mount_fixture.h"
@@ -114,6 +115,44 @@ TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
     EXPECT_EQ(got, genes);
   }
   EXPECT_EQ(matrices, 50);
+}
+
+TEST_F(CorpusMount, EveryFragmentsStoreIsByteIdentical) {
+  ASSERT_NE(mount_, nullptr);
+  int stores = 0;
+  for (const Row& r : Manifest()) {
+    if (r.kind != "fragments") continue;
+    ++stores;
+    SCOPED_TRACE(r.store + " " + r.group);
+    const std::string dir = mount_->path() + "/" + VirtualDir(r);
+    std::string tenx = r.expected;
+    tenx.replace(tenx.find(".bed.tsv"), 8, ".10x.tsv");
+    for (const auto& [view, expected] : {std::pair<std::string, std::string>{"fragments.bed", r.expected},
+                                         {"fragments.tsv", tenx},
+                                         {"chromosomes.txt", r.names1},
+                                         {"cells.txt", r.names2}}) {
+      std::string got;
+      int err = 0;
+      ASSERT_TRUE(ReadWhole(dir + "/" + view, &got, &err)) << view << " errno " << err;
+      const std::string want = ReadMaybeGz(kCorpus + "/" + expected);
+      EXPECT_TRUE(got == want) << view << " differs (" << got.size() << " vs " << want.size() << " bytes)";
+    }
+  }
+  EXPECT_EQ(stores, 12);
+}
+
+TEST_F(CorpusMount, BedtoolsReadsFragmentsBed) {
+  ASSERT_NE(mount_, nullptr);
+  for (const char* dir : {"dir/v2/frags.packed", "h5/stores_v1.h5/frags_unpacked", "dir/v2/atac.packed"}) {
+    const std::string path = mount_->path() + "/" + dir + "/fragments.bed";
+    std::string out;
+    ASSERT_EQ(testutil::RunCommand({"bedtools", "merge", "-i", path}, &out), 0) << dir;
+    EXPECT_FALSE(out.empty()) << dir;
+    std::string sorted, bed;
+    ASSERT_EQ(testutil::RunCommand({"bedtools", "sort", "-i", path}, &sorted), 0) << dir;
+    ASSERT_TRUE(ReadWhole(path, &bed));
+    EXPECT_EQ(std::count(sorted.begin(), sorted.end(), '\n'), std::count(bed.begin(), bed.end(), '\n')) << dir;
+  }
 }
 
 TEST_F(CorpusMount, PlainFilesPassThroughByteIdentical) {

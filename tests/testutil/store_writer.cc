@@ -118,6 +118,51 @@ std::shared_ptr<io::MemoryArrayStore> ToMemoryStore(const StoreSpec& spec) {
   return m;
 }
 
+StoreSpec MakeFragmentsStore(const FragmentsSpec& f) {
+  StoreSpec s;
+  s.version = std::string(f.packed ? "packed" : "unpacked") + "-fragments-v" + std::to_string(f.format_version);
+  std::vector<size_t> order = f.physical_order;
+  if (order.empty()) {
+    for (size_t c = 0; c < f.by_chr.size(); ++c) order.push_back(c);
+  }
+  std::vector<uint32_t> start, end, cell, delta;
+  std::vector<uint64_t> ptr(2 * f.by_chr.size(), 0);
+  for (size_t c : order) {
+    ptr[2 * c] = start.size();
+    for (const Fragment& fr : f.by_chr[c]) {
+      start.push_back(fr.start);
+      end.push_back(fr.end);
+      delta.push_back(fr.end - fr.start);
+      cell.push_back(fr.cell);
+    }
+    ptr[2 * c + 1] = start.size();
+  }
+  std::vector<uint32_t> end_max;
+  uint32_t running = 0;
+  for (size_t i = 0; i < end.size(); ++i) {
+    running = std::max(running, end[i]);
+    if (i % 128 == 127 || i + 1 == end.size()) end_max.push_back(running);
+  }
+  s.PutStrings("chr_names", f.chr_names);
+  s.PutStrings("cell_names", f.cell_names);
+  if (f.format_version >= 2) {
+    s.Put("chr_ptr", ptr);
+  } else {
+    s.Put("chr_ptr", std::vector<uint32_t>(ptr.begin(), ptr.end()));
+  }
+  s.Put("end_max", end_max);
+  if (f.packed) {
+    PutBitpacked(&s, "cell", cell, Bp128Variant::kPlain, f.format_version);
+    PutBitpacked(&s, "start", start, Bp128Variant::kD1, f.format_version);
+    PutBitpacked(&s, "end", delta, Bp128Variant::kPlain, f.format_version);
+  } else {
+    s.Put("cell", cell);
+    s.Put("start", start);
+    s.Put("end", end);
+  }
+  return s;
+}
+
 MatrixSpec RandomMatrix(uint32_t rows, uint32_t cols, double density, ValueKind kind,
                         bool row_major, bool packed, int format_version, uint32_t seed,
                         bool names) {

@@ -85,6 +85,20 @@ MatrixSpec RandomMatrix(uint32_t rows, uint32_t cols, double density, ValueKind 
 // The same store in memory.
 std::shared_ptr<io::MemoryArrayStore> ToMemoryStore(const StoreSpec& spec);
 
+struct Fragment {
+  uint32_t start, end, cell;
+};
+
+struct FragmentsSpec {
+  std::vector<std::string> chr_names, cell_names;
+  std::vector<std::vector<Fragment>> by_chr;  // per chromosome ID, in stored order
+  std::vector<size_t> physical_order;         // chromosome IDs in file order (default: ID order)
+  bool packed = true;
+  int format_version = 2;
+};
+
+StoreSpec MakeFragmentsStore(const FragmentsSpec& f);
+
 Status WriteDirStore(const StoreSpec& spec, const std::string& dir);
 // Creates `file` if missing; `group` "/" writes into the root group.
 Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::string& group);

@@ -1,0 +1,114 @@
+#include "formats/bpcells/fragments.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "testutil/store_writer.h"
+#include "text/bed_source.h"
+
+namespace omicsfs::formats::bpcells {
+namespace {
+
+using testutil::Fragment;
+using testutil::FragmentsSpec;
+
+FragmentsSpec Sample(bool packed, int version) {
+  FragmentsSpec f;
+  f.chr_names = {"chr1", "chr2", "chrEmpty", "chrX"};
+  f.cell_names = {"c0", "cell with space", "célula", "c3"};
+  std::mt19937 rng(4);
+  f.by_chr.resize(4);
+  for (size_t c : {0u, 1u, 3u}) {
+    uint32_t pos = c == 3 ? 4000000000u : 0u;  // coordinates beyond 2^31 on chrX
+    for (int i = 0; i < (c == 0 ? 1000 : 300); ++i) {
+      pos += rng() % 200;
+      uint32_t len = rng() % 10 == 0 ? 0 : 50 + rng() % 500;
+      f.by_chr[c].push_back({pos, pos + len, static_cast<uint32_t>(rng() % 4)});
+    }
+  }
+  f.by_chr[1].insert(f.by_chr[1].begin(), Fragment{0, 0, 1});  // zero-length at 0
+  f.physical_order = {3, 1, 0, 2};  // not ID order
+  f.packed = packed;
+  f.format_version = version;
+  return f;
+}
+
+class FragmentsTest : public ::testing::TestWithParam<std::pair<bool, int>> {};
+
+TEST_P(FragmentsTest, ReadsEveryChromosomeRange) {
+  auto spec = Sample(GetParam().first, GetParam().second);
+  auto f = Fragments::Open(testutil::ToMemoryStore(testutil::MakeFragmentsStore(spec)));
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ((*f)->chr_names(), spec.chr_names);
+  EXPECT_EQ((*f)->cell_names(), spec.cell_names);
+  for (size_t c = 0; c < spec.chr_names.size(); ++c) {
+    auto [b, e] = (*f)->ChrRange(c);
+    ASSERT_EQ(e - b, spec.by_chr[c].size());
+    FragmentRange r;
+    ASSERT_TRUE((*f)->Read(b, e, &r).ok());
+    for (size_t i = 0; i < spec.by_chr[c].size(); ++i) {
+      ASSERT_EQ(r.start[i], spec.by_chr[c][i].start);
+      ASSERT_EQ(r.end[i], spec.by_chr[c][i].end);
+      ASSERT_EQ(r.cell[i], spec.by_chr[c][i].cell);
+    }
+  }
+}
+
+TEST_P(FragmentsTest, BedAndTenXViewsMatchAReferenceRendering) {
+  auto spec = Sample(GetParam().first, GetParam().second);
+  auto f = Fragments::Open(testutil::ToMemoryStore(testutil::MakeFragmentsStore(spec)));
+  ASSERT_TRUE(f.ok());
+  for (auto style : {text::BedSource::Style::kBed, text::BedSource::Style::kTenX}) {
+    std::string want;
+    for (size_t c = 0; c < spec.chr_names.size(); ++c) {
+      for (const Fragment& fr : spec.by_chr[c]) {
+        uint32_t end = style == text::BedSource::Style::kTenX ? fr.end - 1 : fr.end;  // unsigned
+        want += spec.chr_names[c] + "\t" + std::to_string(fr.start) + "\t" + std::to_string(end) + "\t" +
+                spec.cell_names[fr.cell] + "\n";
+      }
+    }
+    text::BedSource src(*f, style);
+    std::string got;
+    for (uint64_t k = 0; k < src.ChunkCount(); ++k) ASSERT_TRUE(src.RenderChunk(k, &got).ok());
+    EXPECT_TRUE(got == want);
+    EXPECT_NE(got.find("chr2\t0\t" + std::string(style == text::BedSource::Style::kTenX ? "4294967295" : "0")), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FragmentsTest,
+                         ::testing::Values(std::make_pair(true, 2), std::make_pair(true, 1),
+                                           std::make_pair(false, 2), std::make_pair(false, 1)));
+
+TEST(FragmentsCorruption, BadCellChrPtrAndCounts) {
+  auto spec = Sample(false, 2);
+  auto store = testutil::MakeFragmentsStore(spec);
+  auto cells = store.Get<uint32_t>("cell");
+  cells[7] = 99;
+  store.Put("cell", cells);
+  auto f = Fragments::Open(testutil::ToMemoryStore(store));
+  ASSERT_TRUE(f.ok());
+  FragmentRange r;
+  Status st = (*f)->Read(0, (*f)->size(), &r);
+  EXPECT_EQ(st.code(), ErrorCode::kCorrupt);
+  EXPECT_NE(st.message().find("fragment 7"), std::string::npos) << st.message();
+
+  auto bad_ptr = testutil::MakeFragmentsStore(spec);
+  auto ptr = bad_ptr.Get<uint64_t>("chr_ptr");
+  ptr[1] = 1u << 30;
+  bad_ptr.Put("chr_ptr", ptr);
+  EXPECT_EQ(Fragments::Open(testutil::ToMemoryStore(bad_ptr)).status().code(), ErrorCode::kCorrupt);
+
+  auto odd = testutil::MakeFragmentsStore(spec);
+  ptr = odd.Get<uint64_t>("chr_ptr");
+  ptr.pop_back();
+  odd.Put("chr_ptr", ptr);
+  EXPECT_EQ(Fragments::Open(testutil::ToMemoryStore(odd)).status().code(), ErrorCode::kCorrupt);
+
+  auto packed = testutil::MakeFragmentsStore(Sample(true, 2));
+  packed.arrays.erase("start_starts");
+  EXPECT_EQ(Fragments::Open(testutil::ToMemoryStore(packed)).status().code(), ErrorCode::kCorrupt);
+}
+
+}  // namespace
+}  // namespace omicsfs::formats::bpcells
