@@ -25,6 +25,7 @@ Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePoo
   vfs::DiscoverOptions d;
   d.pool = pool;
   d.sizing.prefetcher = prefetcher;
+  d.index_dir = o.index_dir;
   return vfs::Discover(o.source, d);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "util/status.h"
@@ -16,6 +17,11 @@ class RecordSource {
   virtual ~RecordSource() = default;
   virtual uint64_t ChunkCount() const = 0;
   virtual Status RenderChunk(uint64_t k, std::string* out) const = 0;
+  // One-time work before sizing (e.g. building a transposed copy); called once, before any
+  // ChunkLength/RenderChunk, by the sizing pass.
+  virtual Status Prepare() const { return OkStatus(); }
+  // A chunk's exact length when it is known without rendering (dense views), else nullopt.
+  virtual std::optional<uint64_t> KnownChunkLength(uint64_t k) const { return std::nullopt; }
   // For messages: "matrix.mtx of /data/counts".
   virtual std::string Describe() const = 0;
 };

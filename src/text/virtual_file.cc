@@ -20,6 +20,11 @@ Status VirtualTextFile::EnsureSized() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (index_) return OkStatus();
   if (!sizing_error_.ok()) return sizing_error_;
+  if (Status st = source_->Prepare(); !st.ok()) {
+    sizing_error_ = std::move(st).WithContext(source_->Describe());
+    LogError(sizing_error_.message());
+    return sizing_error_;
+  }
 
   const uint64_t n = source_->ChunkCount();
   std::vector<uint64_t> lengths(n, 0);
@@ -40,6 +45,11 @@ Status VirtualTextFile::EnsureSized() const {
       {
         std::lock_guard<std::mutex> l(err_mu);
         if (!first_error.ok()) return;
+      }
+      if (auto known = source_->KnownChunkLength(k)) {
+        lengths[k] = *known;
+        done.fetch_add(1);
+        continue;
       }
       buf.clear();
       Status st;

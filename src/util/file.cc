@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdlib>
 
 namespace omicsfs {
 
@@ -63,6 +66,40 @@ Result<struct stat> File::Stat() const {
   struct stat st;
   if (::fstat(fd_, &st) != 0) return IoError("stat " + path_, errno);
   return st;
+}
+
+Result<ScratchFile> ScratchFile::Create(const std::vector<std::string>& dirs) {
+  std::vector<std::string> candidates = dirs;
+  if (const char* t = std::getenv("TMPDIR"); t && *t) candidates.push_back(t);
+  candidates.push_back("/tmp");
+  int last_errno = 0;
+  for (const std::string& d : candidates) {
+    if (d.empty()) continue;
+    ::mkdir(d.c_str(), 0700);  // index_dir may not exist yet
+    int fd = ::open(d.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      last_errno = errno;
+      continue;
+    }
+    ScratchFile s;
+    s.file_ = File::Adopt(fd, d + "/(scratch)");
+    return s;
+  }
+  return IoError("no writable directory for scratch data", last_errno);
+}
+
+Status ScratchFile::WriteAt(uint64_t offset, const void* data, size_t length) {
+  const char* p = static_cast<const char*>(data);
+  size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pwrite(file_.fd(), p + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError("write " + file_.path(), errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return OkStatus();
 }
 
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
@@ -22,6 +23,13 @@ class File {
 
   // Opens read-only (O_CLOEXEC; O_NOFOLLOW when `nofollow`).
   static Result<File> OpenReadOnly(const std::string& path, bool nofollow = false);
+  // Takes ownership of an open descriptor.
+  static File Adopt(int fd, std::string path) {
+    File f;
+    f.fd_ = fd;
+    f.path_ = std::move(path);
+    return f;
+  }
 
   bool valid() const { return fd_ >= 0; }
   int fd() const { return fd_; }
@@ -36,6 +44,18 @@ class File {
  private:
   int fd_ = -1;
   std::string path_;
+};
+
+// An anonymous scratch file (O_TMPFILE: unlinked, gone when closed) for derived data.
+class ScratchFile {
+ public:
+  // Creates it in the first usable directory of `dirs` (then $TMPDIR, /tmp).
+  static Result<ScratchFile> Create(const std::vector<std::string>& dirs);
+  Status WriteAt(uint64_t offset, const void* data, size_t length);
+  const File& file() const { return file_; }
+
+ private:
+  File file_;
 };
 
 // Reads a whole (small) file into a string.

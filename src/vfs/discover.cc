@@ -14,6 +14,7 @@
 #include "io/dir_array_store.h"
 #include "io/h5_array_store.h"
 #include "text/bed_source.h"
+#include "text/dense_source.h"
 #include "text/mtx_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
@@ -116,6 +117,7 @@ class Builder {
     auto cols = std::shared_ptr<const std::vector<std::string>>(m, &m->col_names());
     using Layout = text::NamesSource::Layout;
     AddText(dir, "matrix.mtx", meta, std::make_shared<const text::MtxSource>(m));
+    AddText(dir, "matrix.tsv", meta, std::make_shared<const text::DenseTsvSource>(m, std::vector<std::string>{options_.index_dir}));
     AddText(dir, "rownames.txt", meta, std::make_shared<const text::NamesSource>(rows, Layout::kOnePerLine, 0, "rownames.txt of " + where));
     AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, 0, "colnames.txt of " + where));
     AddText(dir, "barcodes.tsv", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where));

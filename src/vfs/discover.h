@@ -14,6 +14,7 @@ namespace omicsfs::vfs {
 struct DiscoverOptions {
   cache::CachePool* pool = nullptr;  // required; must outlive the tree
   text::SizingOptions sizing;
+  std::string index_dir;  // derived data (e.g. transposed copies for dense views)
 };
 
 // SOURCE may be a directory (mirrored), a BPCells directory store, or an HDF5 file. Returns

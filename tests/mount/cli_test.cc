@@ -35,7 +35,7 @@ TEST(CliTest, LsAndCat) {
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples}, &out), 0);
   EXPECT_EQ(out, "counts.packed/\ncounts_gzip.h5/\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples, "counts_gzip.h5/mat"}, &out), 0);
-  EXPECT_EQ(out, "barcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.mtx\nrownames.txt\n");
+  EXPECT_EQ(out, "barcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.mtx\nmatrix.tsv\nrownames.txt\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples, "counts.packed/matrix.mtx"}, &out), 0);
   std::string want;
   ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.col.mtx", &want));

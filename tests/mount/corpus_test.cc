@@ -117,6 +117,60 @@ TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
   EXPECT_EQ(matrices, 50);
 }
 
+// Reference dense rendering from the expected MatrixMarket text and names (written here, not
+// shared with the daemon): every cell, `0` where the .mtx has no entry.
+std::string DenseReference(const std::string& mtx, const std::string& rownames, const std::string& colnames) {
+  std::istringstream in(mtx);
+  std::string line;
+  std::getline(in, line);  // banner
+  std::getline(in, line);
+  size_t nrow = 0, ncol = 0, nnz = 0;
+  std::istringstream(line) >> nrow >> ncol >> nnz;
+  std::vector<std::vector<std::string>> cells(nrow, std::vector<std::string>(ncol, "0"));
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    size_t r, c;
+    std::string v;
+    ls >> r >> c >> v;
+    cells[r - 1][c - 1] = v;
+  }
+  auto split = [](const std::string& text, size_t n) {
+    std::vector<std::string> out;
+    std::istringstream ss(text);
+    std::string l;
+    while (std::getline(ss, l)) out.push_back(l);
+    if (out.empty()) for (size_t i = 1; i <= n; ++i) out.push_back(std::to_string(i));
+    return out;
+  };
+  auto rn = split(rownames, nrow), cn = split(colnames, ncol);
+  std::string out;
+  for (const auto& c : cn) out += "\t" + c;
+  out += "\n";
+  for (size_t r = 0; r < nrow; ++r) {
+    out += rn[r];
+    for (size_t c = 0; c < ncol; ++c) out += "\t" + cells[r][c];
+    out += "\n";
+  }
+  return out;
+}
+
+TEST_F(CorpusMount, DenseMatrixTsvOfEveryMatrixStore) {
+  ASSERT_NE(mount_, nullptr);
+  int stores = 0;
+  for (const Row& r : Manifest()) {
+    if (r.kind != "matrix") continue;
+    ++stores;
+    SCOPED_TRACE(r.store + " " + r.group);
+    const std::string want = DenseReference(ReadMaybeGz(kCorpus + "/" + r.expected), ReadMaybeGz(kCorpus + "/" + r.names1),
+                                            ReadMaybeGz(kCorpus + "/" + r.names2));
+    std::string got;
+    int err = 0;
+    ASSERT_TRUE(ReadWhole(mount_->path() + "/" + VirtualDir(r) + "/matrix.tsv", &got, &err)) << "errno " << err;
+    EXPECT_TRUE(got == want) << "matrix.tsv differs (" << got.size() << " vs " << want.size() << " bytes)";
+  }
+  EXPECT_EQ(stores, 50);
+}
+
 TEST_F(CorpusMount, EveryFragmentsStoreIsByteIdentical) {
   ASSERT_NE(mount_, nullptr);
   int stores = 0;

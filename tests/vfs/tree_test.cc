@@ -62,10 +62,10 @@ class DiscoverTest : public ::testing::Test {
 TEST_F(DiscoverTest, MirrorsSourceAndReplacesStores) {
   EXPECT_EQ(Names(""), (std::vector<std::string>{"broken", "link", "notes.txt", "sub", "x.h5"}));
   EXPECT_EQ(Names("sub/m.packed"),
-            (std::vector<std::string>{"barcodes.tsv", "colnames.txt", "genes.tsv", "matrix.mtx", "rownames.txt"}));
+            (std::vector<std::string>{"barcodes.tsv", "colnames.txt", "genes.tsv", "matrix.mtx", "matrix.tsv", "rownames.txt"}));
   EXPECT_EQ(Names("x.h5"), (std::vector<std::string>{"g1", "g2"}));
   EXPECT_EQ(Names("x.h5/g1"), (std::vector<std::string>{"m"}));
-  EXPECT_EQ(Names("x.h5/g1/m").size(), 5u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 6u);
   EXPECT_EQ(Names("broken"), (std::vector<std::string>{"ERROR.txt"}));
   EXPECT_NE(ReadAll("broken/ERROR.txt").find("idxptr"), std::string::npos);
   EXPECT_EQ(ReadAll("notes.txt"), "hello\n");
@@ -113,8 +113,8 @@ namespace omicsfs::vfs {
 namespace {
 
 TEST_F(DiscoverTest, ListingNeverSizes) {
-  EXPECT_EQ(Names("sub/m.packed").size(), 5u);
-  EXPECT_EQ(Names("x.h5/g1/m").size(), 5u);
+  EXPECT_EQ(Names("sub/m.packed").size(), 6u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 6u);
   EXPECT_EQ(pool_->Stats().entries, 0u);  // nothing rendered yet
   auto ino = tree_->Resolve("sub/m.packed/matrix.mtx");
   ASSERT_TRUE(ino.ok());

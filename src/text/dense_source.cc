@@ -1,0 +1,120 @@
+#include "text/dense_source.h"
+
+#include <algorithm>
+
+#include "text/number_format.h"
+
+namespace omicsfs::text {
+
+using formats::bpcells::RowEntries;
+using formats::bpcells::ValueType;
+
+DenseTsvSource::DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix,
+                               std::vector<std::string> scratch_dirs)
+    : matrix_(std::move(matrix)), scratch_dirs_(std::move(scratch_dirs)) {
+  const uint64_t row_bytes = 2 * uint64_t{matrix_->cols()} + 16;
+  rows_per_chunk_ = std::max<uint64_t>(1, (256 << 10) / row_bytes);
+}
+
+uint64_t DenseTsvSource::ChunkCount() const {
+  return 1 + (uint64_t{matrix_->rows()} + rows_per_chunk_ - 1) / rows_per_chunk_;
+}
+
+std::pair<uint32_t, uint32_t> DenseTsvSource::Rows(uint64_t k) const {
+  const uint64_t r0 = (k - 1) * rows_per_chunk_;
+  return {static_cast<uint32_t>(r0), static_cast<uint32_t>(std::min<uint64_t>(r0 + rows_per_chunk_, matrix_->rows()))};
+}
+
+void DenseTsvSource::AppendRowName(uint32_t r, std::string* out) const {
+  if (matrix_->row_names().empty()) {
+    AppendUInt(out, uint64_t{r} + 1);
+  } else {
+    out->append(matrix_->row_names()[r]);
+  }
+}
+
+namespace {
+
+char* WriteValue(const RowEntries& e, ValueType t, uint64_t i, char* p) {
+  switch (t) {
+    case ValueType::kUInt32: return WriteUInt(p, e.u32[i]);
+    case ValueType::kFloat32: return WriteFloat(p, e.f32[i]);
+    case ValueType::kFloat64: return WriteDouble(p, e.f64[i]);
+  }
+  return p;
+}
+
+}  // namespace
+
+Status DenseTsvSource::Prepare() const {
+  ASSIGN_OR_RETURN(rows_, formats::bpcells::RowAccess::Build(matrix_, scratch_dirs_));
+  // Row lengths from the stored entries: one pass over rows in bands.
+  const uint32_t rows = matrix_->rows();
+  const uint64_t cols = matrix_->cols();
+  row_len_.assign(rows, 0);
+  std::string name;
+  RowEntries e;
+  char buf[kMaxNumberChars];
+  for (uint32_t a = 0; a < rows;) {
+    uint32_t b = a + 1;
+    uint64_t band = rows_->RowNnz(a);
+    while (b < rows && band + rows_->RowNnz(b) <= (1u << 22)) band += rows_->RowNnz(b++);
+    RETURN_IF_ERROR(rows_->ReadRows(a, b, &e));
+    for (uint32_t r = a; r < b; ++r) {
+      name.clear();
+      AppendRowName(r, &name);
+      uint64_t len = name.size() + 2 * cols + 1;
+      for (uint64_t i = e.row_ptr[r - a]; i < e.row_ptr[r - a + 1]; ++i) {
+        if (e.cols[i] >= cols) return CorruptError(matrix_->Describe() + ": column index beyond the shape");
+        len += static_cast<uint64_t>(WriteValue(e, matrix_->value_type(), i, buf) - buf) - 1;
+      }
+      row_len_[r] = len;
+    }
+    a = b;
+  }
+  return OkStatus();
+}
+
+std::optional<uint64_t> DenseTsvSource::KnownChunkLength(uint64_t k) const {
+  if (k == 0) return std::nullopt;  // the header is rendered
+  auto [r0, r1] = Rows(k);
+  uint64_t total = 0;
+  for (uint32_t r = r0; r < r1; ++r) total += row_len_[r];
+  return total;
+}
+
+Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
+  const uint64_t cols = matrix_->cols();
+  if (k == 0) {
+    for (uint64_t c = 0; c < cols; ++c) {
+      out->push_back('\t');
+      if (matrix_->col_names().empty()) AppendUInt(out, c + 1); else out->append(matrix_->col_names()[c]);
+    }
+    out->push_back('\n');
+    return OkStatus();
+  }
+  auto [r0, r1] = Rows(k);
+  RowEntries e;
+  RETURN_IF_ERROR(rows_->ReadRows(r0, r1, &e));
+  for (uint32_t r = r0; r < r1; ++r) {
+    AppendRowName(r, out);
+    const size_t at = out->size();
+    out->resize(at + 2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars);
+    char* p = out->data() + at;
+    uint64_t i = e.row_ptr[r - r0];
+    const uint64_t end = e.row_ptr[r - r0 + 1];
+    for (uint64_t c = 0; c < cols; ++c) {
+      *p++ = '\t';
+      if (i < end && e.cols[i] == c) {
+        p = WriteValue(e, matrix_->value_type(), i++, p);
+      } else {
+        *p++ = '0';
+      }
+    }
+    *p++ = '\n';
+    out->resize(static_cast<size_t>(p - out->data()));
+  }
+  return OkStatus();
+}
+
+}  // namespace omicsfs::text

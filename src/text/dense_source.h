@@ -1,0 +1,38 @@
+// Dense `matrix.tsv` of a BPCells matrix: header `\t` + column names, then per row the row
+// name and C values (`0` where nothing is stored). 1-based numbers stand in for absent names.
+// Sizes come from the stored entries alone (never from rendering zeros): a row is
+// len(name) + 2·C + 1 + Σ(len(value) − 1) bytes. Chunks are groups of rows of ~256 KiB.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "formats/bpcells/row_access.h"
+#include "text/record_source.h"
+
+namespace omicsfs::text {
+
+class DenseTsvSource : public RecordSource {
+ public:
+  DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::vector<std::string> scratch_dirs);
+  uint64_t ChunkCount() const override;
+  Status Prepare() const override;
+  std::optional<uint64_t> KnownChunkLength(uint64_t k) const override;
+  Status RenderChunk(uint64_t k, std::string* out) const override;
+  std::string Describe() const override { return "matrix.tsv of " + matrix_->Describe(); }
+
+ private:
+  std::pair<uint32_t, uint32_t> Rows(uint64_t k) const;  // rows of chunk k ≥ 1
+  void AppendRowName(uint32_t r, std::string* out) const;
+
+  std::shared_ptr<const formats::bpcells::Matrix> matrix_;
+  std::vector<std::string> scratch_dirs_;
+  uint64_t rows_per_chunk_ = 1;
+  // Set once by Prepare (under the sizing pass's lock), read-only afterwards.
+  mutable std::shared_ptr<const formats::bpcells::RowAccess> rows_;
+  mutable std::vector<uint64_t> row_len_;
+};
+
+}  // namespace omicsfs::text
