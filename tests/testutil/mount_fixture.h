@@ -27,6 +27,7 @@ class MountedFs {
   const std::string& path() const { return mountpoint_; }
   std::string Log() const;  // the daemon's stderr so far
   bool alive() const;
+  pid_t pid() const { return pid_; }
   // Sends `sig` to the daemon and waits (≤ timeout) for it to exit; returns its exit status or -1.
   int SignalAndWait(int sig, std::chrono::seconds timeout = std::chrono::seconds(20));
 

@@ -202,6 +202,24 @@ MatrixSpec RandomMatrix(uint32_t rows, uint32_t cols, double density, ValueKind 
   return m;
 }
 
+MatrixSpec SparseColMajor(uint32_t rows, uint32_t cols, double density, uint32_t seed) {
+  MatrixSpec m;
+  m.rows = rows;
+  m.cols = cols;
+  m.packed = true;
+  std::mt19937_64 rng(seed);
+  std::geometric_distribution<uint32_t> gap(density);
+  m.idxptr.push_back(0);
+  for (uint32_t c = 0; c < cols; ++c) {
+    for (uint64_t r = gap(rng); r < rows; r += 1 + gap(rng)) {
+      m.inner.push_back(static_cast<uint32_t>(r));
+      m.values.push_back(rng() % 50 == 0 ? 1 + rng() % 100000 : 1 + rng() % 9);
+    }
+    m.idxptr.push_back(m.inner.size());
+  }
+  return m;
+}
+
 Status WriteDirStore(const StoreSpec& spec, const std::string& dir) {
   ::mkdir(dir.c_str(), 0755);
   auto write = [&](const std::string& name, const std::string& bytes) -> Status {

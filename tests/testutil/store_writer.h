@@ -99,6 +99,10 @@ struct FragmentsSpec {
 
 StoreSpec MakeFragmentsStore(const FragmentsSpec& f);
 
+// A large sparse col-major uint32 matrix without names, drawn with geometric gaps (fast even for
+// billions of cells); values 1..9 mostly, sometimes up to 100000.
+MatrixSpec SparseColMajor(uint32_t rows, uint32_t cols, double density, uint32_t seed);
+
 Status WriteDirStore(const StoreSpec& spec, const std::string& dir);
 // Creates `file` if missing; `group` "/" writes into the root group.
 Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::string& group);
