@@ -13,6 +13,7 @@
 #include "cache/cache_pool.h"
 #include "mount/errno_map.h"
 #include "mount/fuse_ops.h"
+#include "text/index_store.h"
 #include "text/prefetcher.h"
 #include "util/log.h"
 #include "vfs/discover.h"
@@ -21,10 +22,12 @@ namespace omicsfs::mount {
 namespace {
 
 Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePool* pool,
-                                               text::Prefetcher* prefetcher = nullptr) {
+                                               text::Prefetcher* prefetcher = nullptr,
+                                               const text::IndexStore* index = nullptr) {
   vfs::DiscoverOptions d;
   d.pool = pool;
   d.sizing.prefetcher = prefetcher;
+  d.sizing.index = index;
   d.index_dir = o.index_dir;
   return vfs::Discover(o.source, d);
 }
@@ -76,7 +79,8 @@ int RunCat(const Options& o) {
   cache::CachePool pool(o.cache_size);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
   prefetcher.Start(Workers());
-  auto tree = Build(o, &pool, &prefetcher);
+  text::IndexStore index(o.index_dir, o.rebuild_index);
+  auto tree = Build(o, &pool, &prefetcher, &index);
   if (!tree.ok()) {
     LogError(tree.status().message());
     return kExitSource;
@@ -110,7 +114,8 @@ int RunCat(const Options& o) {
 int RunMount(const Options& o, const char* argv0) {
   cache::CachePool pool(o.cache_size);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
-  auto tree = Build(o, &pool, &prefetcher);
+  text::IndexStore index(o.index_dir, o.rebuild_index);
+  auto tree = Build(o, &pool, &prefetcher, &index);
   if (!tree.ok()) {
     LogError(tree.status().message());
     return kExitSource;

@@ -23,6 +23,8 @@ Status ApplyOption(const std::string& opt, Options* o) {
     o->threads = static_cast<unsigned>(n);
   } else if (key == "direct_io") {
     o->direct_io = true;
+  } else if (key == "rebuild_index") {
+    o->rebuild_index = true;
   } else if (key == "ro" || key == "rw" || key == "noauto" || key == "auto" || key == "nofail" ||
              key == "_netdev" || key == "user" || key == "users" || key == "nouser" ||
              key == "defaults" || key.rfind("x-", 0) == 0) {
@@ -82,6 +84,7 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
   for (; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") { o.command = Command::kHelp; return o; }
+    if (a == "--rebuild-index") { o.rebuild_index = true; continue; }
     if (a == "--version" || a == "-V") { o.command = Command::kVersion; return o; }
     if (a == "-f") { o.foreground = true; continue; }
     if (a == "-s") { o.single_threaded = true; continue; }
@@ -137,6 +140,7 @@ options:
      index_dir=DIR     where size/offset indexes persist (default $XDG_CACHE_HOME/omicsfs)
      threads=N         FUSE worker threads
      direct_io         bypass the page cache
+     rebuild_index     ignore persisted size indexes and write them anew
      allow_other, default_permissions, ...   passed to FUSE
   -h, --help           this text
   -V, --version        version

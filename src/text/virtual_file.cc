@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "text/index_store.h"
 #include "text/prefetcher.h"
 #include "util/log.h"
 
@@ -20,13 +21,21 @@ Status VirtualTextFile::EnsureSized() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (index_) return OkStatus();
   if (!sizing_error_.ok()) return sizing_error_;
-  if (Status st = source_->Prepare(); !st.ok()) {
+  const uint64_t n = source_->ChunkCount();
+  const bool persist = options_.index != nullptr && !options_.index_key.empty();
+  if (persist) {
+    if (auto lengths = options_.index->Load(options_.index_key, n)) {
+      index_ = std::make_unique<const ChunkIndex>(*lengths);
+      ready_.store(index_.get(), std::memory_order_release);
+      LogDebug(source_->Describe() + ": size from the persisted index");
+      return OkStatus();
+    }
+  }
+  if (Status st = EnsurePrepared(); !st.ok()) {
     sizing_error_ = std::move(st).WithContext(source_->Describe());
     LogError(sizing_error_.message());
     return sizing_error_;
   }
-
-  const uint64_t n = source_->ChunkCount();
   std::vector<uint64_t> lengths(n, 0);
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = static_cast<unsigned>(std::clamp<uint64_t>(threads, 1, std::max<uint64_t>(n, 1)));
@@ -87,6 +96,7 @@ Status VirtualTextFile::EnsureSized() const {
   }
   index_ = std::make_unique<const ChunkIndex>(lengths);
   ready_.store(index_.get(), std::memory_order_release);
+  if (persist) options_.index->Save(options_.index_key, lengths);
   return OkStatus();
 }
 
@@ -95,7 +105,19 @@ Result<uint64_t> VirtualTextFile::Size() const {
   return ready_.load(std::memory_order_acquire)->total_size();
 }
 
+Status VirtualTextFile::EnsurePrepared() const {
+  std::call_once(prepare_once_, [this] {
+    try {
+      prepare_status_ = source_->Prepare();
+    } catch (const std::bad_alloc&) {
+      prepare_status_ = Status(ErrorCode::kOutOfMemory, "out of memory");
+    }
+  });
+  return prepare_status_;
+}
+
 Result<std::string> VirtualTextFile::Render(uint64_t k) const {
+  RETURN_IF_ERROR(EnsurePrepared());
   thread_local std::string scratch;  // renderers may over-allocate; keep exact-size copies
   scratch.clear();
   RETURN_IF_ERROR(source_->RenderChunk(k, &scratch));

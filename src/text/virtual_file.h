@@ -23,11 +23,14 @@ struct Piece {
 };
 
 class Prefetcher;
+class IndexStore;
 
 struct SizingOptions {
   unsigned threads = 0;             // 0: hardware concurrency
   Prefetcher* prefetcher = nullptr;  // read-ahead workers (optional; must outlive reads)
   uint64_t readahead_bytes = 8 << 20;  // text rendered ahead of a read (whole chunks, ≥ 1)
+  const IndexStore* index = nullptr;  // persisted sizes (optional; must outlive the file)
+  std::string index_key;              // store fingerprint + view; empty = do not persist
 };
 
 class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
@@ -48,6 +51,7 @@ class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
   Status EnsureSized() const;
   Result<cache::Buffer> Chunk(uint64_t k) const;
   Result<std::string> Render(uint64_t k) const;
+  Status EnsurePrepared() const;
   void Prefetch(uint64_t after) const;
 
   std::shared_ptr<const RecordSource> source_;
@@ -59,6 +63,8 @@ class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
   mutable Status sizing_error_;                      // a failed pass is remembered
   mutable std::atomic<uint64_t> prefetch_mark_{0};   // chunks below it were already queued
+  mutable std::once_flag prepare_once_;
+  mutable Status prepare_status_;
 };
 
 }  // namespace omicsfs::text

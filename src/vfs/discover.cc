@@ -73,7 +73,9 @@ class Builder {
 
   void AddText(Ino parent, const std::string& name, const Meta& meta,
                std::shared_ptr<const text::RecordSource> source) {
-    auto file = std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, options_.sizing);
+    text::SizingOptions sizing = options_.sizing;
+    if (!fingerprint_.empty()) sizing.index_key = fingerprint_ + "\nview " + name;
+    auto file = std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, sizing);
     AddFile(parent, name, meta, std::make_shared<const TextFileContent>(std::move(file)));
   }
 
@@ -97,6 +99,27 @@ class Builder {
         std::shared_ptr<const std::vector<std::string>>(f, &f->chr_names()), Layout::kOnePerLine, 0, "chromosomes.txt of " + where));
     AddText(dir, "cells.txt", meta, std::make_shared<const text::NamesSource>(
         std::shared_ptr<const std::vector<std::string>>(f, &f->cell_names()), Layout::kOnePerLine, 0, "cells.txt of " + where));
+  }
+
+  // The store's identity for persisted indexes: its path plus (path, size, mtime) of its files.
+  static std::string Fingerprint(const std::string& store, const std::vector<std::string>& files) {
+    std::string fp = "store " + store + "\n";
+    for (const auto& f : files) {
+      struct stat st;
+      if (::stat(f.c_str(), &st) != 0) continue;
+      fp += f + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+            std::to_string(st.st_mtim.tv_nsec) + "\n";
+    }
+    return fp;
+  }
+  static std::vector<std::string> FilesBelow(const std::string& dir) {
+    std::vector<std::string> out{dir};
+    fs_error ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      out.push_back(it->path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
   }
 
   // Fills `dir` with the views of one BPCells store.
@@ -140,6 +163,7 @@ class Builder {
         meta.mtime = st.st_mtim;
       }
     }
+    fingerprint_ = Fingerprint(path, FilesBelow(path));
     auto store = io::DirArrayStore::Open(path);
     if (!store.ok()) return AddStoreViews(dir, meta, store.status());
     AddStoreViews(dir, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
@@ -147,6 +171,7 @@ class Builder {
 
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
   void AddVczStore(Ino dir, const std::string& path, const std::string& name, const Meta& meta) {
+    fingerprint_ = Fingerprint(path, FilesBelow(path));
     auto store = formats::vcz::Store::Open(path);
     if (!store.ok()) return AddError(dir, meta, store.status());
     std::string stem = name;
@@ -192,6 +217,7 @@ class Builder {
         LogWarning(path + ":" + g.group + ": group name collides with a view; not shown");
         continue;
       }
+      fingerprint_ = Fingerprint(path + ":" + g.group, {path});
       auto store = io::H5ArrayStore::Open(path, g.group);
       if (!store.ok()) {
         AddStoreViews(at, meta, store.status());
@@ -250,6 +276,7 @@ class Builder {
     Meta meta = MetaOf(st);
     Ino dir = AddDir(parent, name, meta);
     if (dir == 0) return;
+    fingerprint_ = Fingerprint(path, {path, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
     auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz");
     if (!file.ok()) return AddError(dir, meta, file.status());
     const auto& f = *file;
@@ -323,6 +350,7 @@ class Builder {
  private:
   Tree* tree_;
   const DiscoverOptions& options_;
+  std::string fingerprint_;  // of the store whose views are being added
 };
 
 }  // namespace

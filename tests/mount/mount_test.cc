@@ -366,3 +366,67 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
 
 }  // namespace
 }  // namespace omicsfs
+
+namespace omicsfs {
+namespace {
+
+// Sizes persist in index_dir, keyed by the store's fingerprint: a later mount answers from the
+// index; a damaged index file is ignored; a changed store gets a new index.
+TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
+  TempDir src, idx;
+  auto spec = testutil::RandomMatrix(400, 300, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 5);
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
+  const std::vector<std::string> opts = {"-o", "index_dir=" + idx.str()};
+  std::string first;
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    ASSERT_NE(m, nullptr);
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &first));
+  }
+  std::vector<fs::path> files;
+  for (auto& e : fs::directory_iterator(idx.path())) files.push_back(e.path());
+  ASSERT_FALSE(files.empty());
+  {
+    std::vector<std::string> dbg = {"-d", "-o", "index_dir=" + idx.str()};
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), dbg);
+    ASSERT_NE(m, nullptr);
+    std::string again;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &again));
+    EXPECT_TRUE(again == first);
+    EXPECT_NE(m->Log().find("matrix.mtx of " + src.str() + "/m.packed: size from the persisted index"), std::string::npos);
+  }
+  for (const auto& f : files) std::ofstream(f.string(), std::ios::binary | std::ios::trunc) << "garbage";
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    ASSERT_NE(m, nullptr);
+    std::string again;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &again));
+    EXPECT_TRUE(again == first);
+  }
+  // Rewrite the store with other values: the fingerprint changes, so the old index is not used.
+  auto spec2 = testutil::RandomMatrix(400, 300, 0.3, testutil::ValueKind::kFloat64, false, true, 2, 6);
+  fs::remove_all(src.path() / "m.packed");
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec2), src.str() + "/m.packed").ok());
+  std::string want2;
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + idx.str(), src.str(), "m.packed/matrix.mtx"}, &want2), 0);
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    ASSERT_NE(m, nullptr);
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &got));
+    EXPECT_TRUE(got == want2);
+    EXPECT_FALSE(got == first);
+  }
+}
+
+TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
+  auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=/proc/omicsfs-cannot-write"});
+  ASSERT_NE(m, nullptr);
+  std::string got;
+  ASSERT_TRUE(ReadWhole(m->path() + "/counts.packed/matrix.mtx", &got));
+  EXPECT_TRUE(got == Expected("counts.col.mtx"));
+  EXPECT_NE(m->Log().find("not writable"), std::string::npos) << m->Log();
+}
+
+}  // namespace
+}  // namespace omicsfs

@@ -92,7 +92,7 @@ TEST_F(VczMount, EveryStoreIsByteIdentical) {
 TEST_F(VczMount, BcftoolsReadsEveryMountedView) {
   ASSERT_NE(mount_, nullptr);
   for (const auto& s : Stores()) {
-    for (const std::string view : {s.stem + ".vcf", std::string("sites.vcf")}) {
+    for (const std::string& view : {s.stem + ".vcf", std::string("sites.vcf")}) {
       const std::string path = mount_->path() + "/" + s.folder + "/" + s.store + "/" + view;
       std::string out;
       int rc = testutil::RunCommand({"bcftools", "view", "--no-version", "-Ou", "-o", "/dev/null", path}, &out);

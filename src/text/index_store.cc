@@ -1,0 +1,86 @@
+#include "text/index_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "util/file.h"
+#include "util/log.h"
+
+namespace omicsfs::text {
+namespace {
+
+constexpr char kMagic[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '1'};
+
+void PutU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+
+}  // namespace
+
+uint64_t Fnv1a(std::string_view data, uint64_t h) {
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string IndexStore::PathFor(const std::string& key) const {
+  char name[32];
+  std::snprintf(name, sizeof(name), "%016llx.idx", static_cast<unsigned long long>(Fnv1a(key)));
+  return dir_ + "/" + name;
+}
+
+std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key, uint64_t chunks) const {
+  if (!enabled() || rebuild_) return std::nullopt;
+  auto data = ReadWholeFile(PathFor(key), size_t{1} << 34);
+  if (!data.ok()) return std::nullopt;
+  const std::string& d = *data;
+  const size_t head = 8 + 4 + 8 + key.size() + 8;
+  if (d.size() < head + 8 || std::memcmp(d.data(), kMagic, 8) != 0) return std::nullopt;
+  uint32_t schema;
+  uint64_t key_len, count, sum;
+  std::memcpy(&schema, d.data() + 8, 4);
+  std::memcpy(&key_len, d.data() + 12, 8);
+  if (schema != kIndexSchema || key_len != key.size() || d.compare(20, key.size(), key) != 0) return std::nullopt;
+  std::memcpy(&count, d.data() + 20 + key.size(), 8);
+  if (count != chunks || d.size() != head + 8 * count + 8) return std::nullopt;
+  std::memcpy(&sum, d.data() + d.size() - 8, 8);
+  if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
+  std::vector<uint64_t> lengths(count);
+  if (count) std::memcpy(lengths.data(), d.data() + head, 8 * count);
+  return lengths;
+}
+
+void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengths) const {
+  if (!enabled()) return;
+  std::string d(kMagic, 8);
+  d.append(reinterpret_cast<const char*>(&kIndexSchema), 4);
+  PutU64(&d, key.size());
+  d += key;
+  PutU64(&d, lengths.size());
+  d.append(reinterpret_cast<const char*>(lengths.data()), lengths.size() * 8);
+  PutU64(&d, Fnv1a(d));
+  static std::atomic<bool> warned{false};
+  ::mkdir(dir_.c_str(), 0700);
+  const std::string path = PathFor(key);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(Fnv1a(key) & 0xffff);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  for (size_t done = 0; ok && done < d.size();) {
+    ssize_t n = ::write(fd, d.data() + done, d.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false; else done += static_cast<size_t>(n);
+  }
+  if (fd >= 0) ok = (::fsync(fd) == 0) && ok, ::close(fd);
+  ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    if (!warned.exchange(true)) LogWarning("index_dir " + dir_ + " is not writable; size indexes stay in memory");
+  }
+}
+
+}  // namespace omicsfs::text

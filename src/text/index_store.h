@@ -1,0 +1,36 @@
+// Persisted size indexes: the chunk lengths of a view, stored in index_dir under a key made of
+// the store's fingerprint, the view and a schema version; written atomically (temp file +
+// rename), checked on load (magic, schema, key, count, checksum). Any mismatch = no index.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace omicsfs::text {
+
+inline constexpr uint32_t kIndexSchema = 1;
+
+class IndexStore {
+ public:
+  // `dir` empty = persistence off (indexes live in memory only).
+  explicit IndexStore(std::string dir, bool rebuild = false) : dir_(std::move(dir)), rebuild_(rebuild) {}
+  bool enabled() const { return !dir_.empty(); }
+
+  std::optional<std::vector<uint64_t>> Load(const std::string& key, uint64_t chunks) const;
+  // Best effort: failures are logged once and otherwise ignored (falls back to memory).
+  void Save(const std::string& key, const std::vector<uint64_t>& lengths) const;
+
+ private:
+  std::string PathFor(const std::string& key) const;
+
+  std::string dir_;
+  bool rebuild_;
+};
+
+// A 64-bit FNV-1a hash, for fingerprints and file names.
+uint64_t Fnv1a(std::string_view data, uint64_t seed = 0xcbf29ce484222325ull);
+
+}  // namespace omicsfs::text
