@@ -57,21 +57,10 @@ std::string NumberLines(size_t n, bool twice) {
   return s;
 }
 
-class CorpusMount : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    struct stat st;
-    ASSERT_EQ(::stat(kCorpus.c_str(), &st), 0) << "the shared corpus is missing at " << kCorpus;
-    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus).release();
-    ASSERT_NE(mount_, nullptr);
-  }
-  static void TearDownTestSuite() {
-    delete mount_;
-    mount_ = nullptr;
-  }
-  static MountedFs* mount_;
+class CorpusMount : public testutil::SharedMountTest<CorpusMount> {
+ public:
+  static std::string Source() { return kCorpus; }
 };
-MountedFs* CorpusMount::mount_ = nullptr;
 
 TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
   ASSERT_NE(mount_, nullptr);

@@ -39,20 +39,10 @@ std::string Expected(const std::string& name) {
   return fs::exists(plain) ? ReadMaybeGz(plain) : ReadMaybeGz(plain + ".gz");
 }
 
-class DatgMount : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    ASSERT_TRUE(fs::is_directory(kCorpus)) << "the shared corpus is missing at " << kCorpus;
-    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus).release();
-    ASSERT_NE(mount_, nullptr);
-  }
-  static void TearDownTestSuite() {
-    delete mount_;
-    mount_ = nullptr;
-  }
-  static MountedFs* mount_;
+class DatgMount : public testutil::SharedMountTest<DatgMount> {
+ public:
+  static std::string Source() { return kCorpus; }
 };
-MountedFs* DatgMount::mount_ = nullptr;
 
 TEST_F(DatgMount, EveryFileIsByteIdentical) {
   ASSERT_NE(mount_, nullptr);

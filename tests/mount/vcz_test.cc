@@ -51,20 +51,10 @@ std::string SamplesOf(const std::string& vcf) {
   return out;
 }
 
-class VczMount : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    ASSERT_TRUE(fs::is_directory(kCorpus)) << "the shared corpus is missing at " << kCorpus;
-    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus).release();
-    ASSERT_NE(mount_, nullptr);
-  }
-  static void TearDownTestSuite() {
-    delete mount_;
-    mount_ = nullptr;
-  }
-  static MountedFs* mount_;
+class VczMount : public testutil::SharedMountTest<VczMount> {
+ public:
+  static std::string Source() { return kCorpus; }
 };
-MountedFs* VczMount::mount_ = nullptr;
 
 TEST_F(VczMount, EveryStoreIsByteIdentical) {
   ASSERT_NE(mount_, nullptr);

@@ -3,7 +3,9 @@
 // hanging it; the destructor always unmounts and reaps the daemon.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -43,6 +45,26 @@ class MountedFs {
   std::condition_variable cv_;
   bool stopping_ = false;
 };
+
+// One mount shared by every test of a suite: `class X : public SharedMountTest<X>` with a
+// `static std::string Source()`. Requires OMICSFS_BINARY (a compile definition of the tests).
+#ifdef OMICSFS_BINARY
+template <typename Derived>
+class SharedMountTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string dir = Derived::Source();
+    ASSERT_TRUE(::access(dir.c_str(), R_OK) == 0) << "the shared corpus is missing at " << dir;
+    mount_ = MountedFs::Start(OMICSFS_BINARY, dir).release();
+    ASSERT_NE(mount_, nullptr);
+  }
+  static void TearDownTestSuite() {
+    delete mount_;
+    mount_ = nullptr;
+  }
+  static inline MountedFs* mount_ = nullptr;
+};
+#endif
 
 // Runs a command (argv) with a timeout; returns its exit status (or -1), capturing stdout.
 int RunCommand(const std::vector<std::string>& argv, std::string* out = nullptr,
