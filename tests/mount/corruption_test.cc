@@ -1,0 +1,160 @@
+// Corruption harness: copies of small corpus stores of every format with bytes flipped and files
+// truncated or removed at many points, all mounted at once; every view is read in full (twice).
+// Required: the daemon never crashes or hangs; a read returns EIO or exactly st_size bytes, the
+// same bytes every time; untouched stores keep working.
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+#include "testutil/mount_fixture.h"
+#include "util/fs.h"
+
+namespace omicsfs {
+namespace {
+
+using testutil::MountedFs;
+using testutil::ReadWhole;
+
+const std::string kCorpus = OMICSFS_CORPUS_DIR;
+
+void CopyTree(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  for (fs::recursive_directory_iterator it(from), end; it != end; ++it) {
+    const fs::path rel = fs::relative(it->path(), from);
+    if (fs::is_directory(it->path())) {
+      fs::create_directories(to / rel);
+    } else {
+      fs::copy_file(it->path(), to / rel);
+      fs::permissions(to / rel, fs::owner_read | fs::owner_write);
+    }
+  }
+}
+
+std::vector<fs::path> FilesBelow(const fs::path& p) {
+  std::vector<fs::path> out;
+  if (fs::is_regular_file(p)) return {p};
+  for (fs::recursive_directory_iterator it(p), end; it != end; ++it) {
+    if (fs::is_regular_file(it->path())) out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every entry below `dir`, by readdir alone (a lookup that fails with EIO must not stop the walk).
+void Walk(const std::string& dir, std::vector<std::string>* out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    out->push_back(dir + "/" + name);
+    if (e->d_type == DT_DIR) Walk(dir + "/" + name, out);
+  }
+  ::closedir(d);
+}
+
+void Damage(const fs::path& file, std::mt19937_64& rng) {
+  std::string bytes;
+  if (!ReadWhole(file.string(), &bytes)) return;  // removed by an earlier damage
+  switch (rng() % 4) {
+    case 0:  // truncate
+      bytes.resize(bytes.empty() ? 0 : rng() % bytes.size());
+      break;
+    case 1:  // remove
+      fs::remove(file);
+      return;
+    default:  // flip a few bytes
+      for (int i = 0; i < 1 + static_cast<int>(rng() % 4) && !bytes.empty(); ++i) {
+        bytes[rng() % bytes.size()] ^= static_cast<char>(1 + rng() % 255);
+      }
+  }
+  std::ofstream(file.string(), std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
+  fs::path src = fs::temp_directory_path() / fs::unique_path("omicsfs-harness-%%%%%%");
+  struct Store {
+    std::string from, name;
+  };
+  const std::vector<Store> stores = {
+      {"bpcells/dir/v2/counts.packed", "counts.packed"}, {"bpcells/dir/v1/float32.packed", "float32.packed"},
+      {"bpcells/dir/v2/frags.packed", "frags.packed"}, {"bpcells/h5/counts_root_group.h5", "counts.h5"},
+      {"vcf-zarr/sample/sample.vcz", "sample.vcz"}, {"vcf-zarr/upstream_sample_v3/upstream_sample_v3.vcz", "v3.vcz"},
+  };
+  // OMICSFS_HARNESS_SEED / OMICSFS_HARNESS_COPIES run it longer by hand (docs/robustness.md).
+  const char* seed_env = std::getenv("OMICSFS_HARNESS_SEED");
+  const char* copies_env = std::getenv("OMICSFS_HARNESS_COPIES");
+  std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261122);
+  const int kCopies = copies_env ? std::atoi(copies_env) : 12;
+  for (const auto& s : stores) {
+    for (int c = 0; c < kCopies; ++c) {
+      fs::path dst = src / (std::to_string(c) + "_" + s.name);
+      if (fs::is_directory(kCorpus + "/" + s.from)) {
+        CopyTree(kCorpus + "/" + s.from, dst);
+      } else {
+        fs::create_directories(src);
+        fs::copy_file(kCorpus + "/" + s.from, dst);
+        fs::permissions(dst, fs::owner_read | fs::owner_write);
+      }
+      auto files = FilesBelow(dst);
+      for (int d = 0; d < 1 + c % 3 && !files.empty(); ++d) Damage(files[rng() % files.size()], rng);
+    }
+  }
+  // datg: damage the .datg itself (companions stay).
+  for (int c = 0; c < kCopies; ++c) {
+    for (const char* ext : {".datg", ".rows.txt.gz", ".cols.txt.gz"}) {
+      fs::copy_file(kCorpus + "/datg/rpb7_50x10" + ext, src / ("d" + std::to_string(c) + ext));
+      fs::permissions(src / ("d" + std::to_string(c) + ext), fs::owner_read | fs::owner_write);
+    }
+    Damage(src / ("d" + std::to_string(c) + ".datg"), rng);
+  }
+  CopyTree(kCorpus + "/bpcells/dir/v2/counts.packed", src / "intact.packed");
+
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "cache_size=16M,index_dir=" + (src / ".index").string()});
+  ASSERT_NE(m, nullptr);
+  int files = 0, eio = 0;
+  std::vector<std::string> entries;
+  Walk(m->path(), &entries);
+  for (const std::string& path : entries) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {  // sizing failed at lookup: EIO, never a crash
+      EXPECT_EQ(errno, EIO) << path;
+      ++files;
+      ++eio;
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) continue;
+    std::string a, b;
+    int err_a = 0, err_b = 0;
+    const bool stat_ok = ::stat(path.c_str(), &st) == 0;
+    const bool ok_a = ReadWhole(path, &a, &err_a), ok_b = ReadWhole(path, &b, &err_b);
+    ++files;
+    if (!ok_a || !ok_b || !stat_ok) {
+      EXPECT_EQ(ok_a, ok_b) << path;
+      if (!ok_a) {
+        EXPECT_EQ(err_a, EIO) << path;
+      }
+      ++eio;
+      continue;
+    }
+    EXPECT_EQ(static_cast<size_t>(st.st_size), a.size()) << path;
+    EXPECT_TRUE(a == b) << path;
+  }
+  EXPECT_GT(files, 100);
+  EXPECT_GT(eio, 0);
+  std::string intact, want;
+  ASSERT_TRUE(ReadWhole(m->path() + "/intact.packed/matrix.mtx", &intact));
+  ASSERT_TRUE(ReadWhole(kCorpus + "/bpcells/expected/counts.col.mtx", &want));
+  EXPECT_TRUE(intact == want);
+  EXPECT_TRUE(m->alive());
+  m.reset();
+  fs::remove_all(src);
+}
+
+}  // namespace
+}  // namespace omicsfs
