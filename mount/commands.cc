@@ -4,7 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <memory>
 #include <string>
@@ -33,6 +38,26 @@ Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePoo
 }
 
 unsigned Workers() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Raises the kernel readahead of the new mount (its backing device info) to 1 MiB so sequential
+// readers ask in large requests; best effort (needs root). Reads /proc/self/mountinfo only: a
+// stat of our own mountpoint would wait for the loop that is not running yet.
+void RaiseReadahead(const std::string& mountpoint) {
+  char resolved[PATH_MAX];
+  if (::realpath(mountpoint.c_str(), resolved) == nullptr) return;
+  std::ifstream info("/proc/self/mountinfo");
+  std::string line, found;
+  while (std::getline(info, line)) {
+    std::istringstream ss(line);
+    std::string id, parent, dev, root, mp;
+    ss >> id >> parent >> dev >> root >> mp;
+    if (mp == resolved) found = dev;  // the last match is the newest mount
+  }
+  if (found.empty()) return;
+  std::ofstream ra("/sys/class/bdi/" + found + "/read_ahead_kb");
+  ra << "1024\n";
+  if (ra) LogDebug("readahead of " + mountpoint + " raised to 1 MiB");
+}
 
 bool WriteAll(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -162,6 +187,14 @@ int RunMount(const Options& o, const char* argv0) {
     SetLogToSyslog(true);
   }
   prefetcher.Start(Workers());  // after fuse_daemonize: threads do not survive its fork
+  // The kernel sets the mount's readahead when it processes our INIT reply, so raise it a few
+  // times during the first seconds (the last write sticks).
+  std::thread([mp = o.mountpoint] {
+    for (int ms : {100, 400, 1000, 2000}) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      RaiseReadahead(mp);
+    }
+  }).detach();
   int loop;
   if (o.single_threaded) {
     loop = fuse_session_loop(se);
