@@ -48,8 +48,6 @@ uint32_t Bits(float f) {
   return u;
 }
 
-bool IsFloat(DType t) { return t == DType::kFloat32 || t == DType::kFloat64; }
-
 bool StringMissing(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == '.' || c == '\0'; });
 }
