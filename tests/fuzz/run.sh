@@ -32,7 +32,7 @@ status=0
 for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg; do
   mkdir -p $B/work/$t
   echo "== $t (${SECONDS_PER_TARGET}s)"
-  if ! ./$B/tests/fuzz/$t -max_total_time=$SECONDS_PER_TARGET -rss_limit_mb=2048 -max_len=65536 \
+  if ! ./$B/tests/fuzz/$t -max_total_time=$SECONDS_PER_TARGET -rss_limit_mb=3072 -malloc_limit_mb=1024 -max_len=65536 \
        -artifact_prefix=$B/work/$t/ $B/work/$t $S/$t 2>&1 | grep -E "^#[0-9]+.*DONE|ERROR|SUMMARY|Done [0-9]+ runs"; then
     status=1
   fi

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "codec/compression.h"
 #include "codec/vlen_utf8.h"
 
 namespace omicsfs::formats::zarr {
@@ -41,7 +40,7 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
     }
     return out;
   }
-  const size_t expect = meta.dtype == DType::kVlenString ? codec::kMaxDecodedBytes : n * meta.item_size;
+  const size_t expect = meta.dtype == DType::kVlenString ? kMaxChunkBytes : n * meta.item_size;
   ASSIGN_OR_RETURN(std::string bytes, meta.codecs.DecodeBytes(*raw, expect));
   if (meta.dtype == DType::kVlenString) {
     ASSIGN_OR_RETURN(out.strings, codec::VlenUtf8Decode(bytes, n));

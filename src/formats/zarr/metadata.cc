@@ -1,5 +1,6 @@
 #include "formats/zarr/metadata.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -136,7 +137,10 @@ Status CheckShape(ArrayMetadata* m) {
     }
     elems *= m->chunks[d];
   }
-  if (elems > (uint64_t{1} << 31)) return CorruptError("a chunk of " + std::to_string(elems) + " elements is too large");
+  if (elems > (uint64_t{1} << 31) || elems * std::max<uint64_t>(m->item_size, 1) > kMaxChunkBytes) {
+    return UnsupportedError("a chunk of " + std::to_string(elems) + " elements exceeds the " +
+                            std::to_string(kMaxChunkBytes >> 20) + " MiB chunk limit");
+  }
   m->native_size = NativeSize(m->dtype);
   return OkStatus();
 }

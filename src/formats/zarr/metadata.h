@@ -13,6 +13,9 @@
 
 namespace omicsfs::formats::zarr {
 
+// Largest decoded chunk accepted (numeric: elements × item size; strings: decoded vlen bytes).
+inline constexpr uint64_t kMaxChunkBytes = uint64_t{512} << 20;
+
 enum class DType {
   kBool, kInt8, kInt16, kInt32, kInt64, kUInt8, kUInt16, kUInt32, kUInt64, kFloat32, kFloat64,
   kFixedBytes,    // |S<n>: n bytes, trailing NULs stripped
