@@ -164,6 +164,14 @@ TEST_F(ZarrArrayTest, RefusesWhatItCannotReadWithTheReason) {
   EXPECT_EQ(Open("bad").status().code(), ErrorCode::kCorrupt);
 }
 
+TEST_F(ZarrArrayTest, HugeChunksAreRefusedBeforeAnyAllocation) {
+  fs::create_directories(dir_ / "huge");
+  std::ofstream(dir_ / "huge" / ".zarray") << R"({"zarr_format":2,"shape":[100000],"chunks":[65536],"dtype":"|S100000","compressor":null,"fill_value":"","order":"C","filters":null})";
+  auto a = Open("huge");
+  EXPECT_EQ(a.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(a.status().message().find("MiB chunk limit"), std::string::npos) << a.status().message();
+}
+
 TEST_F(ZarrArrayTest, CorruptChunkNamesArrayAndChunk) {
   std::vector<int32_t> v(100, 7);
   ZarrArraySpec spec;
