@@ -66,6 +66,8 @@ Status VirtualTextFile::EnsureSized() const {
         st = source_->RenderChunk(k, &buf);
       } catch (const std::bad_alloc&) {
         st = Status(ErrorCode::kOutOfMemory, "out of memory");
+      } catch (const std::exception& e) {  // e.g. length_error from a hostile size: never terminate
+        st = InternalError(std::string("unexpected exception: ") + e.what());
       }
       if (!st.ok()) {
         std::lock_guard<std::mutex> l(err_mu);
@@ -111,6 +113,8 @@ Status VirtualTextFile::EnsurePrepared() const {
       prepare_status_ = source_->Prepare();
     } catch (const std::bad_alloc&) {
       prepare_status_ = Status(ErrorCode::kOutOfMemory, "out of memory");
+    } catch (const std::exception& e) {
+      prepare_status_ = InternalError(std::string("unexpected exception: ") + e.what());
     }
   });
   return prepare_status_;

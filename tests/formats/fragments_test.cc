@@ -112,3 +112,19 @@ TEST(FragmentsCorruption, BadCellChrPtrAndCounts) {
 
 }  // namespace
 }  // namespace omicsfs::formats::bpcells
+
+namespace omicsfs::formats::bpcells {
+namespace {
+
+// Found by fuzz_bpcells: a packed store whose chr_ptr claims ~2^64 fragments made the block
+// count overflow to 0, so Open accepted it and Read tried to allocate 2^64 values.
+TEST(FragmentsCorruption, HugeChrPtrDoesNotOverflowTheBlockCount) {
+  auto store = testutil::MakeFragmentsStore(Sample(true, 2));
+  auto ptr = store.Get<uint64_t>("chr_ptr");
+  ptr[1] = UINT64_MAX - 5;
+  store.Put("chr_ptr", ptr);
+  EXPECT_EQ(Fragments::Open(testutil::ToMemoryStore(store)).status().code(), ErrorCode::kCorrupt);
+}
+
+}  // namespace
+}  // namespace omicsfs::formats::bpcells

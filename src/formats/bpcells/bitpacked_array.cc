@@ -16,7 +16,7 @@ Result<BitpackedArray> BitpackedArray::Open(std::shared_ptr<const io::ArrayStore
   a.prefix_ = std::move(prefix);
   a.variant_ = variant;
   a.length_ = length;
-  a.blocks_ = (length + kBp128BlockSize - 1) / kBp128BlockSize;
+  a.blocks_ = length / kBp128BlockSize + (length % kBp128BlockSize != 0);  // no overflow
   const std::string where = a.store_->Describe();
 
   ASSIGN_OR_RETURN(auto data_info, a.store_->Info(a.Name("_data")));

@@ -100,6 +100,7 @@ Status ParseFill(const json& f, ArrayMetadata* m) {
     return OkStatus();
   } else if (f.is_number()) {
     d = f.get<double>();
+    if (!is_float && !(d >= -9.2e18 && d <= 9.2e18)) return CorruptError("fill_value " + f.dump() + " out of range");
   } else if (f.is_string()) {
     std::string s = f.get<std::string>();
     if (s == "NaN") d = std::numeric_limits<double>::quiet_NaN();
@@ -116,7 +117,10 @@ Status ParseFill(const json& f, ArrayMetadata* m) {
     return CorruptError("bad fill_value " + f.dump());
   }
   switch (m->dtype) {
-    case DType::kFloat32: Put(&m->fill, static_cast<float>(d)); break;
+    case DType::kFloat32:
+      Put(&m->fill, std::isfinite(d) && std::fabs(d) > 3.4028234663852886e38 ? (d > 0 ? HUGE_VALF : -HUGE_VALF)
+                                                                             : static_cast<float>(d));
+      break;
     case DType::kFloat64: Put(&m->fill, d); break;
     default: {
       int64_t v = static_cast<int64_t>(d);
@@ -124,6 +128,20 @@ Status ParseFill(const json& f, ArrayMetadata* m) {
     }
   }
   return OkStatus();
+}
+
+// A JSON list of non-negative integers (nlohmann's get<> would convert floats, with UB when out
+// of range).
+Result<std::vector<uint64_t>> UIntList(const json& j, const char* what) {
+  if (!j.is_array()) return CorruptError(std::string(what) + " must be a list");
+  std::vector<uint64_t> out;
+  for (const auto& v : j) {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
+      return CorruptError(std::string(what) + " must hold non-negative integers");
+    }
+    out.push_back(v.get<uint64_t>());
+  }
+  return out;
 }
 
 Status CheckShape(ArrayMetadata* m) {
@@ -183,9 +201,11 @@ Result<ArrayMetadata> ParseV2Metadata(const std::string& zarray, const std::stri
     json j = json::parse(zarray);
     ArrayMetadata m;
     m.zarr_format = 2;
-    if (j.value("zarr_format", 2) != 2) return CorruptError(".zarray: zarr_format is not 2");
-    m.shape = j.at("shape").get<std::vector<uint64_t>>();
-    m.chunks = j.at("chunks").get<std::vector<uint64_t>>();
+    if (j.contains("zarr_format") && !(j["zarr_format"].is_number_integer() && j["zarr_format"].get<int64_t>() == 2)) {
+      return CorruptError(".zarray: zarr_format is not 2");
+    }
+    ASSIGN_OR_RETURN(m.shape, UIntList(j.at("shape"), "shape"));
+    ASSIGN_OR_RETURN(m.chunks, UIntList(j.at("chunks"), "chunks"));
     if (!j.at("dtype").is_string()) return UnsupportedError("structured dtypes are not supported");
     RETURN_IF_ERROR(ParseTypestr(j.at("dtype").get<std::string>(), &m));
     if (j.value("order", "C") != "C") return UnsupportedError("Fortran-order (order \"F\") arrays are not supported");
@@ -215,10 +235,10 @@ Result<ArrayMetadata> ParseV3Metadata(const std::string& zarr_json) {
     ArrayMetadata m;
     m.zarr_format = 3;
     if (j.value("node_type", "") != "array") return CorruptError("zarr.json is not an array");
-    m.shape = j.at("shape").get<std::vector<uint64_t>>();
+    ASSIGN_OR_RETURN(m.shape, UIntList(j.at("shape"), "shape"));
     const json& grid = j.at("chunk_grid");
     if (grid.value("name", "") != "regular") return UnsupportedError("chunk grid '" + grid.value("name", "") + "'");
-    m.chunks = grid.at("configuration").at("chunk_shape").get<std::vector<uint64_t>>();
+    ASSIGN_OR_RETURN(m.chunks, UIntList(grid.at("configuration").at("chunk_shape"), "chunk_shape"));
     if (!j.at("data_type").is_string()) return UnsupportedError("unsupported data_type " + j.at("data_type").dump());
     RETURN_IF_ERROR(ParseV3Type(j.at("data_type").get<std::string>(), &m));
     const json& keys = j.at("chunk_key_encoding");
