@@ -53,7 +53,6 @@ int RunCommand(const std::vector<std::string>& argv, std::string* out, std::chro
   auto deadline = std::chrono::steady_clock::now() + timeout;
   ::fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
   int status = -1;
-  bool exited = false;
   for (;;) {
     ssize_t n = ::read(pipefd[0], buf, sizeof(buf));
     if (n > 0) { data.append(buf, n); continue; }
@@ -63,12 +62,10 @@ int RunCommand(const std::vector<std::string>& argv, std::string* out, std::chro
     ::usleep(2000);
   }
   ::close(pipefd[0]);
-  if (!exited) {
-    if (!WaitPid(pid, std::chrono::milliseconds(timeout), &status)) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -1;
-    }
+  if (!WaitPid(pid, std::chrono::milliseconds(timeout), &status)) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    return -1;
   }
   if (out) *out = std::move(data);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
