@@ -18,23 +18,30 @@
 #include "cache/cache_pool.h"
 #include "mount/errno_map.h"
 #include "mount/fuse_ops.h"
+#include "mount/rescan.h"
 #include "text/index_store.h"
 #include "text/prefetcher.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "vfs/discover.h"
 
 namespace omicsfs::mount {
 namespace {
 
-Result<std::shared_ptr<const vfs::Tree>> Build(const Options& o, cache::CachePool* pool,
-                                               text::Prefetcher* prefetcher = nullptr,
-                                               const text::IndexStore* index = nullptr) {
+vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, cache::CachePool* pool,
+                                        text::Prefetcher* prefetcher, const text::IndexStore* index) {
   vfs::DiscoverOptions d;
   d.pool = pool;
   d.sizing.prefetcher = prefetcher;
   d.sizing.index = index;
   d.index_dir = o.index_dir;
-  return vfs::Discover(o.source, d);
+  return d;
+}
+
+Result<std::shared_ptr<vfs::Tree>> Build(const Options& o, cache::CachePool* pool,
+                                         text::Prefetcher* prefetcher = nullptr,
+                                         const text::IndexStore* index = nullptr) {
+  return vfs::Discover(o.source, DiscoverOptionsFor(o, pool, prefetcher, index));
 }
 
 // Read-ahead workers: one more than the cores, so rendering keeps every core busy while FUSE
@@ -88,14 +95,15 @@ int RunLs(const Options& o) {
     LogError(ino.status().message());
     return kExitUsage;
   }
-  const vfs::Node* n = (*tree)->Get(*ino);
   std::string out;
-  if (n->kind != vfs::NodeKind::kDirectory) {
+  auto entries = (*tree)->ReadDir(*ino);
+  if (!entries.ok()) {
     out = o.vpath + "\n";
   } else {
-    for (const auto& [name, child] : n->children) {
-      out += name;
-      if ((*tree)->Get(child)->kind == vfs::NodeKind::kDirectory) out += '/';
+    for (const auto& e : *entries) {
+      if (e.name == "." || e.name == "..") continue;
+      out += e.name;
+      if (e.kind == vfs::NodeKind::kDirectory) out += '/';
       out += '\n';
     }
   }
@@ -117,13 +125,14 @@ int RunCat(const Options& o) {
     LogError(ino.status().message());
     return kExitUsage;
   }
-  if (Status st = (*tree)->Open(*ino, O_RDONLY); !st.ok()) {
-    LogError(o.vpath + ": " + st.message());
+  auto content = (*tree)->Open(*ino, O_RDONLY);
+  if (!content.ok()) {
+    LogError(o.vpath + ": " + content.status().message());
     return kExitUsage;
   }
   constexpr uint64_t kStep = 1 << 20;
   for (uint64_t off = 0;; off += kStep) {
-    auto pieces = (*tree)->Read(*ino, off, kStep);
+    auto pieces = (*content)->Read(off, kStep);
     if (!pieces.ok()) {
       LogError(o.vpath + ": " + pieces.status().message());
       return kExitSource;
@@ -147,6 +156,8 @@ int RunMount(const Options& o, const char* argv0) {
     LogError(tree.status().message());
     return kExitSource;
   }
+  fs_error ec;  // the daemon changes directory to / when it detaches: rescans need an absolute path
+  const std::string source = fs::absolute(o.source, ec).lexically_normal().string();
   Daemon daemon;
   daemon.tree = *tree;
   daemon.pool = &pool;
@@ -189,6 +200,15 @@ int RunMount(const Options& o, const char* argv0) {
     SetLogToSyslog(true);
   }
   prefetcher.Start(Workers());  // after fuse_daemonize: threads do not survive its fork
+  const vfs::DiscoverOptions rescan_options = DiscoverOptionsFor(o, &pool, &prefetcher, &index);
+  Rescanner rescanner(
+      [&](const vfs::Tree* previous) {
+        vfs::DiscoverOptions d = rescan_options;
+        d.previous = previous;
+        return vfs::Discover(source, d);
+      },
+      daemon.tree.get(), se, o.rescan_s);
+  rescanner.Start();
   // The kernel sets the mount's readahead when it processes our INIT reply, so raise it a few
   // times during the first seconds (the last write sticks).
   std::thread([mp = o.mountpoint] {
@@ -209,6 +229,7 @@ int RunMount(const Options& o, const char* argv0) {
     fuse_loop_cfg_destroy(cfg);
   }
   if (loop < 0) rc = kExitMount;
+  rescanner.Stop();  // before the session goes: it sends notifications through it
   fuse_session_unmount(se);
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,20 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     e.attr = ToStat(*attr);
     e.attr_timeout = d.timeout_s;
     e.entry_timeout = d.timeout_s;
-    fuse_reply_entry(req, &e);
+    d.tree->Remember(*ino);  // before the reply: its forget may follow at once
+    if (fuse_reply_entry(req, &e) != 0) d.tree->Forget(*ino, 1);  // interrupted: never seen
     return 0;
   });
+}
+
+void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  D(req).tree->Forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+
+void OpForgetMulti(fuse_req_t req, size_t count, struct fuse_forget_data* forgets) {
+  for (size_t i = 0; i < count; ++i) D(req).tree->Forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
 }
 
 void OpGetattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info*) {
@@ -102,9 +114,9 @@ void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
 
 void OpOpendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
   Guard(req, "opendir", [&]() -> int {
-    const vfs::Node* n = D(req).tree->Get(ino);
-    if (n == nullptr) return ENOENT;
-    if (n->kind != vfs::NodeKind::kDirectory) return ENOTDIR;
+    auto kind = D(req).tree->Kind(ino);
+    if (!kind.ok()) return ToErrno(kind.status());
+    if (*kind != vfs::NodeKind::kDirectory) return ENOTDIR;
     fi->cache_readdir = 1;
     fi->keep_cache = 1;
     fuse_reply_open(req, fi);
@@ -139,22 +151,31 @@ void OpReleasedir(fuse_req_t req, fuse_ino_t, struct fuse_file_info*) {
   Guard(req, "releasedir", [&]() -> int { return fuse_reply_err(req, 0), 0; });
 }
 
+// An open file reads the content its inode had when it was opened, even after a rescan.
+struct OpenFile {
+  std::shared_ptr<const vfs::FileContent> content;
+};
+
 void OpOpen(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
   Guard(req, "open", [&]() -> int {
     const Daemon& d = D(req);
-    Status st = d.tree->Open(ino, fi->flags);
-    if (!st.ok()) return ToErrno(st);
-    fi->keep_cache = 1;  // contents are immutable while mounted
+    auto content = d.tree->Open(ino, fi->flags);
+    if (!content.ok()) return ToErrno(content.status());
+    auto handle = std::make_unique<OpenFile>(OpenFile{std::move(content).value()});
+    fi->fh = reinterpret_cast<uint64_t>(handle.get());
+    fi->keep_cache = 1;  // an inode's content never changes (a changed file gets a new inode)
     if (d.direct_io) fi->direct_io = 1;
-    fuse_reply_open(req, fi);
+    if (fuse_reply_open(req, fi) == 0) handle.release();  // else the kernel sends no release
     return 0;
   });
 }
 
-void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info*) {
+void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, struct fuse_file_info* fi) {
   Guard(req, "read", [&]() -> int {
     if (off < 0) return EINVAL;
-    auto pieces = D(req).tree->Read(ino, static_cast<uint64_t>(off), size);
+    const auto* handle = reinterpret_cast<const OpenFile*>(fi->fh);
+    if (handle == nullptr) return EBADF;
+    auto pieces = handle->content->Read(static_cast<uint64_t>(off), size);
     if (!pieces.ok()) return ToErrno(pieces.status());
     std::vector<struct iovec> iov;
     iov.reserve(pieces->size());
@@ -166,8 +187,10 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_
   });
 }
 
-void OpRelease(fuse_req_t req, fuse_ino_t, struct fuse_file_info*) {
-  Guard(req, "release", [&]() -> int { return fuse_reply_err(req, 0), 0; });
+void OpRelease(fuse_req_t req, fuse_ino_t, struct fuse_file_info* fi) {
+  delete reinterpret_cast<OpenFile*>(fi->fh);
+  fi->fh = 0;
+  fuse_reply_err(req, 0);
 }
 
 void OpStatfs(fuse_req_t req, fuse_ino_t) {
@@ -186,7 +209,7 @@ void OpStatfs(fuse_req_t req, fuse_ino_t) {
 
 void OpAccess(fuse_req_t req, fuse_ino_t ino, int mask) {
   Guard(req, "access", [&]() -> int {
-    if (D(req).tree->Get(ino) == nullptr) return ENOENT;
+    if (auto kind = D(req).tree->Kind(ino); !kind.ok()) return ToErrno(kind.status());
     return (mask & W_OK) ? EROFS : (fuse_reply_err(req, 0), 0);
   });
 }
@@ -209,6 +232,8 @@ fuse_lowlevel_ops MakeOperations() {
   std::memset(&ops, 0, sizeof(ops));
   ops.init = OpInit;
   ops.lookup = OpLookup;
+  ops.forget = OpForget;
+  ops.forget_multi = OpForgetMulti;
   ops.getattr = OpGetattr;
   ops.readlink = OpReadlink;
   ops.opendir = OpOpendir;

@@ -12,10 +12,11 @@
 namespace omicsfs::mount {
 
 struct Daemon {
-  std::shared_ptr<const vfs::Tree> tree;
+  std::shared_ptr<vfs::Tree> tree;
   cache::CachePool* pool = nullptr;
   bool direct_io = false;
-  double timeout_s = 3600.0;  // the tree is immutable while mounted
+  // Long: a rescan that changes the tree tells the kernel which entries and inodes to drop.
+  double timeout_s = 3600.0;
 };
 
 // The operation table (assign_operations in one place).

@@ -21,6 +21,13 @@ Status ApplyOption(const std::string& opt, Options* o) {
       return InvalidArgumentError("threads must be 1..1024, not '" + value + "'");
     }
     o->threads = static_cast<unsigned>(n);
+  } else if (key == "rescan") {
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
+      return InvalidArgumentError("rescan must be 0..86400 seconds, not '" + value + "'");
+    }
+    o->rescan_s = seconds;
   } else if (key == "direct_io") {
     o->direct_io = true;
   } else if (key == "rebuild_index") {
@@ -139,6 +146,8 @@ options:
      cache_size=SIZE   decode cache budget, e.g. 512M, 2G (default 1G)
      index_dir=DIR     where size/offset indexes persist (default $XDG_CACHE_HOME/omicsfs)
      threads=N         FUSE worker threads
+     rescan=SECONDS    how often SOURCE is checked for changed, new and removed stores
+                       (default 5; stretched to 20x the time a check takes; 0 = never)
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
      allow_other, default_permissions, ...   passed to FUSE

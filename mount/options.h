@@ -24,6 +24,7 @@ struct Options {
   std::string index_dir;
   unsigned threads = 0;  // 0: default
   bool direct_io = false;
+  double rescan_s = 5.0;  // 0: the tree is fixed at mount time
   bool rebuild_index = false;
   std::vector<std::string> fuse_options;  // passed through to libfuse (allow_other, …)
 };

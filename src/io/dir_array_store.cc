@@ -38,8 +38,8 @@ Result<std::string> ReadVersionFile(const std::string& path) {
   return text;
 }
 
-Result<std::unique_ptr<DirArrayStore>> DirArrayStore::Open(const std::string& dir) {
-  std::unique_ptr<DirArrayStore> store(new DirArrayStore(dir));
+Result<std::unique_ptr<DirArrayStore>> DirArrayStore::Open(const std::string& dir, ChangeGuard guard) {
+  std::unique_ptr<DirArrayStore> store(new DirArrayStore(dir, guard));
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return IoError("opendir " + dir, errno);
   std::vector<std::string> names;
@@ -59,6 +59,7 @@ Result<std::unique_ptr<DirArrayStore>> DirArrayStore::Open(const std::string& di
       ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path));
       char magic[kMagicSize];
       RETURN_IF_ERROR(f.ReadExact(0, magic, kMagicSize));
+      RETURN_IF_ERROR(guard.Check(f));
       if (auto t = ParseMagic(magic)) {
         entry.numeric = true;
         entry.type = *t;
@@ -95,8 +96,12 @@ Status DirArrayStore::Read(const std::string& name, ElemType type, uint64_t firs
   RETURN_IF_ERROR(CheckRange(dir_, name, *info, type, first, count));
   if (count == 0) return OkStatus();
   size_t es = ElemSize(type);
-  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(PathOf(name)));
-  RETURN_IF_ERROR(f.ReadExact(kMagicSize + first * es, out, count * es));
+  auto opened = File::OpenReadOnly(PathOf(name));
+  if (!opened.ok()) RETURN_IF_ERROR(guard_.CheckPath(PathOf(name)));
+  ASSIGN_OR_RETURN(File f, std::move(opened));
+  Status read = f.ReadExact(kMagicSize + first * es, out, count * es);
+  RETURN_IF_ERROR(guard_.Check(f));  // first: a file cut short by a rewrite is stale, not corrupt
+  RETURN_IF_ERROR(read);
   static_assert(std::endian::native == std::endian::little, "big-endian hosts need byte swaps");
   return OkStatus();
 }
@@ -105,7 +110,7 @@ Result<std::vector<std::string>> DirArrayStore::ReadStrings(const std::string& n
   auto it = entries_.find(name);
   if (it == entries_.end()) return NotFoundError(dir_ + ": array '" + name + "' is missing");
   if (it->second.numeric) return CorruptError(PathOf(name) + ": expected a string array");
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(PathOf(name), size_t{1} << 32));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(PathOf(name), size_t{1} << 32, &guard_));
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos < text.size()) {

@@ -8,13 +8,15 @@
 #include <string>
 
 #include "io/array_store.h"
+#include "util/file.h"
 
 namespace omicsfs::io {
 
 class DirArrayStore : public ArrayStore {
  public:
-  // Scans `dir` once: which arrays exist, their types and lengths. Files are opened per read.
-  static Result<std::unique_ptr<DirArrayStore>> Open(const std::string& dir);
+  // Scans `dir` once: which arrays exist, their types and lengths. Files are opened per read;
+  // with an active guard, every read refuses a file changed since the store was fingerprinted.
+  static Result<std::unique_ptr<DirArrayStore>> Open(const std::string& dir, ChangeGuard guard = {});
 
   const std::string& Describe() const override { return dir_; }
   Result<std::string> Version() const override;
@@ -29,10 +31,11 @@ class DirArrayStore : public ArrayStore {
     ElemType type = ElemType::kString;
     uint64_t file_size = 0;
   };
-  explicit DirArrayStore(std::string dir) : dir_(std::move(dir)) {}
+  DirArrayStore(std::string dir, ChangeGuard guard) : dir_(std::move(dir)), guard_(guard) {}
   std::string PathOf(const std::string& name) const { return dir_ + "/" + name; }
 
   std::string dir_;
+  ChangeGuard guard_;
   std::map<std::string, Entry> entries_;
 };
 

@@ -16,7 +16,10 @@ Result<std::optional<std::string>> DirBlobStore::Get(const std::string& key) con
   auto file = File::OpenReadOnly(path);
   if (!file.ok()) {
     int e = file.status().sys_errno();
-    if (e == ENOENT || e == ENOTDIR) return std::optional<std::string>();
+    if (e == ENOENT || e == ENOTDIR) {
+      RETURN_IF_ERROR(CheckAbsent(key));
+      return std::optional<std::string>();
+    }
     return std::move(file).status();
   }
   ASSIGN_OR_RETURN(struct stat st, file->Stat());
@@ -26,8 +29,23 @@ Result<std::optional<std::string>> DirBlobStore::Get(const std::string& key) con
   }
   std::string data(static_cast<size_t>(st.st_size), '\0');
   ASSIGN_OR_RETURN(size_t n, file->ReadAt(0, data.data(), data.size()));
+  RETURN_IF_ERROR(guard_.Check(*file));
   if (n != data.size()) return CorruptError(path + ": file shrank while being read");
   return std::optional<std::string>(std::move(data));
+}
+
+// Absent means "fill value" only if the nearest existing directory above the key is as it was
+// when the store was opened (removing a file or directory changes its parent's ctime).
+Status DirBlobStore::CheckAbsent(const std::string& key) const {
+  if (!guard_.active) return OkStatus();
+  std::string rel = key;
+  for (;;) {
+    const size_t slash = rel.rfind('/');
+    rel = slash == std::string::npos ? std::string() : rel.substr(0, slash);
+    const std::string dir = rel.empty() ? root_ : root_ + "/" + rel;
+    struct stat st;
+    if (::lstat(dir.c_str(), &st) == 0 || rel.empty()) return guard_.CheckPath(dir);
+  }
 }
 
 Result<std::vector<std::string>> DirBlobStore::List(const std::string& prefix) const {

@@ -72,9 +72,14 @@ Result<h5::Handle> OpenFile(const std::string& path) {
 H5ArrayStore::~H5ArrayStore() = default;
 
 Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file,
-                                                         const std::string& group) {
+                                                         const std::string& group, ChangeGuard guard) {
   ASSIGN_OR_RETURN(h5::Handle f, OpenFile(file));
   std::unique_ptr<H5ArrayStore> s(new H5ArrayStore());
+  s->guard_ = guard;
+  if (guard.active) {
+    ASSIGN_OR_RETURN(s->guard_file_, File::OpenReadOnly(file));
+    RETURN_IF_ERROR(guard.Check(s->guard_file_));
+  }
   s->file_ = std::make_shared<H5File>(std::move(f));
   s->group_ = group.empty() ? "/" : group;
   s->describe_ = file + ":" + s->group_;
@@ -143,9 +148,10 @@ Status H5ArrayStore::Read(const std::string& name, ElemType type, uint64_t first
   hsize_t cnt = count;
   h5::Handle mspace = h5::DataspaceHandle(H5Screate_simple(1, &cnt, nullptr));
   if (H5Dread(ds.get(), NativeType(type), mspace.get(), fspace.get(), H5P_DEFAULT, out) < 0) {
+    RETURN_IF_ERROR(CheckUnchanged());
     return h5::Error(what + ": read [" + std::to_string(first) + ", " + std::to_string(first + count) + ")");
   }
-  return OkStatus();
+  return CheckUnchanged();
 }
 
 Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& name) const {
@@ -156,7 +162,13 @@ Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& na
     h5::TakeErrorStack();
     return NotFoundError(describe_ + ": array '" + name + "' is missing");
   }
-  return h5::ReadStringValues(ds.get(), false, describe_ + ": dataset '" + name + "'");
+  auto values = h5::ReadStringValues(ds.get(), false, describe_ + ": dataset '" + name + "'");
+  RETURN_IF_ERROR(CheckUnchanged());
+  return values;
+}
+
+Status H5ArrayStore::CheckUnchanged() const {
+  return guard_.active ? guard_.Check(guard_file_) : OkStatus();
 }
 
 bool IsHdf5File(const std::string& path) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/array_store.h"
+#include "util/file.h"
 
 namespace omicsfs::io {
 
@@ -15,9 +16,11 @@ class H5File;  // shared open file, defined in the .cc
 
 class H5ArrayStore : public ArrayStore {
  public:
-  // `group` is an absolute path inside the file ("/" for the root group).
+  // `group` is an absolute path inside the file ("/" for the root group). With an active guard,
+  // reads refuse a file rewritten since it was fingerprinted (checked on a descriptor of our
+  // own to the same file: a file replaced by rename keeps serving its old, consistent bytes).
   static Result<std::unique_ptr<H5ArrayStore>> Open(const std::string& file,
-                                                    const std::string& group);
+                                                    const std::string& group, ChangeGuard guard = {});
   ~H5ArrayStore() override;
 
   const std::string& Describe() const override { return describe_; }
@@ -30,8 +33,11 @@ class H5ArrayStore : public ArrayStore {
  private:
   H5ArrayStore() = default;
   std::string DatasetPath(const std::string& name) const;
+  Status CheckUnchanged() const;
 
   std::shared_ptr<H5File> file_;
+  File guard_file_;
+  ChangeGuard guard_;
   std::string group_;
   std::string describe_;
 };

@@ -102,14 +102,51 @@ Status ScratchFile::WriteAt(uint64_t offset, const void* data, size_t length) {
   return OkStatus();
 }
 
-Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes) {
-  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path));
+namespace {
+
+bool Newer(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
+Status Changed(const std::string& path) {
+  return IoError(path + ": changed on disk since the store was opened (reopen the file)", ESTALE);
+}
+
+}  // namespace
+
+void ChangeGuard::Observe(const struct stat& st) {
+  active = true;
+  if (Newer(st.st_ctim, since)) since = st.st_ctim;
+  if (Newer(st.st_mtim, since)) since = st.st_mtim;
+}
+
+Status ChangeGuard::Check(const File& f) const {
+  if (!active) return OkStatus();
+  ASSIGN_OR_RETURN(struct stat st, f.Stat());
+  if (Newer(st.st_ctim, since) || Newer(st.st_mtim, since)) return Changed(f.path());
+  return OkStatus();
+}
+
+Status ChangeGuard::CheckPath(const std::string& path) const {
+  if (!active) return OkStatus();
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || Newer(st.st_ctim, since) || Newer(st.st_mtim, since)) {
+    return Changed(path);
+  }
+  return OkStatus();
+}
+
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, const ChangeGuard* guard) {
+  auto opened = File::OpenReadOnly(path);
+  if (!opened.ok() && guard != nullptr) RETURN_IF_ERROR(guard->CheckPath(path));
+  ASSIGN_OR_RETURN(File f, std::move(opened));
   ASSIGN_OR_RETURN(struct stat st, f.Stat());
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) return CorruptError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
   std::string out(size, '\0');
   ASSIGN_OR_RETURN(size_t n, f.ReadAt(0, out.data(), out.size()));
   out.resize(n);  // a file that shrank meanwhile reads short; the caller validates content
+  if (guard != nullptr) RETURN_IF_ERROR(guard->Check(f));
   return out;
 }
 

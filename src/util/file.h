@@ -58,7 +58,24 @@ class ScratchFile {
   File file_;
 };
 
-// Reads a whole (small) file into a string.
-Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = 1 << 20);
+// Detects source files changed after their store was fingerprinted. `since` is the newest
+// ctime/mtime seen then; a file written, replaced, renamed or chmod-ed later carries a newer
+// ctime (the filesystem's own clock, so NFS client skew does not matter). Reads check after
+// reading, so bytes written during the read are caught too. Inactive guards accept everything.
+struct ChangeGuard {
+  struct timespec since {};
+  bool active = false;
+
+  // Widens `since` to cover a file seen while fingerprinting.
+  void Observe(const struct stat& st);
+  // ESTALE (an Io status naming the file) when `f` changed after `since`.
+  Status Check(const File& f) const;
+  // The same for a path that no longer opens, or whose directory changed (a removed chunk).
+  Status CheckPath(const std::string& path) const;
+};
+
+// Reads a whole (small) file into a string; with a guard, refuses a file changed since.
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = 1 << 20,
+                                  const ChangeGuard* guard = nullptr);
 
 }  // namespace omicsfs

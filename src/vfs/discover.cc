@@ -58,8 +58,8 @@ class Builder {
     return tree_->AddChild(parent, std::move(n));
   }
 
-  void AddFile(Ino parent, const std::string& name, const Meta& meta,
-               std::shared_ptr<const FileContent> content) {
+  Ino AddFile(Ino parent, const std::string& name, const Meta& meta,
+              std::shared_ptr<const FileContent> content) {
     Node n;
     n.name = name;
     n.kind = NodeKind::kFile;
@@ -68,7 +68,7 @@ class Builder {
     n.uid = meta.uid;
     n.gid = meta.gid;
     n.content = std::move(content);
-    tree_->AddChild(parent, std::move(n));
+    return tree_->AddChild(parent, std::move(n));
   }
 
   void AddText(Ino parent, const std::string& name, const Meta& meta,
@@ -101,16 +101,39 @@ class Builder {
         std::shared_ptr<const std::vector<std::string>>(f, &f->cell_names()), Layout::kOnePerLine, 0, "cells.txt of " + where));
   }
 
-  // The store's identity for persisted indexes: its path plus (path, size, mtime) of its files.
-  static std::string Fingerprint(const std::string& store, const std::vector<std::string>& files) {
-    std::string fp = "store " + store + "\n";
+  // A store's identity. `index` keys persisted indexes (its path plus path, size and mtime of its
+  // files: a copy restored from backup keeps its index); `change` adds ctimes and modes and is
+  // what a rescan compares; `guard` lets readers refuse files changed after this moment.
+  struct Stamp {
+    std::string index;
+    std::string change;
+    ChangeGuard guard;
+  };
+  static Stamp StampOf(const std::string& store, const std::vector<std::string>& files) {
+    Stamp s;
+    s.index = "store " + store + "\n";
+    s.change = s.index;
     for (const auto& f : files) {
       struct stat st;
       if (::stat(f.c_str(), &st) != 0) continue;
-      fp += f + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-            std::to_string(st.st_mtim.tv_nsec) + "\n";
+      const std::string line = f + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                               std::to_string(st.st_mtim.tv_nsec);
+      s.index += line + "\n";
+      s.change += line + " " + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec) + " " +
+                  std::to_string(st.st_mode) + "\n";
+      s.guard.Observe(st);
     }
-    return fp;
+    s.guard.active = true;
+    return s;
+  }
+
+  // On a rescan: copies the node at `parent`/`name` from the served tree when its fingerprint is
+  // unchanged. Returns true when copied.
+  bool Reuse(Ino parent, const std::string& name, const Stamp& stamp) {
+    if (options_.previous == nullptr) return false;
+    std::string vpath = tree_->PathOf(parent);
+    if (!name.empty()) vpath = vpath.empty() ? name : vpath + "/" + name;
+    return options_.previous->CopyInto(vpath, stamp.change, *tree_, parent, name);
   }
   static std::vector<std::string> FilesBelow(const std::string& dir) {
     std::vector<std::string> out{dir};
@@ -152,7 +175,7 @@ class Builder {
     return v.ok() && bp::LooksLikeVersion(*v);
   }
 
-  void AddDirStore(Ino dir, const std::string& path, Meta meta) {
+  void AddDirStore(Ino dir, const std::string& path, Meta meta, const Stamp& stamp) {
     // The store's mtime is the newest of its directory and files.
     fs_error ec;
     for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
@@ -163,16 +186,17 @@ class Builder {
         meta.mtime = st.st_mtim;
       }
     }
-    fingerprint_ = Fingerprint(path, FilesBelow(path));
-    auto store = io::DirArrayStore::Open(path);
+    fingerprint_ = stamp.index;
+    auto store = io::DirArrayStore::Open(path, stamp.guard);
     if (!store.ok()) return AddStoreViews(dir, meta, store.status());
     AddStoreViews(dir, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
   }
 
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
-  void AddVczStore(Ino dir, const std::string& path, const std::string& name, const Meta& meta) {
-    fingerprint_ = Fingerprint(path, FilesBelow(path));
-    auto store = formats::vcz::Store::Open(path);
+  void AddVczStore(Ino dir, const std::string& path, const std::string& name, const Meta& meta,
+                   const Stamp& stamp) {
+    fingerprint_ = stamp.index;
+    auto store = formats::vcz::Store::Open(path, stamp.guard);
     if (!store.ok()) return AddError(dir, meta, store.status());
     std::string stem = name;
     for (const char* ext : {".vcz", ".zarr"}) {
@@ -202,7 +226,7 @@ class Builder {
   }
 
   void AddHdf5Stores(Ino dir, const std::string& path, const Meta& meta,
-                     const std::vector<io::H5GroupAttribute>& stores) {
+                     const std::vector<io::H5GroupAttribute>& stores, const Stamp& file_stamp) {
     for (const auto& g : stores) {
       Ino at = dir;
       size_t pos = 1;
@@ -217,8 +241,8 @@ class Builder {
         LogWarning(path + ":" + g.group + ": group name collides with a view; not shown");
         continue;
       }
-      fingerprint_ = Fingerprint(path + ":" + g.group, {path});
-      auto store = io::H5ArrayStore::Open(path, g.group);
+      fingerprint_ = StampOf(path + ":" + g.group, {path}).index;
+      auto store = io::H5ArrayStore::Open(path, g.group, file_stamp.guard);
       if (!store.ok()) {
         AddStoreViews(at, meta, store.status());
       } else {
@@ -248,22 +272,34 @@ class Builder {
       n.gid = meta.gid;
       tree_->AddChild(parent, std::move(n));
     } else if (S_ISDIR(st.st_mode)) {
-      Ino dir = AddDir(parent, name, meta);
-      if (dir == 0) return;
-      if (IsBpcellsDirStore(path)) {
-        AddDirStore(dir, path, meta);
-      } else if (formats::vcz::Store::Looks(path)) {
-        AddVczStore(dir, path, name, meta);
-      } else {
-        MirrorDir(dir, path);
+      const bool bpcells = IsBpcellsDirStore(path);
+      if (bpcells || formats::vcz::Store::Looks(path)) {
+        const Stamp stamp = StampOf(path, FilesBelow(path));
+        if (Reuse(parent, name, stamp)) return;
+        Ino dir = AddDir(parent, name, meta);
+        if (dir == 0) return;
+        tree_->node(dir).fingerprint = stamp.change;
+        if (bpcells) {
+          AddDirStore(dir, path, meta, stamp);
+        } else {
+          AddVczStore(dir, path, name, meta, stamp);
+        }
+        return;
       }
+      Ino dir = AddDir(parent, name, meta);
+      if (dir != 0) MirrorDir(dir, path);
     } else if (S_ISREG(st.st_mode)) {
+      const Stamp stamp = StampOf(path, {path});
+      if (Reuse(parent, name, stamp)) return;
       auto stores = Hdf5Stores(path);
       if (stores.empty()) {
-        AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size));
+        Ino file = AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size, stamp.guard));
+        if (file != 0) tree_->node(file).fingerprint = stamp.change;
       } else {
         Ino dir = AddDir(parent, name, meta);
-        if (dir != 0) AddHdf5Stores(dir, path, meta, stores);
+        if (dir == 0) return;
+        tree_->node(dir).fingerprint = stamp.change;
+        AddHdf5Stores(dir, path, meta, stores, stamp);
       }
     }
     // Sockets, FIFOs and devices are not served.
@@ -274,10 +310,13 @@ class Builder {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return;
     Meta meta = MetaOf(st);
+    const Stamp stamp = StampOf(path, {path, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
+    if (Reuse(parent, name, stamp)) return;
     Ino dir = AddDir(parent, name, meta);
     if (dir == 0) return;
-    fingerprint_ = Fingerprint(path, {path, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
-    auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz");
+    tree_->node(dir).fingerprint = stamp.change;
+    fingerprint_ = stamp.index;
+    auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz", stamp.guard);
     if (!file.ok()) return AddError(dir, meta, file.status());
     const auto& f = *file;
     using Layout = text::NamesSource::Layout;
@@ -327,21 +366,30 @@ class Builder {
     root.uid = meta.uid;
     root.gid = meta.gid;
     if (S_ISDIR(st.st_mode)) {
-      if (IsBpcellsDirStore(source)) {
-        AddDirStore(kRootIno, source, meta);
-      } else if (formats::vcz::Store::Looks(source)) {
-        AddVczStore(kRootIno, source, fs::path(source).filename().string(), meta);
+      const bool bpcells = IsBpcellsDirStore(source);
+      if (bpcells || formats::vcz::Store::Looks(source)) {
+        const Stamp stamp = StampOf(source, FilesBelow(source));
+        if (Reuse(kRootIno, "", stamp)) return OkStatus();
+        root.fingerprint = stamp.change;
+        if (bpcells) {
+          AddDirStore(kRootIno, source, meta, stamp);
+        } else {
+          AddVczStore(kRootIno, source, fs::path(source).filename().string(), meta, stamp);
+        }
       } else {
         MirrorDir(kRootIno, source);
       }
       return OkStatus();
     }
     if (S_ISREG(st.st_mode)) {
+      const Stamp stamp = StampOf(source, {source});
+      if (Reuse(kRootIno, "", stamp)) return OkStatus();
       auto stores = Hdf5Stores(source);
       if (stores.empty()) {
         return InvalidArgumentError(source + ": not a directory and not an HDF5 file with BPCells stores");
       }
-      AddHdf5Stores(kRootIno, source, meta, stores);
+      root.fingerprint = stamp.change;
+      AddHdf5Stores(kRootIno, source, meta, stores, stamp);
       return OkStatus();
     }
     return InvalidArgumentError(source + ": not a directory or regular file");
@@ -355,7 +403,7 @@ class Builder {
 
 }  // namespace
 
-Result<std::shared_ptr<const Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
+Result<std::shared_ptr<Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
   if (options.pool == nullptr) return InternalError("Discover: no cache pool");
   // Absolute paths: the daemon changes directory to / when it detaches.
   fs_error ec;
@@ -364,7 +412,7 @@ Result<std::shared_ptr<const Tree>> Discover(const std::string& source, const Di
   auto tree = std::make_shared<Tree>();
   Builder b(tree.get(), options);
   RETURN_IF_ERROR(b.BuildRoot(absolute.size() > 1 && absolute.back() == '/' ? absolute.substr(0, absolute.size() - 1) : absolute));
-  return std::shared_ptr<const Tree>(std::move(tree));
+  return tree;
 }
 
 }  // namespace omicsfs::vfs

@@ -15,10 +15,13 @@ struct DiscoverOptions {
   cache::CachePool* pool = nullptr;  // required; must outlive the tree
   text::SizingOptions sizing;
   std::string index_dir;  // derived data (e.g. transposed copies for dense views)
+  // A rescan: the tree being served. Stores and files whose fingerprint is unchanged are copied
+  // from it (same contents, no reopening); only changed ones are opened again.
+  const Tree* previous = nullptr;
 };
 
 // SOURCE may be a directory (mirrored), a BPCells directory store, or an HDF5 file. Returns
 // NotFound/Io when SOURCE cannot be used at all; problems with single stores become ERROR.txt.
-Result<std::shared_ptr<const Tree>> Discover(const std::string& source, const DiscoverOptions& options);
+Result<std::shared_ptr<Tree>> Discover(const std::string& source, const DiscoverOptions& options);
 
 }  // namespace omicsfs::vfs

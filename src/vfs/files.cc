@@ -10,9 +10,12 @@ Result<std::vector<text::Piece>> PassthroughFileContent::Read(uint64_t offset, u
   std::vector<text::Piece> pieces;
   if (offset >= size_ || length == 0) return pieces;
   const uint64_t want = std::min<uint64_t>(length, size_ - offset);
-  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path_));
+  auto opened = File::OpenReadOnly(path_);
+  if (!opened.ok()) RETURN_IF_ERROR(guard_.CheckPath(path_));
+  ASSIGN_OR_RETURN(File f, std::move(opened));
   std::string buf(want, '\0');
   ASSIGN_OR_RETURN(size_t n, f.ReadAt(offset, buf.data(), want));
+  RETURN_IF_ERROR(guard_.Check(f));
   if (n != want) {
     return CorruptError(path_ + ": file shrank to " + std::to_string(offset + n) +
                         " bytes while mounted (was " + std::to_string(size_) + ")");

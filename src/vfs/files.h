@@ -5,6 +5,7 @@
 #include <string>
 
 #include "text/virtual_file.h"
+#include "util/file.h"
 #include "vfs/node.h"
 
 namespace omicsfs::vfs {
@@ -26,7 +27,9 @@ class TextFileContent : public FileContent {
 // A source file served byte for byte. Opened per read (stateless; no descriptor per file).
 class PassthroughFileContent : public FileContent {
  public:
-  PassthroughFileContent(std::string path, uint64_t size) : path_(std::move(path)), size_(size) {}
+  // With an active guard, reads refuse the file once it changed (never old size, new bytes).
+  PassthroughFileContent(std::string path, uint64_t size, ChangeGuard guard = {})
+      : path_(std::move(path)), size_(size), guard_(guard) {}
   Result<uint64_t> Size() const override { return size_; }
   bool SizeKnown() const override { return true; }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override;
@@ -34,6 +37,7 @@ class PassthroughFileContent : public FileContent {
  private:
   std::string path_;
   uint64_t size_;
+  ChangeGuard guard_;
 };
 
 }  // namespace omicsfs::vfs

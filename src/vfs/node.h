@@ -41,6 +41,10 @@ struct Node {
   std::map<std::string, Ino, std::less<>> children;  // directories
   std::shared_ptr<const FileContent> content;        // files
   std::string link_target;                           // symlinks
+  // What a later scan compares to reuse this node's subtree unchanged (stores and plain files:
+  // paths, sizes, mtimes, ctimes and modes of their source files); empty for other nodes.
+  std::string fingerprint;
+  bool detached = false;  // removed from the tree by a rescan; alive while the kernel knows it
 };
 
 struct Attr {

@@ -3,7 +3,28 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <mutex>
+
 namespace omicsfs::vfs {
+namespace {
+
+bool SameMeta(const Node& a, const Node& b) {
+  return a.perm == b.perm && a.uid == b.uid && a.gid == b.gid && a.mtime.tv_sec == b.mtime.tv_sec &&
+         a.mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+// Whether a live node may stay as it is (directories are compared child by child instead).
+bool SameNode(const Node& live, const Node& fresh) {
+  if (live.kind != fresh.kind) return false;
+  switch (live.kind) {
+    case NodeKind::kDirectory: return true;
+    case NodeKind::kFile: return live.content == fresh.content && SameMeta(live, fresh);
+    case NodeKind::kSymlink: return live.link_target == fresh.link_target && SameMeta(live, fresh);
+  }
+  return false;
+}
+
+}  // namespace
 
 Tree::Tree() {
   Node root;
@@ -12,6 +33,7 @@ Tree::Tree() {
   root.kind = NodeKind::kDirectory;
   root.perm = 0555;
   nodes_.push_back(std::move(root));
+  lookups_.emplace_back(0);
 }
 
 Ino Tree::AddChild(Ino parent, Node child) {
@@ -20,20 +42,66 @@ Ino Tree::AddChild(Ino parent, Node child) {
     return node(it->second).kind == child.kind && child.kind == NodeKind::kDirectory ? it->second : 0;
   }
   child.parent = parent;
+  child.detached = false;
   std::string name = child.name;
   nodes_.push_back(std::move(child));
+  lookups_.emplace_back(0);
   Ino ino = nodes_.size();
-  node(parent).children.emplace(std::move(name), ino);  // `p` may dangle after push_back
+  p.children.emplace(std::move(name), ino);  // deque: `p` stays valid across push_back
   return ino;
 }
 
-const Node* Tree::Get(Ino ino) const {
+std::string Tree::PathOf(Ino ino) const {
+  std::shared_lock lock(mu_);
+  std::string path;
+  while (ino != kRootIno) {
+    const Node& n = nodes_[ino - 1];
+    path = path.empty() ? n.name : n.name + "/" + path;
+    ino = n.parent;
+  }
+  return path;
+}
+
+Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
+  const Node& s = src.nodes_[from - 1];
+  Node n = s;
+  n.children.clear();
+  const Ino ino = AddChild(parent, std::move(n));
+  if (ino == 0) return 0;
+  for (const auto& [name, child] : s.children) CopyFrom(src, child, ino);
+  return ino;
+}
+
+bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent,
+                    const std::string& name) const {
+  auto ino = Resolve(vpath);
+  if (!ino.ok()) return false;
+  std::shared_lock lock(mu_);
+  const Node& s = nodes_[*ino - 1];
+  if (s.fingerprint.empty() || s.fingerprint != fingerprint) return false;
+  if (*ino == kRootIno) {  // SOURCE itself is the store: copy onto the root
+    Node& r = dst.root();
+    r.perm = s.perm;
+    r.mtime = s.mtime;
+    r.uid = s.uid;
+    r.gid = s.gid;
+    r.fingerprint = s.fingerprint;
+    for (const auto& [child_name, child] : s.children) dst.CopyFrom(*this, child, kRootIno);
+    return true;
+  }
+  const Ino copied = dst.CopyFrom(*this, *ino, dst_parent);
+  if (copied != 0) dst.node(copied).name = name;  // same name by construction; kept explicit
+  return copied != 0;
+}
+
+const Node* Tree::GetLocked(Ino ino) const {
   if (ino == 0 || ino > nodes_.size()) return nullptr;
   return &nodes_[ino - 1];
 }
 
 Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
-  const Node* p = Get(parent);
+  std::shared_lock lock(mu_);
+  const Node* p = GetLocked(parent);
   if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
   if (p->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
   if (name == ".") return parent;
@@ -44,37 +112,50 @@ Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
 }
 
 Result<Attr> Tree::GetAttr(Ino ino) const {
-  const Node* n = Get(ino);
-  if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
   Attr a;
-  a.ino = ino;
-  a.mtime = n->mtime;
-  a.uid = n->uid;
-  a.gid = n->gid;
-  switch (n->kind) {
-    case NodeKind::kDirectory: {
-      a.mode = S_IFDIR | n->perm;
-      uint32_t subdirs = 0;
-      for (const auto& [name, child] : n->children) subdirs += nodes_[child - 1].kind == NodeKind::kDirectory;
-      a.nlink = 2 + subdirs;
-      a.size = 4096;
-      break;
+  std::shared_ptr<const FileContent> content;
+  {
+    std::shared_lock lock(mu_);
+    const Node* n = GetLocked(ino);
+    if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
+    a.ino = ino;
+    a.mtime = n->mtime;
+    a.uid = n->uid;
+    a.gid = n->gid;
+    switch (n->kind) {
+      case NodeKind::kDirectory: {
+        a.mode = S_IFDIR | n->perm;
+        uint32_t subdirs = 0;
+        for (const auto& [name, child] : n->children) subdirs += nodes_[child - 1].kind == NodeKind::kDirectory;
+        a.nlink = 2 + subdirs;
+        a.size = 4096;
+        return a;
+      }
+      case NodeKind::kFile:
+        a.mode = S_IFREG | n->perm;
+        content = n->content;
+        break;
+      case NodeKind::kSymlink:
+        a.mode = S_IFLNK | 0777;
+        a.size = n->link_target.size();
+        return a;
     }
-    case NodeKind::kFile: {
-      a.mode = S_IFREG | n->perm;
-      ASSIGN_OR_RETURN(a.size, n->content->Size());
-      break;
-    }
-    case NodeKind::kSymlink:
-      a.mode = S_IFLNK | 0777;
-      a.size = n->link_target.size();
-      break;
   }
+  if (content == nullptr) return NotFoundError("inode " + std::to_string(ino) + " was removed");
+  ASSIGN_OR_RETURN(a.size, content->Size());  // may run the sizing pass: no lock held
   return a;
 }
 
+Result<NodeKind> Tree::Kind(Ino ino) const {
+  std::shared_lock lock(mu_);
+  const Node* n = GetLocked(ino);
+  if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
+  return n->kind;
+}
+
 Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino) const {
-  const Node* n = Get(ino);
+  std::shared_lock lock(mu_);
+  const Node* n = GetLocked(ino);
   if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
   if (n->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
   std::vector<DirEntry> out;
@@ -85,26 +166,27 @@ Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino) const {
   return out;
 }
 
-Status Tree::Open(Ino ino, int flags) const {
-  const Node* n = Get(ino);
+Result<std::shared_ptr<const FileContent>> Tree::Open(Ino ino, int flags) const {
+  std::shared_lock lock(mu_);
+  const Node* n = GetLocked(ino);
   if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
   if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_CREAT | O_APPEND)) != 0) {
     return ReadOnlyError("read-only filesystem");
   }
   if (n->kind == NodeKind::kDirectory) return Status(ErrorCode::kIo, "is a directory", EISDIR);
   if (n->kind != NodeKind::kFile) return InvalidArgumentError("not a regular file");
-  return OkStatus();
+  if (n->content == nullptr) return NotFoundError("inode " + std::to_string(ino) + " was removed");
+  return n->content;
 }
 
 Result<std::vector<text::Piece>> Tree::Read(Ino ino, uint64_t offset, uint64_t length) const {
-  const Node* n = Get(ino);
-  if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
-  if (n->kind != NodeKind::kFile) return Status(ErrorCode::kIo, "is a directory", EISDIR);
-  return n->content->Read(offset, length);
+  ASSIGN_OR_RETURN(std::shared_ptr<const FileContent> content, Open(ino, O_RDONLY));
+  return content->Read(offset, length);
 }
 
 Result<std::string> Tree::ReadLink(Ino ino) const {
-  const Node* n = Get(ino);
+  std::shared_lock lock(mu_);
+  const Node* n = GetLocked(ino);
   if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
   if (n->kind != NodeKind::kSymlink) return InvalidArgumentError("not a symlink");
   return n->link_target;
@@ -125,6 +207,94 @@ Result<Ino> Tree::Resolve(std::string_view path) const {
     pos = slash + 1;
   }
   return cur;
+}
+
+size_t Tree::size() const {
+  std::shared_lock lock(mu_);
+  return nodes_.size();
+}
+
+void Tree::Remember(Ino ino) {
+  std::shared_lock lock(mu_);
+  if (ino != 0 && ino <= lookups_.size()) lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);
+}
+
+void Tree::Forget(Ino ino, uint64_t n) {
+  {
+    std::shared_lock lock(mu_);
+    if (ino == 0 || ino > lookups_.size()) return;
+    std::atomic<uint64_t>& count = lookups_[ino - 1];
+    uint64_t cur = count.load(std::memory_order_relaxed);
+    uint64_t next;
+    do {
+      next = cur > n ? cur - n : 0;
+    } while (!count.compare_exchange_weak(cur, next, std::memory_order_relaxed));
+    if (next != 0 || !nodes_[ino - 1].detached) return;
+  }
+  std::unique_lock lock(mu_);
+  ReleaseIfUnused(ino);
+}
+
+void Tree::ReleaseIfUnused(Ino ino) {
+  Node& n = node(ino);
+  if (!n.detached || lookups_[ino - 1].load(std::memory_order_relaxed) != 0) return;
+  n.content.reset();  // open files hold their own reference
+}
+
+void Tree::Detach(Ino ino) {
+  Node& n = node(ino);
+  n.detached = true;
+  for (const auto& [name, child] : n.children) Detach(child);
+  ReleaseIfUnused(ino);
+}
+
+void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes) {
+  const Node& f = fresh.nodes_[from - 1];
+  {
+    Node& l = node(live);
+    if (!SameMeta(l, f)) {
+      l.perm = f.perm;
+      l.mtime = f.mtime;
+      l.uid = f.uid;
+      l.gid = f.gid;
+      changes.inodes.push_back(live);
+    }
+    l.fingerprint = f.fingerprint;
+  }
+  bool listing = false;
+  std::vector<std::string> gone;
+  for (const auto& [name, child] : node(live).children) {
+    auto it = f.children.find(name);
+    if (it == f.children.end() || !SameNode(node(child), fresh.nodes_[it->second - 1])) gone.push_back(name);
+  }
+  for (const std::string& name : gone) {
+    Node& l = node(live);
+    auto it = l.children.find(name);
+    const Ino child = it->second;
+    l.children.erase(it);
+    Detach(child);
+    changes.entries.emplace_back(live, name);
+    changes.inodes.push_back(child);
+    listing = true;
+  }
+  for (const auto& [name, child] : f.children) {
+    auto it = node(live).children.find(name);
+    if (it == node(live).children.end()) {
+      CopyFrom(fresh, child, live);
+      changes.entries.emplace_back(live, name);  // a negative lookup may be cached
+      listing = true;
+    } else if (fresh.nodes_[child - 1].kind == NodeKind::kDirectory) {
+      MergeDir(it->second, fresh, child, changes);
+    }
+  }
+  if (listing) changes.inodes.push_back(live);
+}
+
+Tree::Changes Tree::Merge(const Tree& fresh) {
+  Changes changes;
+  std::unique_lock lock(mu_);
+  MergeDir(kRootIno, fresh, kRootIno, changes);
+  return changes;
 }
 
 }  // namespace omicsfs::vfs

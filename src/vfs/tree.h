@@ -1,8 +1,20 @@
-// The virtual tree: built once by discovery, then immutable. Inode = index + 1 (root = 1), so
-// lookups need no locks and `forget` has nothing to free.
+// The virtual tree. Discovery builds it on one thread; once shared, every query is thread-safe
+// (a shared lock, never held across content work such as a sizing pass or a read).
+//
+// Live changes: a rescan builds a fresh tree (reusing unchanged subtrees, see CopyInto) and
+// Merge() grafts it in. Inode numbers are stable: a node keeps its inode for as long as it is
+// unchanged, and a changed or removed node is detached, never reused, so the kernel's page cache
+// of an old file can never mix with the new one. A detached node keeps its content until the
+// kernel forgets it (lookup counts, as FUSE defines them); open files hold their own reference.
 #pragma once
 
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <shared_mutex>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vfs/node.h"
@@ -12,29 +24,60 @@ namespace omicsfs::vfs {
 class Tree {
  public:
   Tree();  // creates the root directory
+  Tree(const Tree&) = delete;
+  Tree& operator=(const Tree&) = delete;
 
-  // Building (before the tree is shared).
+  // Building (one thread, before the tree is shared).
   Node& root() { return nodes_[0]; }
   Node& node(Ino ino) { return nodes_[ino - 1]; }
   // Adds a child; if the name is taken, returns the existing child's inode when it is of the same
   // kind (directories merge), else 0.
   Ino AddChild(Ino parent, Node child);
+  // The slash-separated path of `ino` from the root ("" for the root).
+  std::string PathOf(Ino ino) const;
+  // If this tree has a node at `vpath` whose fingerprint equals `fingerprint`, copies it with its
+  // subtree (sharing file contents) into `dst` as child `name` of `dst_parent` (or, for the root,
+  // onto dst's root) and returns true.
+  bool CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent,
+                const std::string& name) const;
 
-  // Queries (thread-safe once built).
-  const Node* Get(Ino ino) const;
+  // Queries (thread-safe).
   Result<Ino> Lookup(Ino parent, std::string_view name) const;
   Result<Attr> GetAttr(Ino ino) const;
+  Result<NodeKind> Kind(Ino ino) const;
   Result<std::vector<DirEntry>> ReadDir(Ino ino) const;
-  // Refuses write access (EROFS) and directories.
-  Status Open(Ino ino, int flags) const;
+  // Refuses write access (EROFS) and directories; returns what an open file reads from.
+  Result<std::shared_ptr<const FileContent>> Open(Ino ino, int flags) const;
   Result<std::vector<text::Piece>> Read(Ino ino, uint64_t offset, uint64_t length) const;
   Result<std::string> ReadLink(Ino ino) const;
   // Resolves a slash-separated path from the root ("" or "/" is the root; symlinks not followed).
   Result<Ino> Resolve(std::string_view path) const;
-  size_t size() const { return nodes_.size(); }
+  size_t size() const;
+
+  // The kernel's references (FUSE lookup counts): +1 per entry replied, -n per forget.
+  void Remember(Ino ino);
+  void Forget(Ino ino, uint64_t n);
+
+  // What a merge changed, for the kernel's caches.
+  struct Changes {
+    std::vector<Ino> inodes;                          // attributes / listings / data to drop
+    std::vector<std::pair<Ino, std::string>> entries;  // (parent, name) lookups to drop
+    bool empty() const { return inodes.empty() && entries.empty(); }
+  };
+  // Grafts `fresh` (a newly discovered tree) in: unchanged nodes keep their inodes; changed and
+  // vanished ones are detached; new ones get new inodes.
+  Changes Merge(const Tree& fresh);
 
  private:
-  std::vector<Node> nodes_;
+  const Node* GetLocked(Ino ino) const;
+  void MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes);
+  Ino CopyFrom(const Tree& src, Ino from, Ino parent);
+  void Detach(Ino ino);
+  void ReleaseIfUnused(Ino ino);
+
+  mutable std::shared_mutex mu_;
+  std::deque<Node> nodes_;                     // stable addresses; never shrinks
+  std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index
 };
 
 }  // namespace omicsfs::vfs

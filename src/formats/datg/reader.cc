@@ -19,8 +19,8 @@ uint64_t BE(const char* p, int n) {
   return v;
 }
 
-Result<std::vector<std::string>> ReadNames(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string gz, ReadWholeFile(path, size_t{1} << 31));
+Result<std::vector<std::string>> ReadNames(const std::string& path, const ChangeGuard& guard) {
+  ASSIGN_OR_RETURN(std::string gz, ReadWholeFile(path, size_t{1} << 31, &guard));
   auto text = codec::ZlibDecode(gz, codec::ZlibFormat::kGzip, size_t{1} << 32);
   if (!text.ok()) return std::move(text).status().WithContext(path);
   std::vector<std::string> out;
@@ -78,9 +78,10 @@ Result<std::string> ModifiedUtf8ToUtf8(std::string_view in) {
 }
 
 Result<std::shared_ptr<const DatgFile>> DatgFile::Open(const std::string& datg, const std::string& rows_gz,
-                                                       const std::string& cols_gz) {
+                                                       const std::string& cols_gz, ChangeGuard guard) {
   std::shared_ptr<DatgFile> d(new DatgFile());
   d->path_ = datg;
+  d->guard_ = guard;
   ASSIGN_OR_RETURN(d->file_, File::OpenReadOnly(datg));
   ASSIGN_OR_RETURN(struct stat st, d->file_.Stat());
   const uint64_t size = static_cast<uint64_t>(st.st_size);
@@ -139,8 +140,9 @@ Result<std::shared_ptr<const DatgFile>> DatgFile::Open(const std::string& datg, 
   if (nblocks == 0 && index_offset != 0) return CorruptError(datg + ": data before the index frame of an empty matrix");
 
   // Names.
-  ASSIGN_OR_RETURN(d->row_names_, ReadNames(rows_gz));
-  ASSIGN_OR_RETURN(d->col_names_, ReadNames(cols_gz));
+  RETURN_IF_ERROR(guard.Check(d->file_));
+  ASSIGN_OR_RETURN(d->row_names_, ReadNames(rows_gz, guard));
+  ASSIGN_OR_RETURN(d->col_names_, ReadNames(cols_gz, guard));
   if (d->row_names_.size() != d->rows_) {
     return CorruptError(rows_gz + ": " + std::to_string(d->row_names_.size()) + " names, the matrix has " + std::to_string(d->rows_) + " rows");
   }
@@ -154,7 +156,9 @@ Result<std::vector<double>> DatgFile::ReadBlock(uint64_t b) const {
   if (b >= offsets_.size()) return InternalError(path_ + ": no block " + std::to_string(b));
   const uint64_t start = offsets_[b], end = b + 1 < offsets_.size() ? offsets_[b + 1] : index_offset_;
   std::string raw(end - start, '\0');
-  RETURN_IF_ERROR(file_.ReadExact(start, raw.data(), raw.size()));
+  Status read = file_.ReadExact(start, raw.data(), raw.size());
+  RETURN_IF_ERROR(guard_.Check(file_));
+  RETURN_IF_ERROR(read);
   const uint64_t n = BlockRows(b) * cols_;
   auto bytes = lz4_frames_ ? codec::Lz4FrameDecode(raw, n * 8) : codec::Lz4BlockStreamDecode(raw, n * 8);
   if (!bytes.ok()) return std::move(bytes).status().WithContext(path_ + ": row block " + std::to_string(b) + " at offset " + std::to_string(start));

@@ -14,8 +14,9 @@ namespace omicsfs::formats::datg {
 
 class DatgFile {
  public:
+  // With an active guard, reads refuse a file changed since it was fingerprinted.
   static Result<std::shared_ptr<const DatgFile>> Open(const std::string& datg, const std::string& rows_gz,
-                                                      const std::string& cols_gz);
+                                                      const std::string& cols_gz, ChangeGuard guard = {});
 
   const std::string& Describe() const { return path_; }
   uint64_t rows() const { return rows_; }
@@ -37,6 +38,7 @@ class DatgFile {
 
   std::string path_;
   File file_;
+  ChangeGuard guard_;
   uint64_t rows_ = 0, cols_ = 0, rpb_ = 1;
   bool lz4_frames_ = true;
   uint64_t index_offset_ = 0;

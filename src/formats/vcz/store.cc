@@ -85,10 +85,10 @@ bool Store::Looks(const std::string& dir) {
   return attrs.ok() && attrs->is_object() && attrs->contains("vcf_zarr_version");
 }
 
-Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir) {
+Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard) {
   std::shared_ptr<Store> s(new Store());
   s->dir_ = dir;
-  s->blobs_ = std::make_shared<io::DirBlobStore>(dir);
+  s->blobs_ = std::make_shared<io::DirBlobStore>(dir, size_t{1} << 31, guard);
   ASSIGN_OR_RETURN(json attrs, RootAttributes(*s->blobs_));
   try {
     if (!attrs.contains("vcf_zarr_version")) return UnsupportedError(dir + ": no vcf_zarr_version attribute");

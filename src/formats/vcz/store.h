@@ -10,6 +10,7 @@
 
 #include "formats/zarr/array.h"
 #include "io/blob_store.h"
+#include "util/file.h"
 
 namespace omicsfs::formats::vcz {
 
@@ -34,7 +35,8 @@ class Store {
  public:
   // True when `dir` holds a Zarr group whose attributes carry `vcf_zarr_version`.
   static bool Looks(const std::string& dir);
-  static Result<std::shared_ptr<const Store>> Open(const std::string& dir);
+  // With an active guard, chunks changed on disk since the store was fingerprinted are refused.
+  static Result<std::shared_ptr<const Store>> Open(const std::string& dir, ChangeGuard guard = {});
 
   const std::string& Describe() const { return dir_; }
   uint64_t num_variants() const { return num_variants_; }
