@@ -168,6 +168,11 @@ void MountedFs::Stop() {
     }
     pid_ = -1;
   }
+  // A sanitizer report from the daemon fails the test that ran it, whatever the reads saw.
+  const std::string log = Log();
+  for (const char* marker : {"ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error:", "ERROR: LeakSanitizer"}) {
+    if (log.find(marker) != std::string::npos) ADD_FAILURE() << "the daemon reported: " << marker << "\n" << log;
+  }
   ::rmdir(mountpoint_.c_str());
   ::unlink(log_path_.c_str());
 }
