@@ -12,7 +12,7 @@ cmake -S . -B $B -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DO
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build $B -j"$(nproc)" >/dev/null
 S=$B/seeds
-rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg
+rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz
 i=0
 # Codec seeds: real Zarr chunks, prefixed with the selector byte of their codec.
 for f in $(find $CORPUS/vcf-zarr -path '*call_*' -type f ! -name '.*' | sort | head -40); do
@@ -30,9 +30,27 @@ cp $CORPUS/datg/tiny_3x4.datg $CORPUS/datg/legacy_lz4block_300x7.datg $CORPUS/da
 for f in $CORPUS/bpcells/dir/v2/counts.packed/index_data $CORPUS/bpcells/dir/v2/frags.packed/start_data; do
   i=$((i + 1)); head -c 600 "$f" > $S/fuzz_bp128/s_$i; head -c 900 "$f" > $S/fuzz_bpcells/s_$i
 done
-declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000)
+# Whole VCF Zarr stores, serialised as [u8 key length][key][u16 LE length][value] records.
+for store in sample/sample.vcz triploid/triploid.vcz mixed_ploidy/mixed_ploidy.vcz sample_v3_s2/sample_v3_s2.vcz \
+             field_type_combos/field_type_combos.vcz; do
+  python3 - "$CORPUS/vcf-zarr/$store" "$S/fuzz_vcz/$(basename $store)" <<'PY'
+import os, struct, sys
+root, out = sys.argv[1], sys.argv[2]
+with open(out, "wb") as f:
+    for d, _, files in sorted(os.walk(root)):
+        for n in sorted(files):
+            p = os.path.join(d, n)
+            key = os.path.relpath(p, root).encode()
+            data = open(p, "rb").read()
+            if n == ".zmetadata" or len(key) > 255 or len(data) > 65535:
+                continue
+            f.write(bytes([len(key)]) + key + struct.pack("<H", len(data)) + data)
+PY
+done
+declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000)
+declare -A MAX_LEN=([fuzz_vcz]=262144)
 status=0
-for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg; do
+for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz; do
   rm -rf $B/work/$t && mkdir -p $B/work/$t
   if [ -n "$SECONDS_PER_TARGET" ]; then
     limit="-max_total_time=$SECONDS_PER_TARGET"
@@ -40,7 +58,7 @@ for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg; do
     limit="-runs=${SMOKE_RUNS[$t]} -seed=1"
   fi
   echo "== $t ($limit)"
-  if ! ./$B/tests/fuzz/$t $limit -rss_limit_mb=3072 -malloc_limit_mb=1024 -max_len=65536 \
+  if ! ./$B/tests/fuzz/$t $limit -rss_limit_mb=3072 -malloc_limit_mb=1024 -max_len=${MAX_LEN[$t]:-65536} \
        -artifact_prefix=$B/work/$t/ $B/work/$t $S/$t 2>&1 | grep -E "^#[0-9]+.*DONE|ERROR|SUMMARY|Done [0-9]+ runs"; then
     status=1
   fi

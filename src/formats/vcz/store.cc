@@ -86,9 +86,14 @@ bool Store::Looks(const std::string& dir) {
 }
 
 Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard) {
+  return Open(std::make_shared<io::DirBlobStore>(dir, size_t{1} << 31, guard));
+}
+
+Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs) {
   std::shared_ptr<Store> s(new Store());
+  const std::string dir = blobs->Describe();
   s->dir_ = dir;
-  s->blobs_ = std::make_shared<io::DirBlobStore>(dir, size_t{1} << 31, guard);
+  s->blobs_ = std::move(blobs);
   ASSIGN_OR_RETURN(json attrs, RootAttributes(*s->blobs_));
   try {
     if (!attrs.contains("vcf_zarr_version")) return UnsupportedError(dir + ": no vcf_zarr_version attribute");

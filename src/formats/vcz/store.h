@@ -37,6 +37,8 @@ class Store {
   static bool Looks(const std::string& dir);
   // With an active guard, chunks changed on disk since the store was fingerprinted are refused.
   static Result<std::shared_ptr<const Store>> Open(const std::string& dir, ChangeGuard guard = {});
+  // Over any blob store (in-memory stores in tests and fuzzing).
+  static Result<std::shared_ptr<const Store>> Open(std::shared_ptr<const io::BlobStore> blobs);
 
   const std::string& Describe() const { return dir_; }
   uint64_t num_variants() const { return num_variants_; }
