@@ -175,7 +175,8 @@ Result<std::vector<Piece>> VirtualTextFile::Read(uint64_t offset, uint64_t lengt
   const uint64_t size = index->total_size();
   if (offset >= size || length == 0) return pieces;
   uint64_t end = offset + std::min(length, size - offset);
-  uint64_t k = index->Locate(offset);
+  const uint64_t first = index->Locate(offset);
+  uint64_t k = first;
   uint64_t pos = offset;
   while (pos < end) {
     const uint64_t cstart = index->ChunkStart(k);
@@ -189,7 +190,10 @@ Result<std::vector<Piece>> VirtualTextFile::Read(uint64_t offset, uint64_t lengt
     }
     ++k;
   }
-  if (k > 0) Prefetch(k - 1);
+  // Sequential: this read starts in (or next to) the chunk where the previous one ended; the
+  // kernel may deliver neighbouring read-ahead requests slightly out of order.
+  const uint64_t prev = last_chunk_.exchange(k - 1);
+  if (prev != UINT64_MAX && first + 1 >= prev && first <= prev + 1) Prefetch(k - 1);
   return pieces;
 }
 

@@ -63,6 +63,9 @@ class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
   mutable Status sizing_error_;                      // a failed pass is remembered
   mutable std::atomic<uint64_t> prefetch_mark_{0};   // chunks below it were already queued
+  // The last chunk the previous read touched: read-ahead starts only once reads follow each other
+  // (a lone `head`, `tail` or random read renders nothing it did not ask for).
+  mutable std::atomic<uint64_t> last_chunk_{UINT64_MAX};
   mutable std::once_flag prepare_once_;
   mutable Status prepare_status_;
 };

@@ -47,6 +47,8 @@ with open(out, "wb") as f:
             f.write(bytes([len(key)]) + key + struct.pack("<H", len(data)) + data)
 PY
 done
+# Inputs that once crashed a target stay in its seeds, so the smoke run replays them first.
+for d in tests/fuzz/regressions/*/; do cp "$d"* "$S/$(basename "$d")/"; done
 declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000)
 declare -A MAX_LEN=([fuzz_vcz]=262144)
 status=0

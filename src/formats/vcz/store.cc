@@ -193,6 +193,20 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   }
   for (const auto& f : s->info_) consider(f.array);
   for (const auto& f : s->format_) consider(f.array);
+  // Per-sample arrays: (variants, samples[, ...]) with exactly one column per sample_id.
+  auto check_samples = [&](const zarr::ZarrArray& a, size_t rank) -> Status {
+    const auto& shape = a.meta().shape;
+    if ((rank != 0 && shape.size() != rank) || shape.size() < 2 || shape[1] != s->samples_.size()) {
+      std::string dims;
+      for (uint64_t d : shape) dims += (dims.empty() ? "" : " x ") + std::to_string(d);
+      return CorruptError(dir + ": array " + a.path() + " has shape " + dims + ", expected (variants, " +
+                          std::to_string(s->samples_.size()) + " samples" + (rank == 3 ? ", ploidy)" : rank == 2 ? ")" : ", ...)"));
+    }
+    return OkStatus();
+  };
+  if (s->genotype_) RETURN_IF_ERROR(check_samples(*s->genotype_, 3));
+  if (s->phased_) RETURN_IF_ERROR(check_samples(*s->phased_, 2));
+  for (const auto& f : s->format_) RETURN_IF_ERROR(check_samples(f.array, 0));
   return std::shared_ptr<const Store>(std::move(s));
 }
 
