@@ -26,7 +26,7 @@ bool CachePool::Contains(const CacheKey& key) const {
 void CachePool::EvictLocked() {
   while (stats_.bytes > budget_ && !lru_.empty()) {
     auto it = entries_.find(lru_.back());
-    stats_.bytes -= it->second.value->size();
+    stats_.bytes -= it->second.value.bytes;
     entries_.erase(it);
     lru_.pop_back();
     ++stats_.evictions;
@@ -34,14 +34,14 @@ void CachePool::EvictLocked() {
   }
 }
 
-void CachePool::InsertLocked(const CacheKey& key, Buffer value) {
+void CachePool::InsertLocked(const CacheKey& key, Sized value) {
   if (entries_.count(key) != 0) return;
-  if (value->size() > max_entry_) {
+  if (value.bytes > max_entry_) {
     ++stats_.uncached;
     return;
   }
   lru_.push_front(key);
-  stats_.bytes += value->size();
+  stats_.bytes += value.bytes;
   ++stats_.entries;
   entries_.emplace(key, Entry{std::move(value), lru_.begin()});
   EvictLocked();
@@ -49,7 +49,8 @@ void CachePool::InsertLocked(const CacheKey& key, Buffer value) {
 
 void CachePool::Insert(const CacheKey& key, Buffer value) {
   std::lock_guard<std::mutex> lock(mu_);
-  InsertLocked(key, std::move(value));
+  const uint64_t bytes = value->size();
+  InsertLocked(key, Sized{std::move(value), bytes});
 }
 
 void CachePool::EraseOwner(uint64_t owner) {
@@ -57,7 +58,7 @@ void CachePool::EraseOwner(uint64_t owner) {
   for (auto it = lru_.begin(); it != lru_.end();) {
     if (it->owner == owner) {
       auto e = entries_.find(*it);
-      stats_.bytes -= e->second.value->size();
+      stats_.bytes -= e->second.value.bytes;
       --stats_.entries;
       entries_.erase(e);
       it = lru_.erase(it);
@@ -67,25 +68,42 @@ void CachePool::EraseOwner(uint64_t owner) {
   }
 }
 
+CachePool::ComputeObject CachePool::FromString(const Compute& compute) {
+  return [&compute]() -> Result<Sized> {
+    ASSIGN_OR_RETURN(std::string s, compute());
+    auto buffer = std::make_shared<const std::string>(std::move(s));
+    const uint64_t bytes = buffer->size();
+    return Sized{std::move(buffer), bytes};
+  };
+}
+
 Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compute) {
-  std::promise<Result<Buffer>> promise;
+  ASSIGN_OR_RETURN(Object o, GetOrComputeObject(key, FromString(compute)));
+  return std::static_pointer_cast<const std::string>(o);
+}
+
+Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeObject& compute) {
+  std::promise<Result<Sized>> promise;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
       ++stats_.hits;
-      return it->second.value;
+      return it->second.value.value;
     }
     if (auto it = in_flight_.find(key); it != in_flight_.end()) {
       Flight flight = it->second;
       ++stats_.waits;
       lock.unlock();
-      return flight.get();
+      const Result<Sized>& r = flight.get();
+      if (!r.ok()) return r.status();
+      return r->value;
     }
     ++stats_.misses;
     in_flight_.emplace(key, promise.get_future().share());
   }
-  return RunComputation(key, compute, &promise);
+  ASSIGN_OR_RETURN(Sized sized, RunComputation(key, compute, &promise));
+  return sized.value;
 }
 
 bool CachePool::ContainsOrPending(const CacheKey& key) const {
@@ -94,27 +112,22 @@ bool CachePool::ContainsOrPending(const CacheKey& key) const {
 }
 
 void CachePool::Warm(const CacheKey& key, const Compute& compute) {
-  std::promise<Result<Buffer>> promise;
+  std::promise<Result<Sized>> promise;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (entries_.count(key) != 0 || in_flight_.count(key) != 0) return;
     ++stats_.misses;
     in_flight_.emplace(key, promise.get_future().share());
   }
-  (void)RunComputation(key, compute, &promise);
+  (void)RunComputation(key, FromString(compute), &promise);
 }
 
 // Runs a computation registered in in_flight_ and publishes its result exactly once.
-Result<Buffer> CachePool::RunComputation(const CacheKey& key, const Compute& compute,
-                                         std::promise<Result<Buffer>>* promise) {
-  Result<Buffer> result = InternalError("cache: computation did not finish");
+Result<Sized> CachePool::RunComputation(const CacheKey& key, const ComputeObject& compute,
+                                        std::promise<Result<Sized>>* promise) {
+  Result<Sized> result = InternalError("cache: computation did not finish");
   try {
-    Result<std::string> computed = compute();
-    if (computed.ok()) {
-      result = Buffer(std::make_shared<const std::string>(std::move(computed).value()));
-    } else {
-      result = std::move(computed).status();
-    }
+    result = compute();
   } catch (const std::bad_alloc&) {
     result = Status(ErrorCode::kOutOfMemory, "cache: out of memory while decoding");
   } catch (const std::exception& e) {

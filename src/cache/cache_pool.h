@@ -18,6 +18,12 @@
 namespace omicsfs::cache {
 
 using Buffer = std::shared_ptr<const std::string>;
+// Any immutable object (e.g. a decoded source block) and the bytes it counts against the budget.
+using Object = std::shared_ptr<const void>;
+struct Sized {
+  Object value;
+  uint64_t bytes = 0;
+};
 
 struct CacheStats {
   uint64_t hits = 0;
@@ -39,6 +45,14 @@ class CachePool {
 
   using Compute = std::function<Result<std::string>()>;
   Result<Buffer> GetOrCompute(const CacheKey& key, const Compute& compute);
+  // The same for any object type; one key always holds one type (the key's kind says which).
+  using ComputeObject = std::function<Result<Sized>()>;
+  Result<Object> GetOrComputeObject(const CacheKey& key, const ComputeObject& compute);
+  template <typename T>
+  Result<std::shared_ptr<const T>> GetOrComputeAs(const CacheKey& key, const ComputeObject& compute) {
+    ASSIGN_OR_RETURN(Object o, GetOrComputeObject(key, compute));
+    return std::static_pointer_cast<const T>(o);
+  }
 
   // Computes and keeps `key` unless it is cached or being computed already (then returns at
   // once): for read-ahead, which must never wait on another computation.
@@ -57,14 +71,15 @@ class CachePool {
 
  private:
   struct Entry {
-    Buffer value;
+    Sized value;
     std::list<CacheKey>::iterator lru_pos;
   };
-  using Flight = std::shared_future<Result<Buffer>>;
+  using Flight = std::shared_future<Result<Sized>>;
 
-  void InsertLocked(const CacheKey& key, Buffer value);  // requires mu_
-  Result<Buffer> RunComputation(const CacheKey& key, const Compute& compute,
-                                std::promise<Result<Buffer>>* promise);
+  void InsertLocked(const CacheKey& key, Sized value);  // requires mu_
+  Result<Sized> RunComputation(const CacheKey& key, const ComputeObject& compute,
+                               std::promise<Result<Sized>>* promise);
+  static ComputeObject FromString(const Compute& compute);
   void EvictLocked();                                    // requires mu_
 
   const uint64_t budget_;

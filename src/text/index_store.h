@@ -11,7 +11,7 @@
 
 namespace omicsfs::text {
 
-inline constexpr uint32_t kIndexSchema = 1;
+inline constexpr uint32_t kIndexSchema = 2;  // 2: VCF chunks are sub-ranges of a variants-chunk
 
 class IndexStore {
  public:

@@ -202,11 +202,22 @@ void WriteFixed(const DenseBlock& b, uint64_t row, Out* out) {
 
 }  // namespace
 
-VcfSource::VcfSource(std::shared_ptr<const formats::vcz::Store> store, View view, std::string name)
-    : store_(std::move(store)), view_(view), name_(std::move(name)) {}
+VcfSource::VcfSource(std::shared_ptr<const formats::vcz::Store> store, View view, std::string name,
+                     uint64_t target_chunk_bytes)
+    : store_(std::move(store)), view_(view), name_(std::move(name)) {
+  // Records per chunk: about kTargetChunkBytes of text (a rough per-record estimate), in equal
+  // parts of one variants-chunk of the store, so that a `tail` or a random read renders little
+  // and neighbouring chunks share the decoded Zarr chunks through the cache.
+  const uint64_t ns = with_samples() ? store_->samples().size() : 0;
+  const uint64_t estimate = 64 + 8 * store_->info().size() + ns * (4 + 6 * store_->format().size());
+  const uint64_t range = store_->range_rows();
+  const uint64_t want = std::clamp<uint64_t>(target_chunk_bytes / estimate, 1, range);
+  const uint64_t parts = (range + want - 1) / want;
+  rows_per_chunk_ = (range + parts - 1) / parts;
+}
 
 uint64_t VcfSource::ChunkCount() const {
-  const uint64_t r = store_->range_rows();
+  const uint64_t r = rows_per_chunk_;
   return 1 + (store_->num_variants() + r - 1) / r;
 }
 
@@ -268,7 +279,7 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
     return OkStatus();
   }
   const auto& s = *store_;
-  const uint64_t r = s.range_rows();
+  const uint64_t r = rows_per_chunk_;
   const uint64_t v0 = (k - 1) * r, v1 = std::min(v0 + r, s.num_variants());
   if (v0 >= v1) return OkStatus();
   const bool samples = with_samples();

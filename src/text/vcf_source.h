@@ -14,7 +14,10 @@ namespace omicsfs::text {
 class VcfSource : public RecordSource {
  public:
   enum class View { kFull, kSites };
-  VcfSource(std::shared_ptr<const formats::vcz::Store> store, View view, std::string name);
+  static constexpr uint64_t kTargetChunkBytes = 1 << 20;
+  // Chunks hold about `target_chunk_bytes` of text (whole records, equal parts of a variants-chunk).
+  VcfSource(std::shared_ptr<const formats::vcz::Store> store, View view, std::string name,
+            uint64_t target_chunk_bytes = kTargetChunkBytes);
 
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
@@ -28,6 +31,7 @@ class VcfSource : public RecordSource {
   std::shared_ptr<const formats::vcz::Store> store_;
   View view_;
   std::string name_;
+  uint64_t rows_per_chunk_ = 1;
 };
 
 }  // namespace omicsfs::text

@@ -196,7 +196,7 @@ class Builder {
   void AddVczStore(Ino dir, const std::string& path, const std::string& name, const Meta& meta,
                    const Stamp& stamp) {
     fingerprint_ = stamp.index;
-    auto store = formats::vcz::Store::Open(path, stamp.guard);
+    auto store = formats::vcz::Store::Open(path, stamp.guard, options_.pool);
     if (!store.ok()) return AddError(dir, meta, store.status());
     std::string stem = name;
     for (const char* ext : {".vcz", ".zarr"}) {

@@ -85,11 +85,11 @@ bool Store::Looks(const std::string& dir) {
   return attrs.ok() && attrs->is_object() && attrs->contains("vcf_zarr_version");
 }
 
-Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard) {
-  return Open(std::make_shared<io::DirBlobStore>(dir, size_t{1} << 31, guard));
+Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard, cache::CachePool* pool) {
+  return Open(std::make_shared<io::DirBlobStore>(dir, size_t{1} << 31, guard), pool);
 }
 
-Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs) {
+Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs, cache::CachePool* pool) {
   std::shared_ptr<Store> s(new Store());
   const std::string dir = blobs->Describe();
   s->dir_ = dir;
@@ -116,6 +116,7 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
       if (a.status().code() == ErrorCode::kNotFound) continue;  // a plain file or subgroup
       return std::move(a).status().WithContext(dir);
     }
+    a->UseCache(pool);
     arrays.emplace(name, std::move(a).value());
   }
   auto take = [&](const char* name) -> std::optional<zarr::ZarrArray> {

@@ -36,9 +36,12 @@ class Store {
   // True when `dir` holds a Zarr group whose attributes carry `vcf_zarr_version`.
   static bool Looks(const std::string& dir);
   // With an active guard, chunks changed on disk since the store was fingerprinted are refused.
-  static Result<std::shared_ptr<const Store>> Open(const std::string& dir, ChangeGuard guard = {});
+  // With a pool, decoded chunks are kept in it (record ranges smaller than a chunk share them).
+  static Result<std::shared_ptr<const Store>> Open(const std::string& dir, ChangeGuard guard = {},
+                                                   cache::CachePool* pool = nullptr);
   // Over any blob store (in-memory stores in tests and fuzzing).
-  static Result<std::shared_ptr<const Store>> Open(std::shared_ptr<const io::BlobStore> blobs);
+  static Result<std::shared_ptr<const Store>> Open(std::shared_ptr<const io::BlobStore> blobs,
+                                                   cache::CachePool* pool = nullptr);
 
   const std::string& Describe() const { return dir_; }
   uint64_t num_variants() const { return num_variants_; }

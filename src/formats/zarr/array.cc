@@ -119,6 +119,33 @@ ZarrArray ZarrArray::FromMetadata(std::shared_ptr<const io::BlobStore> store, co
   return a;
 }
 
+void ZarrArray::UseCache(cache::CachePool* pool) {
+  pool_ = pool;
+  if (pool_ != nullptr) owner_ = pool_->NewOwnerId();
+}
+
+Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<uint64_t>& grid) const {
+  auto decode = [&]() -> Result<DecodedChunk> {
+    auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
+    if (!raw.ok()) return std::move(raw).status().WithContext("array " + path_ + " chunk " + meta_.ChunkKey(grid));
+    auto chunk = DecodeChunk(meta_, *raw);
+    if (!chunk.ok()) return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid));
+    return chunk;
+  };
+  if (pool_ == nullptr) {
+    ASSIGN_OR_RETURN(DecodedChunk c, decode());
+    return std::make_shared<const DecodedChunk>(std::move(c));
+  }
+  uint64_t linear = 0;
+  for (size_t d = 0; d < grid.size(); ++d) linear = linear * meta_.GridSize(d) + grid[d];
+  return pool_->GetOrComputeAs<DecodedChunk>({owner_, cache::CacheKind::kSourceBlock, linear}, [&]() -> Result<cache::Sized> {
+    ASSIGN_OR_RETURN(DecodedChunk c, decode());
+    uint64_t bytes = c.bytes.size() + sizeof(DecodedChunk);
+    for (const auto& str : c.strings) bytes += sizeof(std::string) + (str.size() > 15 ? str.size() : 0);
+    return cache::Sized{std::make_shared<const DecodedChunk>(std::move(c)), bytes};
+  });
+}
+
 Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
   const auto& m = meta_;
   const size_t nd = m.shape.size();
@@ -145,11 +172,7 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
     grid.assign(nd, 0);
     grid[0] = g0;
     for (;;) {  // every chunk of the other dimensions
-      const std::string key = path_ + "/" + m.ChunkKey(grid);
-      auto raw = store_->Get(key);
-      if (!raw.ok()) return std::move(raw).status().WithContext("array " + path_ + " chunk " + m.ChunkKey(grid));
-      auto chunk = DecodeChunk(m, *raw);
-      if (!chunk.ok()) return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ + " chunk " + m.ChunkKey(grid));
+      ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
       // Extent of this chunk inside the array (edge chunks are cropped).
       std::vector<uint64_t> origin(nd), extent(nd);
       for (size_t d = 0; d < nd; ++d) {

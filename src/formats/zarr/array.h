@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/cache_pool.h"
 #include "formats/zarr/metadata.h"
 #include "io/blob_store.h"
 
@@ -48,10 +49,17 @@ class ZarrArray {
   Result<DenseBlock> ReadRows(uint64_t r0, uint64_t r1) const;
   Result<DenseBlock> ReadAll() const { return ReadRows(0, rows()); }
 
+  // Keeps decoded chunks in the daemon's decode cache (neighbouring record ranges share them).
+  void UseCache(cache::CachePool* pool);
+
  private:
+  Result<std::shared_ptr<const DecodedChunk>> Chunk(const std::vector<uint64_t>& grid) const;
+
   std::shared_ptr<const io::BlobStore> store_;
   std::string path_;
   ArrayMetadata meta_;
+  cache::CachePool* pool_ = nullptr;
+  uint64_t owner_ = 0;
 };
 
 }  // namespace omicsfs::formats::zarr
