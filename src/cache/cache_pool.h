@@ -3,6 +3,7 @@
 // Buffers stay alive through shared ownership while readers hold them, even after eviction.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -81,6 +82,7 @@ class CachePool {
                                std::promise<Result<Sized>>* promise);
   static ComputeObject FromString(const Compute& compute);
   void EvictLocked();                                    // requires mu_
+  void MaybeReleaseMemory();                             // not under mu_
 
   const uint64_t budget_;
   const uint64_t max_entry_;
@@ -90,6 +92,7 @@ class CachePool {
   std::list<CacheKey> lru_;  // front = most recently used
   CacheStats stats_;
   uint64_t next_owner_ = 1;
+  std::atomic<uint64_t> evicted_since_trim_{0};
 };
 
 }  // namespace omicsfs::cache
