@@ -127,9 +127,8 @@ inline char* WriteInt(char* p, int64_t v) {
 }
 
 template <typename T>
-void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
+char* WriteIntsTo(const DenseBlock& b, uint64_t first, uint64_t n, char sep, char* p) {
   const T* v = b.data<T>() + first;
-  char* p = out->Reserve(n * 22);
   for (uint64_t c = 0; c < n; ++c) {
     const int64_t x = v[c];
     if (x == kIntFill) break;
@@ -140,7 +139,29 @@ void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* o
       p = WriteInt(p, x);
     }
   }
-  out->Commit(p);
+  return p;
+}
+
+constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
+
+template <typename T>
+void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
+  out->Commit(WriteIntsTo<T>(b, first, n, sep, out->Reserve(n * kMaxIntChars)));
+}
+
+// Integer entries written straight into reserved space (the per-sample hot path).
+using RawWriter = char* (*)(const DenseBlock&, uint64_t, uint64_t, char, char*);
+RawWriter RawWriterFor(DType t) {
+  switch (t) {
+    case DType::kInt8: return &WriteIntsTo<int8_t>;
+    case DType::kInt16: return &WriteIntsTo<int16_t>;
+    case DType::kInt32: return &WriteIntsTo<int32_t>;
+    case DType::kInt64: return &WriteIntsTo<int64_t>;
+    case DType::kUInt8: case DType::kBool: return &WriteIntsTo<uint8_t>;
+    case DType::kUInt16: return &WriteIntsTo<uint16_t>;
+    case DType::kUInt32: return &WriteIntsTo<uint32_t>;
+    default: return nullptr;
+  }
 }
 
 void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
@@ -297,6 +318,9 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
   }
   std::vector<size_t> active;  // FORMAT fields present in the current row
   const EntryWriter gt_writer = b.genotype ? WriterFor(b.genotype->dtype) : nullptr;
+  std::vector<RawWriter> format_raw;
+  for (const auto& f : b.format) format_raw.push_back(RawWriterFor(f.dtype));
+  const RawWriter gt_raw = b.genotype ? RawWriterFor(b.genotype->dtype) : nullptr;
 
   for (uint64_t row = 0; row < b.count; ++row) {
     // CHROM
@@ -391,6 +415,31 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
         for (size_t j = 0; j < b.format.size(); ++j) {
           if (present[j]) active.push_back(j);
         }
+        // All integers (the usual GT:DP:GQ:AD…): one reservation for the whole row.
+        bool raw = !gt_present || gt_raw != nullptr;
+        uint64_t bound = 1 + (gt_present ? ploidy * kMaxIntChars : 0);
+        for (size_t j : active) {
+          raw = raw && format_raw[j] != nullptr;
+          bound += 1 + per_sample[j] * kMaxIntChars;
+        }
+        if (raw) {
+          char* p = o.Reserve(ns * bound);
+          for (uint64_t smp = 0; smp < ns; ++smp) {
+            *p++ = '\t';
+            bool first_value = true;
+            if (gt_present) {
+              const bool phased = b.phased && b.phased->bytes[row * ns + smp] != 0;
+              p = gt_raw(*b.genotype, (row * ns + smp) * ploidy, ploidy, phased ? '|' : '/', p);
+              first_value = false;
+            }
+            for (size_t j : active) {
+              if (!first_value) *p++ = ':';
+              first_value = false;
+              p = format_raw[j](b.format[j], (row * ns + smp) * per_sample[j], per_sample[j], ',', p);
+            }
+          }
+          o.Commit(p);
+        } else {
         for (uint64_t smp = 0; smp < ns; ++smp) {
           o.Put('\t');
           bool first_value = true;
@@ -404,6 +453,7 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
             first_value = false;
             format_writers[j](b.format[j], (row * ns + smp) * per_sample[j], per_sample[j], ',', &o);
           }
+        }
         }
       }
     }
