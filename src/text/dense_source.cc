@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "text/number_format.h"
+#include "text/raw_text.h"
 
 namespace omicsfs::text {
 
@@ -96,11 +97,11 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   auto [r0, r1] = Rows(k);
   RowEntries e;
   RETURN_IF_ERROR(rows_->ReadRows(r0, r1, &e));
+  RawText text(out);
   for (uint32_t r = r0; r < r1; ++r) {
+    text.Flush();  // the row name goes straight to `out`
     AppendRowName(r, out);
-    const size_t at = out->size();
-    out->resize(at + 2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars);
-    char* p = out->data() + at;
+    char* p = text.Reserve(2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars);
     uint64_t i = e.row_ptr[r - r0];
     const uint64_t end = e.row_ptr[r - r0 + 1];
     for (uint64_t c = 0; c < cols; ++c) {
@@ -112,7 +113,7 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
       }
     }
     *p++ = '\n';
-    out->resize(static_cast<size_t>(p - out->data()));
+    text.Commit(p);
   }
   return OkStatus();
 }

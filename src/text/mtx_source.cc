@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "text/number_format.h"
+#include "text/raw_text.h"
 
 namespace omicsfs::text {
 
@@ -41,9 +42,8 @@ Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
   // Outer slice holding entry n0: idxptr[j] <= n0 < idxptr[j+1].
   uint64_t j = static_cast<uint64_t>(std::upper_bound(ptr.begin(), ptr.end(), n0) - ptr.begin()) - 1;
   const bool row_major = m.row_major();
-  const size_t old = out->size();
-  out->resize(old + (n1 - n0) * (3 * kMaxNumberChars));
-  char* p = out->data() + old;
+  RawText text(out);
+  char* p = text.Reserve((n1 - n0) * (3 * kMaxNumberChars));
   for (uint64_t i = n0; i < n1; ++i) {
     while (ptr[j + 1] <= i) ++j;
     const uint64_t outer = j + 1, inner = uint64_t{e.inner[i - n0]} + 1;
@@ -58,7 +58,7 @@ Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
     }
     *p++ = '\n';
   }
-  out->resize(static_cast<size_t>(p - out->data()));
+  text.Commit(p);
   return OkStatus();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "text/number_format.h"
+#include "text/raw_text.h"
 
 namespace omicsfs::text {
 
@@ -71,17 +72,16 @@ Status DatgTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   for (uint64_t b = b0; b < b1; ++b) {
     ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
     const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b), cols = f.cols();
+    RawText text(out);
     for (uint64_t r = 0; r < n; ++r) {
-      out->append(f.row_names()[first + r]);
-      const size_t at = out->size();
-      out->resize(at + cols * (kMaxJavaDoubleChars + 1) + 1);
-      char* p = out->data() + at;
+      text.Put(f.row_names()[first + r]);
+      char* p = text.Reserve(cols * (kMaxJavaDoubleChars + 1) + 1);
       for (uint64_t c = 0; c < cols; ++c) {
         *p++ = '\t';
         p = WriteJavaDouble(p, values[r * cols + c]);
       }
       *p++ = '\n';
-      out->resize(static_cast<size_t>(p - out->data()));
+      text.Commit(p);
     }
   }
   return OkStatus();

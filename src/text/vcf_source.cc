@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "text/number_format.h"
+#include "text/raw_text.h"
 
 namespace omicsfs::text {
 namespace {
@@ -86,26 +87,8 @@ bool AllMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
   return true;
 }
 
-// Append-only output with amortised growth; callers reserve before writing through a pointer.
-class Out {
- public:
-  explicit Out(std::string* s) : s_(s), n_(s->size()) {}
-  ~Out() { s_->resize(n_); }
-  char* Reserve(size_t need) {
-    if (n_ + need > s_->size()) s_->resize(std::max(s_->size() * 2, n_ + need + 4096));
-    return s_->data() + n_;
-  }
-  void Commit(char* end) { n_ = static_cast<size_t>(end - s_->data()); }
-  void Put(char c) { *Reserve(1) = c; ++n_; }
-  void Put(std::string_view v) {
-    std::memcpy(Reserve(v.size()), v.data(), v.size());
-    n_ += v.size();
-  }
-
- private:
-  std::string* s_;
-  size_t n_;
-};
+// Append-only output: writers reserve, write through a pointer and commit.
+using Out = RawText;
 
 // "00".."99": two digits per value, for a branch-light path below 100.
 constexpr auto kTwoDigits = [] {

@@ -122,10 +122,13 @@ Status VirtualTextFile::EnsurePrepared() const {
 
 Result<std::string> VirtualTextFile::Render(uint64_t k) const {
   RETURN_IF_ERROR(EnsurePrepared());
-  thread_local std::string scratch;  // renderers may over-allocate; keep exact-size copies
-  scratch.clear();
-  RETURN_IF_ERROR(source_->RenderChunk(k, &scratch));
-  return std::string(scratch);
+  // Renderers append exact bytes (RawText); once sized, the chunk's length is known, so the
+  // string is allocated once at its final size (the cache counts size(), so capacity matters).
+  std::string out;
+  if (const ChunkIndex* index = ready_.load(std::memory_order_acquire)) out.reserve(index->ChunkLength(k));
+  RETURN_IF_ERROR(source_->RenderChunk(k, &out));
+  if (out.capacity() > out.size() + out.size() / 16 + 64) out.shrink_to_fit();
+  return out;
 }
 
 void VirtualTextFile::Prefetch(uint64_t after) const {
