@@ -11,8 +11,8 @@ using formats::bpcells::RowEntries;
 using formats::bpcells::ValueType;
 
 DenseTsvSource::DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix,
-                               std::vector<std::string> scratch_dirs)
-    : matrix_(std::move(matrix)), scratch_dirs_(std::move(scratch_dirs)) {
+                               std::vector<std::string> scratch_dirs, formats::bpcells::TransposedCopy persist)
+    : matrix_(std::move(matrix)), scratch_dirs_(std::move(scratch_dirs)), persist_(std::move(persist)) {
   const uint64_t row_bytes = 2 * uint64_t{matrix_->cols()} + 16;
   rows_per_chunk_ = std::max<uint64_t>(1, (256 << 10) / row_bytes);
 }
@@ -48,7 +48,11 @@ char* WriteValue(const RowEntries& e, ValueType t, uint64_t i, char* p) {
 }  // namespace
 
 Status DenseTsvSource::Prepare() const {
-  ASSIGN_OR_RETURN(rows_, formats::bpcells::RowAccess::Build(matrix_, scratch_dirs_));
+  ASSIGN_OR_RETURN(rows_, formats::bpcells::RowAccess::Build(matrix_, scratch_dirs_, 64 << 20, persist_));
+  return OkStatus();
+}
+
+Status DenseTsvSource::ComputeRowLengths() const {
   // Row lengths from the stored entries: one pass over rows in bands.
   const uint32_t rows = matrix_->rows();
   const uint64_t cols = matrix_->cols();
@@ -78,6 +82,8 @@ Status DenseTsvSource::Prepare() const {
 
 std::optional<uint64_t> DenseTsvSource::KnownChunkLength(uint64_t k) const {
   if (k == 0) return std::nullopt;  // the header is rendered
+  std::call_once(row_len_once_, [this] { row_len_status_ = ComputeRowLengths(); });
+  if (!row_len_status_.ok()) return std::nullopt;  // the chunk is rendered instead (and fails)
   auto [r0, r1] = Rows(k);
   uint64_t total = 0;
   for (uint32_t r = r0; r < r1; ++r) total += row_len_[r];
@@ -114,6 +120,7 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
     }
     *p++ = '\n';
     text.Commit(p);
+    if (i != end) return CorruptError(matrix_->Describe() + ": row " + std::to_string(r) + " has a column index beyond the shape");
   }
   return OkStatus();
 }

@@ -16,7 +16,9 @@ namespace omicsfs::text {
 
 class DenseTsvSource : public RecordSource {
  public:
-  DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::vector<std::string> scratch_dirs);
+  // A col-major store is transposed into `scratch_dirs` (persisted as `persist` says).
+  DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::vector<std::string> scratch_dirs,
+                 formats::bpcells::TransposedCopy persist = formats::bpcells::TransposedCopy());
   uint64_t ChunkCount() const override;
   Status Prepare() const override;
   std::optional<uint64_t> KnownChunkLength(uint64_t k) const override;
@@ -26,12 +28,17 @@ class DenseTsvSource : public RecordSource {
  private:
   std::pair<uint32_t, uint32_t> Rows(uint64_t k) const;  // rows of chunk k ≥ 1
   void AppendRowName(uint32_t r, std::string* out) const;
+  Status ComputeRowLengths() const;
 
   std::shared_ptr<const formats::bpcells::Matrix> matrix_;
   std::vector<std::string> scratch_dirs_;
+  formats::bpcells::TransposedCopy persist_;
   uint64_t rows_per_chunk_ = 1;
   // Set once by Prepare (under the sizing pass's lock), read-only afterwards.
   mutable std::shared_ptr<const formats::bpcells::RowAccess> rows_;
+  // Needed only by a sizing pass (not when the size index persisted): computed on first use.
+  mutable std::once_flag row_len_once_;
+  mutable Status row_len_status_;
   mutable std::vector<uint64_t> row_len_;
 };
 

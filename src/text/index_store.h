@@ -18,6 +18,7 @@ class IndexStore {
   // `dir` empty = persistence off (indexes live in memory only).
   explicit IndexStore(std::string dir, bool rebuild = false) : dir_(std::move(dir)), rebuild_(rebuild) {}
   bool enabled() const { return !dir_.empty(); }
+  bool rebuild() const { return rebuild_; }
 
   std::optional<std::vector<uint64_t>> Load(const std::string& key, uint64_t chunks) const;
   // Best effort: failures are logged once and otherwise ignored (falls back to memory).

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <set>
+#include <cstdio>
 #include <cstring>
 
+#include "codec/hash.h"
 #include "formats/bpcells/fragments.h"
 #include "formats/bpcells/matrix.h"
 #include "formats/bpcells/version.h"
@@ -15,6 +17,7 @@
 #include "io/h5_array_store.h"
 #include "text/bed_source.h"
 #include "text/dense_source.h"
+#include "text/index_store.h"
 #include "text/mtx_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
@@ -163,7 +166,15 @@ class Builder {
     auto cols = std::shared_ptr<const std::vector<std::string>>(m, &m->col_names());
     using Layout = text::NamesSource::Layout;
     AddText(dir, "matrix.mtx", meta, std::make_shared<const text::MtxSource>(m));
-    AddText(dir, "matrix.tsv", meta, std::make_shared<const text::DenseTsvSource>(m, std::vector<std::string>{options_.index_dir}));
+    formats::bpcells::TransposedCopy persist;
+    if (!options_.index_dir.empty() && !fingerprint_.empty() && !m->row_major()) {
+      persist.key = fingerprint_;
+      char name[32];
+      std::snprintf(name, sizeof name, "%016llx.csr", static_cast<unsigned long long>(codec::Hash64(persist.key.data(), persist.key.size())));
+      persist.path = options_.index_dir + "/" + name;
+      persist.rebuild = options_.sizing.index != nullptr && options_.sizing.index->rebuild();
+    }
+    AddText(dir, "matrix.tsv", meta, std::make_shared<const text::DenseTsvSource>(m, std::vector<std::string>{options_.index_dir}, std::move(persist)));
     AddText(dir, "rownames.txt", meta, std::make_shared<const text::NamesSource>(rows, Layout::kOnePerLine, 0, "rownames.txt of " + where));
     AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, 0, "colnames.txt of " + where));
     AddText(dir, "barcodes.tsv", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where));

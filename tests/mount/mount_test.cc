@@ -419,6 +419,65 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   }
 }
 
+// The transposed copy of a col-major store persists in index_dir: reused by the next mount, and
+// a damaged copy fails reads with EIO (never other values) until rebuild_index makes it anew.
+TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
+  TempDir src, idx;
+  auto spec = testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kUInt32, false, true, 2, 8);
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
+  std::string want;
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src.str(), "m.packed/matrix.tsv"}, &want), 0);
+  const std::vector<std::string> opts = {"-d", "-o", "index_dir=" + idx.str()};
+  auto csr_files = [&] {
+    std::vector<fs::path> out;
+    for (auto& e : fs::directory_iterator(idx.path())) if (e.path().extension() == ".csr") out.push_back(e.path());
+    return out;
+  };
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    ASSERT_NE(m, nullptr);
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
+    EXPECT_TRUE(got == want);
+    EXPECT_NE(m->Log().find("transposed copy persisted"), std::string::npos) << m->Log();
+  }
+  ASSERT_EQ(csr_files().size(), 1u);
+  const fs::path csr = csr_files()[0];
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    ASSERT_NE(m, nullptr);
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
+    EXPECT_TRUE(got == want);
+    EXPECT_NE(m->Log().find("transposed copy reused"), std::string::npos) << m->Log();
+  }
+  {  // flip one byte of the records (after the 4 KiB-aligned header)
+    std::fstream f(csr.string(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-100, std::ios::end);
+    char c;
+    f.get(c);
+    f.seekp(-100, std::ios::end);
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    ASSERT_NE(m, nullptr);
+    std::string got;
+    int err = 0;
+    EXPECT_FALSE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got, &err));
+    EXPECT_EQ(err, EIO);
+    EXPECT_EQ(got, want.substr(0, got.size()));  // what came before the damaged block is right
+    EXPECT_NE(m->Log().find("fails its checksum"), std::string::npos) << m->Log();
+  }
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), {"-o", "index_dir=" + idx.str() + ",rebuild_index"});
+    ASSERT_NE(m, nullptr);
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
+    EXPECT_TRUE(got == want);
+  }
+}
+
 TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
   auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=/proc/omicsfs-cannot-write"});
   ASSERT_NE(m, nullptr);

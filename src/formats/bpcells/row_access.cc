@@ -1,13 +1,24 @@
 #include "formats/bpcells/row_access.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
+
+#include "codec/hash.h"
+#include "util/log.h"
 
 namespace omicsfs::formats::bpcells {
 namespace {
 
 constexpr uint64_t kScanEntries = 1 << 20;  // entries decoded per step while transposing
+constexpr uint64_t kBlockRecords = 1 << 16;  // records per verified block of a persisted copy
+constexpr char kMagic[8] = {'O', 'M', 'X', 'C', 'S', 'R', '0', '1'};
+
+uint64_t Align(uint64_t n) { return (n + 4095) / 4096 * 4096; }
 
 }  // namespace
 
@@ -17,18 +28,85 @@ size_t RowAccess::ValueSize() const {
 
 Result<std::shared_ptr<const RowAccess>> RowAccess::Build(std::shared_ptr<const Matrix> matrix,
                                                           const std::vector<std::string>& scratch_dirs,
-                                                          uint64_t memory_budget) {
+                                                          uint64_t memory_budget, const Persist& persist) {
   std::shared_ptr<RowAccess> a(new RowAccess());
   a->matrix_ = std::move(matrix);
   if (a->matrix_->row_major()) {
     a->row_ptr_ = a->matrix_->idxptr();
-  } else {
-    RETURN_IF_ERROR(a->Transpose(scratch_dirs, memory_budget));
+  } else if (persist.path.empty() || persist.rebuild || !a->LoadPersisted(persist)) {
+    RETURN_IF_ERROR(a->Transpose(scratch_dirs, memory_budget, persist));
   }
   return std::shared_ptr<const RowAccess>(std::move(a));
 }
 
-Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget) {
+// Persisted layout: [header: magic, rows, nnz, record size, key length, key][row_ptr: rows + 1
+// u64][block hashes][hash of everything before] padded to 4 KiB, then the records.
+std::string RowAccess::Header(const Persist& persist) const {
+  const uint64_t fields[4] = {matrix_->rows(), matrix_->nnz(), 4 + ValueSize(), persist.key.size()};
+  std::string h(kMagic, 8);
+  h.append(reinterpret_cast<const char*>(fields), sizeof fields);
+  h += persist.key;
+  h.append(reinterpret_cast<const char*>(row_ptr_.data()), row_ptr_.size() * 8);
+  h.append(reinterpret_cast<const char*>(block_hash_.data()), block_hash_.size() * 8);
+  const uint64_t sum = codec::Hash64(h.data(), h.size());
+  h.append(reinterpret_cast<const char*>(&sum), 8);
+  return h;
+}
+
+bool RowAccess::LoadPersisted(const Persist& persist) {
+  auto f = File::OpenReadOnly(persist.path);
+  if (!f.ok()) return false;
+  const Matrix& m = *matrix_;
+  const uint64_t nnz = m.nnz(), blocks = (nnz + kBlockRecords - 1) / kBlockRecords;
+  const uint64_t head = 8 + 32 + persist.key.size() + (uint64_t{m.rows()} + 1) * 8 + blocks * 8 + 8;
+  auto st = f->Stat();
+  if (!st.ok() || static_cast<uint64_t>(st->st_size) != Align(head) + nnz * (4 + ValueSize())) return false;
+  std::string h(head, '\0');
+  if (!f->ReadExact(0, h.data(), head).ok()) return false;
+  row_ptr_.resize(uint64_t{m.rows()} + 1);
+  block_hash_.resize(blocks);
+  const size_t at = 8 + 32 + persist.key.size();
+  std::memcpy(row_ptr_.data(), h.data() + at, row_ptr_.size() * 8);
+  std::memcpy(block_hash_.data(), h.data() + at + row_ptr_.size() * 8, blocks * 8);
+  if (Header(persist) != h) {  // magic, shape, key, offsets and hashes all as expected
+    row_ptr_.clear();
+    block_hash_.clear();
+    return false;
+  }
+  persisted_ = std::move(f).value();
+  data_offset_ = Align(head);
+  LogDebug(m.Describe() + ": transposed copy reused from " + persist.path);
+  return true;
+}
+
+// Best effort: hashes the records, writes the header and links the scratch file into place.
+void RowAccess::SavePersisted(const Persist& persist) {
+  const size_t rec = 4 + ValueSize();
+  const uint64_t nnz = matrix_->nnz();
+  std::vector<uint64_t> hashes;
+  std::vector<char> buf;
+  for (uint64_t b = 0; b * kBlockRecords < nnz; ++b) {
+    const uint64_t n = std::min(kBlockRecords, nnz - b * kBlockRecords);
+    buf.resize(n * rec);
+    if (!csr_->file().ReadExact(data_offset_ + b * kBlockRecords * rec, buf.data(), buf.size()).ok()) return;
+    hashes.push_back(codec::Hash64(buf.data(), buf.size()));
+  }
+  block_hash_ = std::move(hashes);
+  const std::string h = Header(persist);
+  if (Align(h.size()) != data_offset_ || !csr_->WriteAt(0, h.data(), h.size()).ok()) return block_hash_.clear();
+  const std::string tmp = persist.path + ".tmp" + std::to_string(::getpid());
+  const std::string proc = "/proc/self/fd/" + std::to_string(csr_->file().fd());
+  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0 ||
+      std::rename(tmp.c_str(), persist.path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    LogDebug(matrix_->Describe() + ": transposed copy not persisted to " + persist.path);
+    return;
+  }
+  LogDebug(matrix_->Describe() + ": transposed copy persisted to " + persist.path);
+}
+
+Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget,
+                            const Persist& persist) {
   const Matrix& m = *matrix_;
   const uint64_t nnz = m.nnz();
   const uint32_t rows = m.rows();
@@ -46,6 +124,12 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
   auto scratch = ScratchFile::Create(scratch_dirs);
   if (!scratch.ok()) return std::move(scratch).status().WithContext(m.Describe() + ": transposed copy");
   csr_ = std::make_unique<ScratchFile>(std::move(scratch).value());
+  // Room for the persisted header (rewritten once the block hashes are known).
+  if (!persist.path.empty()) {
+    block_hash_.assign((nnz + kBlockRecords - 1) / kBlockRecords, 0);
+    data_offset_ = Align(Header(persist).size());
+    block_hash_.clear();
+  }
   // Pass 2, per band of rows whose records fit the budget: scan every entry, keep the band's.
   const size_t rec = 4 + ValueSize();
   const uint64_t budget_entries = std::max<uint64_t>(1, memory_budget / rec);
@@ -76,10 +160,11 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
           }
         }
       }
-      RETURN_IF_ERROR(csr_->WriteAt(base * rec, band.data(), band.size()));
+      RETURN_IF_ERROR(csr_->WriteAt(data_offset_ + base * rec, band.data(), band.size()));
     }
     a = b;
   }
+  if (!persist.path.empty()) SavePersisted(persist);
   return OkStatus();
 }
 
@@ -94,7 +179,7 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
   if (vt == ValueType::kFloat32) out->f32.resize(n);
   if (vt == ValueType::kFloat64) out->f64.resize(n);
   if (n == 0) return OkStatus();
-  if (csr_ == nullptr) {  // row-major: the store is already CSR
+  if (csr_ == nullptr && !persisted_.valid()) {  // row-major: the store is already CSR
     MatrixEntries e;
     RETURN_IF_ERROR(m.ReadEntries(base, base + n, &e));
     out->cols = std::move(e.inner);
@@ -110,10 +195,29 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     return OkStatus();
   }
   const size_t rec = 4 + ValueSize();
-  std::vector<char> buf(n * rec);
-  RETURN_IF_ERROR(csr_->file().ReadExact(base * rec, buf.data(), buf.size()));
+  std::vector<char> buf;
+  const char* records;
+  if (block_hash_.empty()) {
+    buf.resize(n * rec);
+    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + base * rec, buf.data(), buf.size()));
+    records = buf.data();
+  } else {  // whole blocks, each verified
+    const uint64_t b0 = base / kBlockRecords, b1 = (base + n - 1) / kBlockRecords + 1;
+    const uint64_t first = b0 * kBlockRecords, last = std::min(b1 * kBlockRecords, m.nnz());
+    buf.resize((last - first) * rec);
+    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + first * rec, buf.data(), buf.size()));
+    for (uint64_t b = b0; b < b1; ++b) {
+      const uint64_t from = (b - b0) * kBlockRecords * rec;
+      const uint64_t len = (std::min((b + 1) * kBlockRecords, m.nnz()) - b * kBlockRecords) * rec;
+      if (codec::Hash64(buf.data() + from, len) != block_hash_[b]) {
+        return CorruptError(Records().path() + ": block " + std::to_string(b) +
+                            " of the persisted transposed copy fails its checksum (remove the file or mount with rebuild_index)");
+      }
+    }
+    records = buf.data() + (base - first) * rec;
+  }
   for (uint64_t i = 0; i < n; ++i) {
-    const char* p = buf.data() + i * rec;
+    const char* p = records + i * rec;
     std::memcpy(&out->cols[i], p, 4);
     switch (vt) {
       case ValueType::kUInt32: std::memcpy(&out->u32[i], p + 4, 4); break;

@@ -2,6 +2,12 @@
 // ascending. Row-major stores are read in place; col-major stores are transposed once into an
 // anonymous scratch file (index_dir, else $TMPDIR) in row bands whose entries fit a fixed
 // memory budget, so memory stays bounded however large the matrix is.
+//
+// With a `persist` path (in index_dir, named after the store's fingerprint) the transposed copy
+// is linked there once written and reused by later mounts (first byte in milliseconds instead of
+// a pass over the store). It carries the key, the row offsets and an XXH3 hash per block of
+// records; every read verifies the blocks it touches, so a damaged file fails with EIO (and a
+// log line saying to remove it or mount with rebuild_index), never with wrong values.
 #pragma once
 
 #include <memory>
@@ -21,11 +27,20 @@ struct RowEntries {
   std::vector<double> f64;
 };
 
+// Where a col-major store's transposed copy persists (see above).
+struct TransposedCopy {
+  std::string path;  // empty: not persisted
+  std::string key;   // the store's fingerprint: a file made for another store is ignored
+  bool rebuild = false;
+};
+
 class RowAccess {
  public:
+  using Persist = TransposedCopy;
   static Result<std::shared_ptr<const RowAccess>> Build(std::shared_ptr<const Matrix> matrix,
                                                         const std::vector<std::string>& scratch_dirs,
-                                                        uint64_t memory_budget = 64 << 20);
+                                                        uint64_t memory_budget = 64 << 20,
+                                                        const TransposedCopy& persist = TransposedCopy());
   const Matrix& matrix() const { return *matrix_; }
   uint64_t RowNnz(uint32_t r) const { return row_ptr_[r + 1] - row_ptr_[r]; }
   Status ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const;
@@ -33,11 +48,18 @@ class RowAccess {
  private:
   RowAccess() = default;
   size_t ValueSize() const;
-  Status Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget);
+  Status Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget, const Persist& persist);
+  bool LoadPersisted(const Persist& persist);
+  void SavePersisted(const Persist& persist);
+  std::string Header(const Persist& persist) const;
+  const File& Records() const { return csr_ ? csr_->file() : persisted_; }
 
   std::shared_ptr<const Matrix> matrix_;
-  std::vector<uint64_t> row_ptr_;   // rows + 1
+  std::vector<uint64_t> row_ptr_;     // rows + 1
   std::unique_ptr<ScratchFile> csr_;  // col-major stores: records (col u32, value) in row order
+  File persisted_;                    // ... or the same records in a persisted file
+  uint64_t data_offset_ = 0;          // where the records start in that file
+  std::vector<uint64_t> block_hash_;  // per kBlockRecords records; empty: not verified
 };
 
 }  // namespace omicsfs::formats::bpcells
