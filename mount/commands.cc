@@ -151,6 +151,7 @@ int RunMount(const Options& o, const char* argv0) {
   cache::CachePool pool(o.cache_size);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
   text::IndexStore index(o.index_dir, o.rebuild_index);
+  index.CollectGarbage(std::chrono::hours(24) * o.index_max_age_days);
   auto tree = Build(o, &pool, &prefetcher, &index);
   if (!tree.ok()) {
     LogError(tree.status().message());

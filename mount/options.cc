@@ -21,6 +21,13 @@ Status ApplyOption(const std::string& opt, Options* o) {
       return InvalidArgumentError("threads must be 1..1024, not '" + value + "'");
     }
     o->threads = static_cast<unsigned>(n);
+  } else if (key == "index_max_age") {
+    char* end = nullptr;
+    const unsigned long days = std::strtoul(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || days > 36500) {
+      return InvalidArgumentError("index_max_age must be a number of days, not '" + value + "'");
+    }
+    o->index_max_age_days = static_cast<unsigned>(days);
   } else if (key == "rescan") {
     char* end = nullptr;
     const double seconds = std::strtod(value.c_str(), &end);
@@ -150,6 +157,7 @@ options:
                        (default 5; stretched to 20x the time a check takes; 0 = never)
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
+     index_max_age=DAYS  remove index files unused for DAYS at mount (default 30; 0 = never)
      allow_other, default_permissions, ...   passed to FUSE
   -h, --help           this text
   -V, --version        version

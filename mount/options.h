@@ -25,6 +25,7 @@ struct Options {
   unsigned threads = 0;  // 0: default
   bool direct_io = false;
   double rescan_s = 5.0;  // 0: the tree is fixed at mount time
+  unsigned index_max_age_days = 30;  // index files unused this long are removed at mount; 0: never
   bool rebuild_index = false;
   std::vector<std::string> fuse_options;  // passed through to libfuse (allow_other, …)
 };

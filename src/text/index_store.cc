@@ -1,5 +1,6 @@
 #include "text/index_store.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "util/file.h"
 #include "util/log.h"
@@ -52,7 +54,30 @@ std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key, ui
   if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
   std::vector<uint64_t> lengths(count);
   if (count) std::memcpy(lengths.data(), d.data() + head, 8 * count);
+  TouchFile(PathFor(key));  // mtime = last use, for CollectGarbage
   return lengths;
+}
+
+size_t IndexStore::CollectGarbage(std::chrono::seconds max_age) const {
+  if (!enabled() || max_age.count() <= 0) return 0;
+  DIR* d = ::opendir(dir_.c_str());
+  if (d == nullptr) return 0;
+  const time_t cutoff = ::time(nullptr) - static_cast<time_t>(max_age.count());
+  size_t removed = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    // Only what omicsfs writes: 16 hex digits + .idx / .csr (and their stale temp files).
+    if (name.size() < 20 || name.find_first_not_of("0123456789abcdef") != 16) continue;
+    const std::string ext = name.substr(16, 4);
+    if (ext != ".idx" && ext != ".csr") continue;
+    const std::string path = dir_ + "/" + name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime >= cutoff) continue;
+    if (::unlink(path.c_str()) == 0) ++removed;
+  }
+  ::closedir(d);
+  if (removed > 0) LogInfo(dir_ + ": removed " + std::to_string(removed) + " index files unused for " + std::to_string(max_age.count() / 86400) + " days");
+  return removed;
 }
 
 void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengths) const {

@@ -3,6 +3,7 @@
 // rename), checked on load (magic, schema, key, count, checksum). Any mismatch = no index.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ class IndexStore {
   std::optional<std::vector<uint64_t>> Load(const std::string& key, uint64_t chunks) const;
   // Best effort: failures are logged once and otherwise ignored (falls back to memory).
   void Save(const std::string& key, const std::vector<uint64_t>& lengths) const;
+  // Removes the index files (size indexes, transposed copies) not used for `max_age`: every
+  // use refreshes a file's mtime. Returns how many were removed; 0 or less disables.
+  size_t CollectGarbage(std::chrono::seconds max_age) const;
 
  private:
   std::string PathFor(const std::string& key) const;

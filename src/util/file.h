@@ -74,6 +74,9 @@ struct ChangeGuard {
   Status CheckPath(const std::string& path) const;
 };
 
+// Sets a file's mtime to now (best effort): derived files record their last use this way.
+void TouchFile(const std::string& path);
+
 // Reads a whole (small) file into a string; with a guard, refuses a file changed since.
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = 1 << 20,
                                   const ChangeGuard* guard = nullptr);

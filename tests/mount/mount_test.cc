@@ -478,6 +478,19 @@ TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
   }
 }
 
+TEST(PersistedIndex, OldIndexFilesAreCollectedAtMount) {
+  TempDir idx;
+  const fs::path old_file = idx.path() / "0123456789abcdef.idx";
+  for (const std::string age : {"0", "30"}) {
+    std::ofstream(old_file.string()) << "stale";
+    struct timespec t[2] = {{::time(nullptr) - 40 * 86400, 0}, {::time(nullptr) - 40 * 86400, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, old_file.c_str(), t, 0), 0);
+    auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=" + idx.str() + ",index_max_age=" + age});
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(fs::exists(old_file), age == "0") << "index_max_age=" << age;
+  }
+}
+
 TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
   auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=/proc/omicsfs-cannot-write"});
   ASSERT_NE(m, nullptr);

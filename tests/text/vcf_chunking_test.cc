@@ -38,7 +38,9 @@ TEST(VcfChunking, SmallRangesEqualWholeChunks) {
         split = split || small.ChunkCount() > whole.ChunkCount();
         EXPECT_EQ(RenderAll(small), RenderAll(whole)) << jt->path();
       }
-      if (split) EXPECT_GT(pool.Stats().hits, 0u) << jt->path();  // ranges shared decoded chunks
+      if (split) {
+        EXPECT_GT(pool.Stats().hits, 0u) << jt->path();  // ranges shared decoded chunks
+      }
       splits += split;
       ++stores;
     }

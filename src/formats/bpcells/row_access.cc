@@ -75,6 +75,7 @@ bool RowAccess::LoadPersisted(const Persist& persist) {
   }
   persisted_ = std::move(f).value();
   data_offset_ = Align(head);
+  TouchFile(persist.path);  // mtime = last use, for index garbage collection
   LogDebug(m.Describe() + ": transposed copy reused from " + persist.path);
   return true;
 }

@@ -166,6 +166,10 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
     out_stride[d - 1] = out_stride[d] * m.shape[d];
     chunk_stride[d - 1] = chunk_stride[d] * m.chunks[d];
   }
+  // Arrays of rank ≥ 3 whose trailing dimensions (ploidy, alleles, …) fit one chunk exactly:
+  // everything a row holds inside a chunk is contiguous in both the chunk and the output.
+  bool inner_whole = nd >= 3;
+  for (size_t d = 2; d < nd; ++d) inner_whole = inner_whole && m.chunks[d] == m.shape[d];
   std::vector<uint64_t> grid(nd, 0);
   const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
   for (uint64_t g0 = g0_first; g0 <= g0_last; ++g0) {
@@ -180,8 +184,20 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
         extent[d] = std::min(m.chunks[d], m.shape[d] - origin[d]);
       }
       const uint64_t row_lo = std::max(r0, origin[0]), row_hi = std::min(r1, origin[0] + extent[0]);
+      if (inner_whole) {  // dims 2.. are whole in every chunk: one copy per row (e.g. GT, AD)
+        const uint64_t run = extent[1] * out_stride[1];
+        for (uint64_t row = row_lo; row < row_hi; ++row) {
+          const uint64_t src = (row - origin[0]) * chunk_stride[0];
+          const uint64_t dst = (row - r0) * out_stride[0] + origin[1] * out_stride[1];
+          if (str) {
+            std::copy_n(chunk->strings.begin() + src, run, out.strings.begin() + dst);
+          } else {
+            std::memcpy(out.bytes.data() + dst * m.native_size, chunk->bytes.data() + src * m.native_size, run * m.native_size);
+          }
+        }
+      }
       std::vector<uint64_t> idx(nd, 0);  // position inside the chunk over dims 1..nd-2
-      for (uint64_t row = row_lo; row < row_hi; ++row) {
+      for (uint64_t row = inner_whole ? row_hi : row_lo; row < row_hi; ++row) {
         std::fill(idx.begin(), idx.end(), 0);
         for (;;) {
           uint64_t src = (row - origin[0]) * chunk_stride[0];
