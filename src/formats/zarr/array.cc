@@ -124,13 +124,65 @@ void ZarrArray::UseCache(cache::CachePool* pool) {
   if (pool_ != nullptr) owner_ = pool_->NewOwnerId();
 }
 
+namespace {
+
+// The part of a full decoded chunk inside the array: edge chunks are stored at full size (a
+// 10 000-sample chunk of a 500-sample cohort is 95 % padding), so crop before keeping them.
+DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, DecodedChunk full) {
+  const size_t nd = m.shape.size();
+  std::vector<uint64_t> extent(nd);
+  bool edge = false;
+  for (size_t d = 0; d < nd; ++d) {
+    extent[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
+    edge = edge || extent[d] != m.chunks[d];
+  }
+  full.shape = m.chunks;
+  if (!edge || nd == 0) return full;
+  const bool str = IsString(m.dtype);
+  uint64_t total = 1;
+  for (uint64_t e : extent) total *= e;
+  DecodedChunk out;
+  out.shape = extent;
+  if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
+  if (total == 0) return out;
+  // Odometer over dims 0..nd-2; runs of extent[nd-1] elements.
+  std::vector<uint64_t> src_stride(nd, 1), dst_stride(nd, 1), idx(nd, 0);
+  for (size_t d = nd - 1; d > 0; --d) {
+    src_stride[d - 1] = src_stride[d] * m.chunks[d];
+    dst_stride[d - 1] = dst_stride[d] * extent[d];
+  }
+  const uint64_t run = extent[nd - 1];
+  for (;;) {
+    uint64_t src = 0, dst = 0;
+    for (size_t d = 0; d + 1 < nd; ++d) {
+      src += idx[d] * src_stride[d];
+      dst += idx[d] * dst_stride[d];
+    }
+    if (str) {
+      for (uint64_t k = 0; k < run; ++k) out.strings[dst + k] = std::move(full.strings[src + k]);
+    } else {
+      std::memcpy(out.bytes.data() + dst * m.native_size, full.bytes.data() + src * m.native_size, run * m.native_size);
+    }
+    size_t d = nd - 1;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < extent[d]) break;
+      idx[d] = 0;
+      if (d == 0) return out;
+    }
+    if (nd == 1) return out;
+  }
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<uint64_t>& grid) const {
   auto decode = [&]() -> Result<DecodedChunk> {
     auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
     if (!raw.ok()) return std::move(raw).status().WithContext("array " + path_ + " chunk " + meta_.ChunkKey(grid));
     auto chunk = DecodeChunk(meta_, *raw);
     if (!chunk.ok()) return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid));
-    return chunk;
+    return Crop(meta_, grid, std::move(chunk).value());
   };
   if (pool_ == nullptr) {
     ASSIGN_OR_RETURN(DecodedChunk c, decode());
@@ -166,10 +218,10 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
     out_stride[d - 1] = out_stride[d] * m.shape[d];
     chunk_stride[d - 1] = chunk_stride[d] * m.chunks[d];
   }
-  // Arrays of rank ≥ 3 whose trailing dimensions (ploidy, alleles, …) fit one chunk exactly:
-  // everything a row holds inside a chunk is contiguous in both the chunk and the output.
+  // Arrays of rank ≥ 3 whose trailing dimensions (ploidy, alleles, …) fit in one chunk (cropped
+  // to the shape): everything a row holds inside a chunk is contiguous in chunk and output.
   bool inner_whole = nd >= 3;
-  for (size_t d = 2; d < nd; ++d) inner_whole = inner_whole && m.chunks[d] == m.shape[d];
+  for (size_t d = 2; d < nd; ++d) inner_whole = inner_whole && m.chunks[d] >= m.shape[d];
   std::vector<uint64_t> grid(nd, 0);
   const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
   for (uint64_t g0 = g0_first; g0 <= g0_last; ++g0) {
@@ -177,6 +229,7 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
     grid[0] = g0;
     for (;;) {  // every chunk of the other dimensions
       ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
+      for (size_t d = nd - 1; d > 0; --d) chunk_stride[d - 1] = chunk_stride[d] * chunk->shape[d];
       // Extent of this chunk inside the array (edge chunks are cropped).
       std::vector<uint64_t> origin(nd), extent(nd);
       for (size_t d = 0; d < nd; ++d) {

@@ -27,10 +27,12 @@ struct DenseBlock {
   const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
 };
 
-// A decoded chunk (full chunk shape), the unit the decode cache can hold.
+// A decoded chunk, the unit the decode cache can hold. DecodeChunk gives the full chunk shape;
+// ZarrArray crops edge chunks to the part inside the array (`shape`, empty = the full chunk).
 struct DecodedChunk {
   std::string bytes;
   std::vector<std::string> strings;
+  std::vector<uint64_t> shape;
 };
 
 // Pure function of (metadata, optional bytes): absent bytes give the fill value.
