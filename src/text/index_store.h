@@ -12,7 +12,7 @@
 
 namespace omicsfs::text {
 
-inline constexpr uint32_t kIndexSchema = 2;  // 2: VCF chunks are sub-ranges of a variants-chunk
+inline constexpr uint32_t kIndexSchema = 3;  // 2: VCF chunks are sub-ranges of a variants-chunk; 3: ~512 KiB
 
 class IndexStore {
  public:

@@ -9,6 +9,15 @@
 #include "util/log.h"
 
 namespace omicsfs::text {
+namespace {
+
+// The cache accounts a chunk by size(), so a chunk must not carry much spare capacity.
+void FitForCache(std::string* s) {
+  if (s->capacity() > s->size() + s->size() / 16 + 64) s->shrink_to_fit();
+}
+
+}  // namespace
+
 
 VirtualTextFile::VirtualTextFile(std::shared_ptr<const RecordSource> source,
                                  cache::CachePool* pool, SizingOptions options)
@@ -75,8 +84,9 @@ Status VirtualTextFile::EnsureSized() const {
         return;
       }
       lengths[k] = buf.size();
-      pool_->Insert({owner_, cache::CacheKind::kTextChunk, k},
-                    std::make_shared<const std::string>(buf));  // exact-size copy
+      FitForCache(&buf);  // the cache counts size(): hand over an exact-size string, no copy
+      pool_->Insert({owner_, cache::CacheKind::kTextChunk, k}, std::make_shared<const std::string>(std::move(buf)));
+      buf = std::string();
       uint64_t d = done.fetch_add(1) + 1;
       int64_t secs = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::steady_clock::now() - start).count();
@@ -127,7 +137,7 @@ Result<std::string> VirtualTextFile::Render(uint64_t k) const {
   std::string out;
   if (const ChunkIndex* index = ready_.load(std::memory_order_acquire)) out.reserve(index->ChunkLength(k));
   RETURN_IF_ERROR(source_->RenderChunk(k, &out));
-  if (out.capacity() > out.size() + out.size() / 16 + 64) out.shrink_to_fit();
+  FitForCache(&out);
   return out;
 }
 
