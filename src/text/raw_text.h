@@ -4,6 +4,7 @@
 // fresh over-reserved strings took ~25% of MTX rendering.)
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -13,8 +14,11 @@ namespace omicsfs::text {
 
 class RawText {
  public:
-  explicit RawText(std::string* out) : out_(out), s_(Scratch()) {}
-  ~RawText() { Flush(); }
+  explicit RawText(std::string* out) : out_(out), s_(Acquire()) {}
+  ~RawText() {
+    Flush();
+    if (!own_) s_.in_use = false;
+  }
   RawText(const RawText&) = delete;
   RawText& operator=(const RawText&) = delete;
 
@@ -38,9 +42,16 @@ class RawText {
   struct Buffer {
     std::unique_ptr<char[]> data;
     size_t cap = 0;
+    bool in_use = false;
   };
-  static Buffer& Scratch() {
+  // The thread's scratch buffer, or (if a RawText on this thread already holds it) a private one.
+  Buffer& Acquire() {
     thread_local Buffer b;
+    if (b.in_use) {
+      own_ = std::make_unique<Buffer>();
+      return *own_;
+    }
+    b.in_use = true;
     return b;
   }
   void Grow(size_t need) {
@@ -52,6 +63,7 @@ class RawText {
   }
 
   std::string* out_;
+  std::unique_ptr<Buffer> own_;  // declared before s_: Acquire() may set it
   Buffer& s_;
   size_t n_ = 0;
 };

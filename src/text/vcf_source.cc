@@ -132,21 +132,6 @@ void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* o
   out->Commit(WriteIntsTo<T>(b, first, n, sep, out->Reserve(n * kMaxIntChars)));
 }
 
-// Integer entries written straight into reserved space (the per-sample hot path).
-using RawWriter = char* (*)(const DenseBlock&, uint64_t, uint64_t, char, char*);
-RawWriter RawWriterFor(DType t) {
-  switch (t) {
-    case DType::kInt8: return &WriteIntsTo<int8_t>;
-    case DType::kInt16: return &WriteIntsTo<int16_t>;
-    case DType::kInt32: return &WriteIntsTo<int32_t>;
-    case DType::kInt64: return &WriteIntsTo<int64_t>;
-    case DType::kUInt8: case DType::kBool: return &WriteIntsTo<uint8_t>;
-    case DType::kUInt16: return &WriteIntsTo<uint16_t>;
-    case DType::kUInt32: return &WriteIntsTo<uint32_t>;
-    default: return nullptr;
-  }
-}
-
 void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   if (IsString(b.dtype)) {
     for (uint64_t c = 0; c < n; ++c) {
@@ -175,20 +160,31 @@ void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* 
 }
 
 using EntryWriter = void (*)(const DenseBlock&, uint64_t, uint64_t, char, Out*);
+// Integer entries written straight into reserved space (the per-sample hot path).
+using RawWriter = char* (*)(const DenseBlock&, uint64_t, uint64_t, char, char*);
 
-// The writer of one entry (values [first, first+n)) as vcztools writes it, resolved per dtype.
-EntryWriter WriterFor(DType t) {
+struct Writers {
+  EntryWriter entry;
+  RawWriter raw;  // nullptr: not an integer type
+};
+template <typename T>
+constexpr Writers IntWriters() { return {&WriteInts<T>, &WriteIntsTo<T>}; }
+
+// The writers of one entry (values [first, first+n)) as vcztools writes it, resolved per dtype.
+Writers WritersFor(DType t) {
   switch (t) {
-    case DType::kInt8: return &WriteInts<int8_t>;
-    case DType::kInt16: return &WriteInts<int16_t>;
-    case DType::kInt32: return &WriteInts<int32_t>;
-    case DType::kInt64: return &WriteInts<int64_t>;
-    case DType::kUInt8: case DType::kBool: return &WriteInts<uint8_t>;
-    case DType::kUInt16: return &WriteInts<uint16_t>;
-    case DType::kUInt32: return &WriteInts<uint32_t>;
-    default: return &WriteOther;
+    case DType::kInt8: return IntWriters<int8_t>();
+    case DType::kInt16: return IntWriters<int16_t>();
+    case DType::kInt32: return IntWriters<int32_t>();
+    case DType::kInt64: return IntWriters<int64_t>();
+    case DType::kUInt8: case DType::kBool: return IntWriters<uint8_t>();
+    case DType::kUInt16: return IntWriters<uint16_t>();
+    case DType::kUInt32: return IntWriters<uint32_t>();
+    default: return {&WriteOther, nullptr};
   }
 }
+EntryWriter WriterFor(DType t) { return WritersFor(t).entry; }
+RawWriter RawWriterFor(DType t) { return WritersFor(t).raw; }
 
 void WriteEntry(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   WriterFor(b.dtype)(b, first, n, sep, out);

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "text/number_format.h"
+#include "text/raw_text.h"
 #include "text/tsv_source.h"
 #include "testutil/store_writer.h"
 
@@ -112,6 +113,36 @@ TEST(NamesSourceTest, LayoutsAndFallback) {
   std::string all = RenderAll(big);
   EXPECT_EQ(all.substr(0, 6), "n0\nn1\n");
   EXPECT_EQ(all.substr(all.size() - 7), "n19999\n");
+}
+
+}  // namespace
+}  // namespace omicsfs::text
+
+namespace omicsfs::text {
+namespace {
+
+// Two RawText writers alive on one thread must not share the scratch buffer.
+TEST(RawTextTest, NestedWritersKeepTheirOwnBytes) {
+  std::string a, b;
+  {
+    RawText outer(&a);
+    outer.Put("outer:");
+    {
+      RawText inner(&b);
+      inner.Put("inner");
+      char* p = inner.Reserve(3);
+      *p++ = '!';
+      inner.Commit(p);
+    }
+    outer.Put("done");
+  }
+  EXPECT_EQ(a, "outer:done");
+  EXPECT_EQ(b, "inner!");
+  {
+    RawText again(&a);  // the thread's buffer is free again
+    again.Put("+");
+  }
+  EXPECT_EQ(a, "outer:done+");
 }
 
 }  // namespace
