@@ -1,5 +1,7 @@
 // omicsfs: options → command (mount / ls / cat). Exit codes: 0 ok, 1 usage, 2 SOURCE unusable,
 // 3 mount failed.
+#include <malloc.h>
+
 #include <cstdio>
 
 #include "mount/commands.h"
@@ -8,6 +10,11 @@
 
 int main(int argc, char** argv) {
   using namespace omicsfs::mount;
+  // Rendered chunks (hundreds of KiB) are allocated and freed at a high rate: grow the heaps in
+  // 64 MiB steps instead of one system call per chunk (measured, `cat` of a 2 GB datg view:
+  // 6.6 → 4.0 s with a 2 GiB cache, 4.4 → 3.7 s with 256 MiB; system time 5.0 → 1.3 s). RSS
+  // stays bounded: the cache trims freed memory after evictions (cache/cache_pool.cc).
+  mallopt(M_TOP_PAD, 64 << 20);
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) {
     std::fprintf(stderr, "omicsfs: %s\n\n%s", options.status().message().c_str(), UsageText());
