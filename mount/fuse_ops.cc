@@ -152,20 +152,15 @@ void OpReleasedir(fuse_req_t req, fuse_ino_t, struct fuse_file_info*) {
 }
 
 // An open file reads the content its inode had when it was opened, even after a rescan.
-struct OpenFile {
-  std::shared_ptr<const vfs::FileContent> content;
-};
-
 void OpOpen(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
   Guard(req, "open", [&]() -> int {
-    const Daemon& d = D(req);
+    Daemon& d = D(req);
     auto content = d.tree->Open(ino, fi->flags);
     if (!content.ok()) return ToErrno(content.status());
-    auto handle = std::make_unique<OpenFile>(OpenFile{std::move(content).value()});
-    fi->fh = reinterpret_cast<uint64_t>(handle.get());
+    fi->fh = d.open_files.Add(std::move(content).value());
     fi->keep_cache = 1;  // an inode's content never changes (a changed file gets a new inode)
     if (d.direct_io) fi->direct_io = 1;
-    if (fuse_reply_open(req, fi) == 0) handle.release();  // else the kernel sends no release
+    if (fuse_reply_open(req, fi) != 0) d.open_files.Remove(fi->fh);  // no release will come
     return 0;
   });
 }
@@ -173,9 +168,9 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
 void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, struct fuse_file_info* fi) {
   Guard(req, "read", [&]() -> int {
     if (off < 0) return EINVAL;
-    const auto* handle = reinterpret_cast<const OpenFile*>(fi->fh);
-    if (handle == nullptr) return EBADF;
-    auto pieces = handle->content->Read(static_cast<uint64_t>(off), size);
+    const vfs::FileContent* content = OpenFiles::Get(fi->fh);
+    if (content == nullptr) return EBADF;
+    auto pieces = content->Read(static_cast<uint64_t>(off), size);
     if (!pieces.ok()) return ToErrno(pieces.status());
     std::vector<struct iovec> iov;
     iov.reserve(pieces->size());
@@ -188,7 +183,7 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, struct fuse_file
 }
 
 void OpRelease(fuse_req_t req, fuse_ino_t, struct fuse_file_info* fi) {
-  delete reinterpret_cast<OpenFile*>(fi->fh);
+  D(req).open_files.Remove(fi->fh);
   fi->fh = 0;
   fuse_reply_err(req, 0);
 }
@@ -260,6 +255,19 @@ fuse_lowlevel_ops MakeOperations() {
 }
 
 }  // namespace
+
+uint64_t OpenFiles::Add(std::shared_ptr<const vfs::FileContent> content) {
+  auto handle = std::make_unique<std::shared_ptr<const vfs::FileContent>>(std::move(content));
+  const uint64_t fh = reinterpret_cast<uint64_t>(handle.get());
+  std::lock_guard lock(mu_);
+  handles_.emplace(fh, std::move(handle));
+  return fh;
+}
+
+void OpenFiles::Remove(uint64_t fh) {
+  std::lock_guard lock(mu_);
+  handles_.erase(fh);
+}
 
 const fuse_lowlevel_ops& Operations() {
   static const fuse_lowlevel_ops ops = MakeOperations();
