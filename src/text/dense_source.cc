@@ -26,12 +26,9 @@ std::pair<uint32_t, uint32_t> DenseTsvSource::Rows(uint64_t k) const {
   return {static_cast<uint32_t>(r0), static_cast<uint32_t>(std::min<uint64_t>(r0 + rows_per_chunk_, matrix_->rows()))};
 }
 
-void DenseTsvSource::AppendRowName(uint32_t r, std::string* out) const {
-  if (matrix_->row_names().empty()) {
-    AppendUInt(out, uint64_t{r} + 1);
-  } else {
-    out->append(matrix_->row_names()[r]);
-  }
+std::string_view DenseTsvSource::RowName(uint32_t r, char* buf) const {
+  if (!matrix_->row_names().empty()) return matrix_->row_names()[r];
+  return std::string_view(buf, static_cast<size_t>(WriteUInt(buf, uint64_t{r} + 1) - buf));
 }
 
 namespace {
@@ -57,7 +54,6 @@ Status DenseTsvSource::ComputeRowLengths() const {
   const uint32_t rows = matrix_->rows();
   const uint64_t cols = matrix_->cols();
   row_len_.assign(rows, 0);
-  std::string name;
   RowEntries e;
   char buf[kMaxNumberChars];
   for (uint32_t a = 0; a < rows;) {
@@ -66,9 +62,7 @@ Status DenseTsvSource::ComputeRowLengths() const {
     while (b < rows && band + rows_->RowNnz(b) <= (1u << 22)) band += rows_->RowNnz(b++);
     RETURN_IF_ERROR(rows_->ReadRows(a, b, &e));
     for (uint32_t r = a; r < b; ++r) {
-      name.clear();
-      AppendRowName(r, &name);
-      uint64_t len = name.size() + 2 * cols + 1;
+      uint64_t len = RowName(r, buf).size() + 2 * cols + 1;
       for (uint64_t i = e.row_ptr[r - a]; i < e.row_ptr[r - a + 1]; ++i) {
         if (e.cols[i] >= cols) return CorruptError(matrix_->Describe() + ": column index beyond the shape");
         len += static_cast<uint64_t>(WriteValue(e, matrix_->value_type(), i, buf) - buf) - 1;
@@ -105,8 +99,8 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   RETURN_IF_ERROR(rows_->ReadRows(r0, r1, &e));
   RawText text(out);
   for (uint32_t r = r0; r < r1; ++r) {
-    text.Flush();  // the row name goes straight to `out`
-    AppendRowName(r, out);
+    char num[kMaxNumberChars];
+    text.Put(RowName(r, num));
     char* p = text.Reserve(2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars);
     uint64_t i = e.row_ptr[r - r0];
     const uint64_t end = e.row_ptr[r - r0 + 1];

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/bpcells/row_access.h"
@@ -27,7 +28,8 @@ class DenseTsvSource : public RecordSource {
 
  private:
   std::pair<uint32_t, uint32_t> Rows(uint64_t k) const;  // rows of chunk k ≥ 1
-  void AppendRowName(uint32_t r, std::string* out) const;
+  // The row's name, or its 1-based number written into `buf` (kMaxNumberChars) when unnamed.
+  std::string_view RowName(uint32_t r, char* buf) const;
   Status ComputeRowLengths() const;
 
   std::shared_ptr<const formats::bpcells::Matrix> matrix_;

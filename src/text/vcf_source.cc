@@ -109,9 +109,12 @@ inline char* WriteInt(char* p, int64_t v) {
   return std::to_chars(p, p + 24, v).ptr;
 }
 
+constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
+
 template <typename T>
-char* WriteIntsTo(const DenseBlock& b, uint64_t first, uint64_t n, char sep, char* p) {
+void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   const T* v = b.data<T>() + first;
+  char* p = out->Reserve(n * kMaxIntChars);
   for (uint64_t c = 0; c < n; ++c) {
     const int64_t x = v[c];
     if (x == kIntFill) break;
@@ -122,14 +125,7 @@ char* WriteIntsTo(const DenseBlock& b, uint64_t first, uint64_t n, char sep, cha
       p = WriteInt(p, x);
     }
   }
-  return p;
-}
-
-constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
-
-template <typename T>
-void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
-  out->Commit(WriteIntsTo<T>(b, first, n, sep, out->Reserve(n * kMaxIntChars)));
+  out->Commit(p);
 }
 
 void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
@@ -160,31 +156,20 @@ void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* 
 }
 
 using EntryWriter = void (*)(const DenseBlock&, uint64_t, uint64_t, char, Out*);
-// Integer entries written straight into reserved space (the per-sample hot path).
-using RawWriter = char* (*)(const DenseBlock&, uint64_t, uint64_t, char, char*);
 
-struct Writers {
-  EntryWriter entry;
-  RawWriter raw;  // nullptr: not an integer type
-};
-template <typename T>
-constexpr Writers IntWriters() { return {&WriteInts<T>, &WriteIntsTo<T>}; }
-
-// The writers of one entry (values [first, first+n)) as vcztools writes it, resolved per dtype.
-Writers WritersFor(DType t) {
+// The writer of one entry (values [first, first+n)) as vcztools writes it, resolved per dtype.
+EntryWriter WriterFor(DType t) {
   switch (t) {
-    case DType::kInt8: return IntWriters<int8_t>();
-    case DType::kInt16: return IntWriters<int16_t>();
-    case DType::kInt32: return IntWriters<int32_t>();
-    case DType::kInt64: return IntWriters<int64_t>();
-    case DType::kUInt8: case DType::kBool: return IntWriters<uint8_t>();
-    case DType::kUInt16: return IntWriters<uint16_t>();
-    case DType::kUInt32: return IntWriters<uint32_t>();
-    default: return {&WriteOther, nullptr};
+    case DType::kInt8: return &WriteInts<int8_t>;
+    case DType::kInt16: return &WriteInts<int16_t>;
+    case DType::kInt32: return &WriteInts<int32_t>;
+    case DType::kInt64: return &WriteInts<int64_t>;
+    case DType::kUInt8: case DType::kBool: return &WriteInts<uint8_t>;
+    case DType::kUInt16: return &WriteInts<uint16_t>;
+    case DType::kUInt32: return &WriteInts<uint32_t>;
+    default: return &WriteOther;
   }
 }
-EntryWriter WriterFor(DType t) { return WritersFor(t).entry; }
-RawWriter RawWriterFor(DType t) { return WritersFor(t).raw; }
 
 void WriteEntry(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   WriterFor(b.dtype)(b, first, n, sep, out);
@@ -297,9 +282,6 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
   }
   std::vector<size_t> active;  // FORMAT fields present in the current row
   const EntryWriter gt_writer = b.genotype ? WriterFor(b.genotype->dtype) : nullptr;
-  std::vector<RawWriter> format_raw;
-  for (const auto& f : b.format) format_raw.push_back(RawWriterFor(f.dtype));
-  const RawWriter gt_raw = b.genotype ? RawWriterFor(b.genotype->dtype) : nullptr;
 
   for (uint64_t row = 0; row < b.count; ++row) {
     // CHROM
@@ -394,31 +376,6 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
         for (size_t j = 0; j < b.format.size(); ++j) {
           if (present[j]) active.push_back(j);
         }
-        // All integers (the usual GT:DP:GQ:AD…): one reservation for the whole row.
-        bool raw = !gt_present || gt_raw != nullptr;
-        uint64_t bound = 1 + (gt_present ? ploidy * kMaxIntChars : 0);
-        for (size_t j : active) {
-          raw = raw && format_raw[j] != nullptr;
-          bound += 1 + per_sample[j] * kMaxIntChars;
-        }
-        if (raw) {
-          char* p = o.Reserve(ns * bound);
-          for (uint64_t smp = 0; smp < ns; ++smp) {
-            *p++ = '\t';
-            bool first_value = true;
-            if (gt_present) {
-              const bool phased = b.phased && b.phased->bytes[row * ns + smp] != 0;
-              p = gt_raw(*b.genotype, (row * ns + smp) * ploidy, ploidy, phased ? '|' : '/', p);
-              first_value = false;
-            }
-            for (size_t j : active) {
-              if (!first_value) *p++ = ':';
-              first_value = false;
-              p = format_raw[j](b.format[j], (row * ns + smp) * per_sample[j], per_sample[j], ',', p);
-            }
-          }
-          o.Commit(p);
-        } else {
         for (uint64_t smp = 0; smp < ns; ++smp) {
           o.Put('\t');
           bool first_value = true;
@@ -432,7 +389,6 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
             first_value = false;
             format_writers[j](b.format[j], (row * ns + smp) * per_sample[j], per_sample[j], ',', &o);
           }
-        }
         }
       }
     }

@@ -18,7 +18,6 @@ void FitForCache(std::string* s) {
 
 }  // namespace
 
-
 VirtualTextFile::VirtualTextFile(std::shared_ptr<const RecordSource> source,
                                  cache::CachePool* pool, SizingOptions options)
     : source_(std::move(source)), pool_(pool), options_(options), owner_(pool->NewOwnerId()) {}

@@ -104,10 +104,6 @@ Status ScratchFile::WriteAt(uint64_t offset, const void* data, size_t length) {
 
 namespace {
 
-bool Newer(const struct timespec& a, const struct timespec& b) {
-  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
-}
-
 Status Changed(const std::string& path) {
   return IoError(path + ": changed on disk since the store was opened (reopen the file)", ESTALE);
 }
@@ -118,24 +114,24 @@ void TouchFile(const std::string& path) { ::utimensat(AT_FDCWD, path.c_str(), nu
 
 void ChangeGuard::Observe(const struct stat& st) {
   active = true;
-  if (Newer(st.st_ctim, since)) since = st.st_ctim;
-  if (Newer(st.st_mtim, since)) since = st.st_mtim;
+  if (Later(st.st_ctim, since)) since = st.st_ctim;
+  if (Later(st.st_mtim, since)) since = st.st_mtim;
+}
+
+bool ChangeGuard::ChangedSince(const struct stat& st) const {
+  return Later(st.st_ctim, since) || Later(st.st_mtim, since);
 }
 
 Status ChangeGuard::Check(const File& f) const {
   if (!active) return OkStatus();
   ASSIGN_OR_RETURN(struct stat st, f.Stat());
-  if (Newer(st.st_ctim, since) || Newer(st.st_mtim, since)) return Changed(f.path());
-  return OkStatus();
+  return ChangedSince(st) ? Changed(f.path()) : OkStatus();
 }
 
 Status ChangeGuard::CheckPath(const std::string& path) const {
   if (!active) return OkStatus();
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0 || Newer(st.st_ctim, since) || Newer(st.st_mtim, since)) {
-    return Changed(path);
-  }
-  return OkStatus();
+  return ::lstat(path.c_str(), &st) != 0 || ChangedSince(st) ? Changed(path) : OkStatus();
 }
 
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, const ChangeGuard* guard) {

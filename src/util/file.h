@@ -58,6 +58,11 @@ class ScratchFile {
   File file_;
 };
 
+// Whether time a is after time b.
+inline bool Later(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
 // Detects source files changed after their store was fingerprinted. `since` is the newest
 // ctime/mtime seen then; a file written, replaced, renamed or chmod-ed later carries a newer
 // ctime (the filesystem's own clock, so NFS client skew does not matter). Reads check after
@@ -72,6 +77,7 @@ struct ChangeGuard {
   Status Check(const File& f) const;
   // The same for a path that no longer opens, or whose directory changed (a removed chunk).
   Status CheckPath(const std::string& path) const;
+  bool ChangedSince(const struct stat& st) const;
 };
 
 // Sets a file's mtime to now (best effort): derived files record their last use this way.

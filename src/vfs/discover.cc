@@ -111,6 +111,7 @@ class Builder {
     std::string index;
     std::string change;
     ChangeGuard guard;
+    struct timespec newest_mtime {};
   };
   static Stamp StampOf(const std::string& store, const std::vector<std::string>& files) {
     Stamp s;
@@ -125,6 +126,7 @@ class Builder {
       s.change += line + " " + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec) + " " +
                   std::to_string(st.st_mode) + "\n";
       s.guard.Observe(st);
+      if (Later(st.st_mtim, s.newest_mtime)) s.newest_mtime = st.st_mtim;
     }
     s.guard.active = true;
     return s;
@@ -136,7 +138,7 @@ class Builder {
     if (options_.previous == nullptr) return false;
     std::string vpath = tree_->PathOf(parent);
     if (!name.empty()) vpath = vpath.empty() ? name : vpath + "/" + name;
-    return options_.previous->CopyInto(vpath, stamp.change, *tree_, parent, name);
+    return options_.previous->CopyInto(vpath, stamp.change, *tree_, parent);
   }
   static std::vector<std::string> FilesBelow(const std::string& dir) {
     std::vector<std::string> out{dir};
@@ -187,16 +189,7 @@ class Builder {
   }
 
   void AddDirStore(Ino dir, const std::string& path, Meta meta, const Stamp& stamp) {
-    // The store's mtime is the newest of its directory and files.
-    fs_error ec;
-    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-      struct stat st;
-      if (::stat(it->path().c_str(), &st) == 0 &&
-          (st.st_mtim.tv_sec > meta.mtime.tv_sec ||
-           (st.st_mtim.tv_sec == meta.mtime.tv_sec && st.st_mtim.tv_nsec > meta.mtime.tv_nsec))) {
-        meta.mtime = st.st_mtim;
-      }
-    }
+    meta.mtime = stamp.newest_mtime;  // the store's mtime: the newest of its directory and files
     fingerprint_ = stamp.index;
     auto store = io::DirArrayStore::Open(path, stamp.guard);
     if (!store.ok()) return AddStoreViews(dir, meta, store.status());

@@ -72,8 +72,7 @@ Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
   return ino;
 }
 
-bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent,
-                    const std::string& name) const {
+bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const {
   auto ino = Resolve(vpath);
   if (!ino.ok()) return false;
   std::shared_lock lock(mu_);
@@ -89,9 +88,7 @@ bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& 
     for (const auto& [child_name, child] : s.children) dst.CopyFrom(*this, child, kRootIno);
     return true;
   }
-  const Ino copied = dst.CopyFrom(*this, *ino, dst_parent);
-  if (copied != 0) dst.node(copied).name = name;  // same name by construction; kept explicit
-  return copied != 0;
+  return dst.CopyFrom(*this, *ino, dst_parent) != 0;
 }
 
 const Node* Tree::GetLocked(Ino ino) const {

@@ -36,10 +36,9 @@ class Tree {
   // The slash-separated path of `ino` from the root ("" for the root).
   std::string PathOf(Ino ino) const;
   // If this tree has a node at `vpath` whose fingerprint equals `fingerprint`, copies it with its
-  // subtree (sharing file contents) into `dst` as child `name` of `dst_parent` (or, for the root,
-  // onto dst's root) and returns true.
-  bool CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent,
-                const std::string& name) const;
+  // subtree (sharing file contents) into `dst` as a child of `dst_parent` (or, for the root, onto
+  // dst's root) and returns true.
+  bool CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const;
 
   // Queries (thread-safe).
   Result<Ino> Lookup(Ino parent, std::string_view name) const;

@@ -31,11 +31,16 @@ class DiscoverTest : public ::testing::Test {
     bad.arrays.erase("idxptr");
     ASSERT_TRUE(testutil::WriteDirStore(bad, (src_ / "broken").string()).ok());
     pool_ = std::make_unique<cache::CachePool>(1 << 20);
-    auto tree = Discover(src_.string(), DiscoverOptions{pool_.get(), {}});
+    auto tree = Discover(src_.string(), Options());
     ASSERT_TRUE(tree.ok()) << tree.status().ToString();
     tree_ = *tree;
   }
   void TearDown() override { fs::remove_all(src_); }
+  DiscoverOptions Options() const {
+    DiscoverOptions o;
+    o.pool = pool_.get();
+    return o;
+  }
 
   std::vector<std::string> Names(const std::string& path) {
     auto ino = tree_->Resolve(path);
@@ -98,14 +103,14 @@ TEST_F(DiscoverTest, AttributesAndReadOnly) {
 }
 
 TEST_F(DiscoverTest, SingleStoreAsSource) {
-  auto tree = Discover((src_ / "sub" / "m.packed").string(), DiscoverOptions{pool_.get(), {}});
+  auto tree = Discover((src_ / "sub" / "m.packed").string(), Options());
   ASSERT_TRUE(tree.ok());
   EXPECT_TRUE((*tree)->Resolve("matrix.mtx").ok());
-  auto h5 = Discover((src_ / "x.h5").string(), DiscoverOptions{pool_.get(), {}});
+  auto h5 = Discover((src_ / "x.h5").string(), Options());
   ASSERT_TRUE(h5.ok());
   EXPECT_TRUE((*h5)->Resolve("g1/m/genes.tsv").ok());
-  EXPECT_FALSE(Discover((src_ / "missing").string(), DiscoverOptions{pool_.get(), {}}).ok());
-  EXPECT_FALSE(Discover((src_ / "notes.txt").string(), DiscoverOptions{pool_.get(), {}}).ok());
+  EXPECT_FALSE(Discover((src_ / "missing").string(), Options()).ok());
+  EXPECT_FALSE(Discover((src_ / "notes.txt").string(), Options()).ok());
 }
 
 }  // namespace
@@ -137,7 +142,7 @@ class RescanTest : public DiscoverTest {
  protected:
   Tree* Live() { return tree_.get(); }
   Tree::Changes Rescan() {
-    DiscoverOptions options{pool_.get(), {}};
+    DiscoverOptions options = Options();
     options.previous = tree_.get();
     auto fresh = Discover(src_.string(), options);
     EXPECT_TRUE(fresh.ok()) << fresh.status().ToString();

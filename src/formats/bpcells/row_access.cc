@@ -53,12 +53,17 @@ std::string RowAccess::Header(const Persist& persist) const {
   return h;
 }
 
+uint64_t RowAccess::HeaderSize(const Persist& persist) const {
+  const uint64_t blocks = (matrix_->nnz() + kBlockRecords - 1) / kBlockRecords;
+  return 8 + 32 + persist.key.size() + (uint64_t{matrix_->rows()} + 1) * 8 + blocks * 8 + 8;
+}
+
 bool RowAccess::LoadPersisted(const Persist& persist) {
   auto f = File::OpenReadOnly(persist.path);
   if (!f.ok()) return false;
   const Matrix& m = *matrix_;
   const uint64_t nnz = m.nnz(), blocks = (nnz + kBlockRecords - 1) / kBlockRecords;
-  const uint64_t head = 8 + 32 + persist.key.size() + (uint64_t{m.rows()} + 1) * 8 + blocks * 8 + 8;
+  const uint64_t head = HeaderSize(persist);
   auto st = f->Stat();
   if (!st.ok() || static_cast<uint64_t>(st->st_size) != Align(head) + nnz * (4 + ValueSize())) return false;
   std::string h(head, '\0');
@@ -127,9 +132,7 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
   csr_ = std::make_unique<ScratchFile>(std::move(scratch).value());
   // Room for the persisted header (rewritten once the block hashes are known).
   if (!persist.path.empty()) {
-    block_hash_.assign((nnz + kBlockRecords - 1) / kBlockRecords, 0);
-    data_offset_ = Align(Header(persist).size());
-    block_hash_.clear();
+    data_offset_ = Align(HeaderSize(persist));
   }
   // Pass 2, per band of rows whose records fit the budget: scan every entry, keep the band's.
   const size_t rec = 4 + ValueSize();

@@ -52,6 +52,7 @@ class RowAccess {
   bool LoadPersisted(const Persist& persist);
   void SavePersisted(const Persist& persist);
   std::string Header(const Persist& persist) const;
+  uint64_t HeaderSize(const Persist& persist) const;  // of Header() once the block hashes exist
   const File& Records() const { return csr_ ? csr_->file() : persisted_; }
 
   std::shared_ptr<const Matrix> matrix_;

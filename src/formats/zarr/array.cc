@@ -126,52 +126,66 @@ void ZarrArray::UseCache(cache::CachePool* pool) {
 
 namespace {
 
+// Strides (in elements) of a C-order layout of `dims`.
+std::vector<uint64_t> Strides(const std::vector<uint64_t>& dims) {
+  std::vector<uint64_t> st(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;) st[d - 1] = st[d] * dims[d];
+  return st;
+}
+
+// Copies the box `extent` from one C-order layout to another (strides in elements, starting at
+// src0 / dst0). Trailing dimensions contiguous in both layouts are merged into one run, so a
+// whole row of a (variants, samples, ploidy) chunk is one copy; `copy(src, dst, n)` moves a run.
+template <typename CopyRun>
+void CopyBox(const std::vector<uint64_t>& extent, const std::vector<uint64_t>& src_stride, uint64_t src0,
+             const std::vector<uint64_t>& dst_stride, uint64_t dst0, CopyRun copy) {
+  const size_t nd = extent.size();
+  for (uint64_t e : extent) {
+    if (e == 0) return;
+  }
+  size_t m = nd - 1;  // dims m.. form the run
+  uint64_t run = extent[m];
+  while (m > 0 && src_stride[m - 1] == run && dst_stride[m - 1] == run) run *= extent[--m];
+  std::vector<uint64_t> idx(m, 0);  // odometer over dims 0..m-1
+  for (;;) {
+    uint64_t src = src0, dst = dst0;
+    for (size_t d = 0; d < m; ++d) {
+      src += idx[d] * src_stride[d];
+      dst += idx[d] * dst_stride[d];
+    }
+    copy(src, dst, run);
+    size_t d = m;
+    while (d > 0 && ++idx[d - 1] == extent[d - 1]) idx[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+// Copies elements of `from` to `to` (bytes of `size` each, or strings).
+auto RunCopier(const DecodedChunk& from, std::string* to_bytes, std::vector<std::string>* to_strings, size_t size, bool str) {
+  return [&from, to_bytes, to_strings, size, str](uint64_t src, uint64_t dst, uint64_t n) {
+    if (str) {
+      std::copy_n(from.strings.begin() + src, n, to_strings->begin() + dst);
+    } else {
+      std::memcpy(to_bytes->data() + dst * size, from.bytes.data() + src * size, n * size);
+    }
+  };
+}
+
 // The part of a full decoded chunk inside the array: edge chunks are stored at full size (a
 // 10 000-sample chunk of a 500-sample cohort is 95 % padding), so crop before keeping them.
 DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, DecodedChunk full) {
-  const size_t nd = m.shape.size();
-  std::vector<uint64_t> extent(nd);
-  bool edge = false;
-  for (size_t d = 0; d < nd; ++d) {
-    extent[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
-    edge = edge || extent[d] != m.chunks[d];
-  }
+  std::vector<uint64_t> extent(m.shape.size());
+  for (size_t d = 0; d < extent.size(); ++d) extent[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
   full.shape = m.chunks;
-  if (!edge || nd == 0) return full;
+  if (extent == m.chunks) return full;
   const bool str = IsString(m.dtype);
   uint64_t total = 1;
   for (uint64_t e : extent) total *= e;
   DecodedChunk out;
   out.shape = extent;
   if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
-  if (total == 0) return out;
-  // Odometer over dims 0..nd-2; runs of extent[nd-1] elements.
-  std::vector<uint64_t> src_stride(nd, 1), dst_stride(nd, 1), idx(nd, 0);
-  for (size_t d = nd - 1; d > 0; --d) {
-    src_stride[d - 1] = src_stride[d] * m.chunks[d];
-    dst_stride[d - 1] = dst_stride[d] * extent[d];
-  }
-  const uint64_t run = extent[nd - 1];
-  for (;;) {
-    uint64_t src = 0, dst = 0;
-    for (size_t d = 0; d + 1 < nd; ++d) {
-      src += idx[d] * src_stride[d];
-      dst += idx[d] * dst_stride[d];
-    }
-    if (str) {
-      for (uint64_t k = 0; k < run; ++k) out.strings[dst + k] = std::move(full.strings[src + k]);
-    } else {
-      std::memcpy(out.bytes.data() + dst * m.native_size, full.bytes.data() + src * m.native_size, run * m.native_size);
-    }
-    size_t d = nd - 1;
-    while (d > 0) {
-      --d;
-      if (++idx[d] < extent[d]) break;
-      idx[d] = 0;
-      if (d == 0) return out;
-    }
-    if (nd == 1) return out;
-  }
+  CopyBox(extent, Strides(m.chunks), 0, Strides(extent), 0, RunCopier(full, &out.bytes, &out.strings, m.native_size, str));
+  return out;
 }
 
 }  // namespace
@@ -212,16 +226,11 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
   if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
   if (total == 0) return out;
 
-  // Row strides of the output (over dims 1..nd-1) and of a chunk (over all dims).
-  std::vector<uint64_t> out_stride(nd, 1), chunk_stride(nd, 1);
-  for (size_t d = nd - 1; d > 0; --d) {
-    out_stride[d - 1] = out_stride[d] * m.shape[d];
-    chunk_stride[d - 1] = chunk_stride[d] * m.chunks[d];
-  }
-  // Arrays of rank ≥ 3 whose trailing dimensions (ploidy, alleles, …) fit in one chunk (cropped
-  // to the shape): everything a row holds inside a chunk is contiguous in chunk and output.
-  bool inner_whole = nd >= 3;
-  for (size_t d = 2; d < nd; ++d) inner_whole = inner_whole && m.chunks[d] >= m.shape[d];
+  const std::vector<uint64_t> out_stride = Strides([&] {
+    std::vector<uint64_t> dims = m.shape;
+    dims[0] = out.rows;
+    return dims;
+  }());
   std::vector<uint64_t> grid(nd, 0);
   const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
   for (uint64_t g0 = g0_first; g0 <= g0_last; ++g0) {
@@ -229,53 +238,16 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
     grid[0] = g0;
     for (;;) {  // every chunk of the other dimensions
       ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
-      for (size_t d = nd - 1; d > 0; --d) chunk_stride[d - 1] = chunk_stride[d] * chunk->shape[d];
-      // Extent of this chunk inside the array (edge chunks are cropped).
-      std::vector<uint64_t> origin(nd), extent(nd);
-      for (size_t d = 0; d < nd; ++d) {
-        origin[d] = grid[d] * m.chunks[d];
-        extent[d] = std::min(m.chunks[d], m.shape[d] - origin[d]);
-      }
-      const uint64_t row_lo = std::max(r0, origin[0]), row_hi = std::min(r1, origin[0] + extent[0]);
-      if (inner_whole) {  // dims 2.. are whole in every chunk: one copy per row (e.g. GT, AD)
-        const uint64_t run = extent[1] * out_stride[1];
-        for (uint64_t row = row_lo; row < row_hi; ++row) {
-          const uint64_t src = (row - origin[0]) * chunk_stride[0];
-          const uint64_t dst = (row - r0) * out_stride[0] + origin[1] * out_stride[1];
-          if (str) {
-            std::copy_n(chunk->strings.begin() + src, run, out.strings.begin() + dst);
-          } else {
-            std::memcpy(out.bytes.data() + dst * m.native_size, chunk->bytes.data() + src * m.native_size, run * m.native_size);
-          }
-        }
-      }
-      std::vector<uint64_t> idx(nd, 0);  // position inside the chunk over dims 1..nd-2
-      for (uint64_t row = inner_whole ? row_hi : row_lo; row < row_hi; ++row) {
-        std::fill(idx.begin(), idx.end(), 0);
-        for (;;) {
-          uint64_t src = (row - origin[0]) * chunk_stride[0];
-          uint64_t dst = (row - r0) * out_stride[0];
-          for (size_t d = 1; d + 1 < nd; ++d) {
-            src += idx[d] * chunk_stride[d];
-            dst += (origin[d] + idx[d]) * out_stride[d];
-          }
-          const uint64_t run = nd > 1 ? extent[nd - 1] : 1;
-          if (nd > 1) dst += origin[nd - 1];
-          if (str) {
-            for (uint64_t k = 0; k < run; ++k) out.strings[dst + k] = chunk->strings[src + k];
-          } else {
-            std::memcpy(out.bytes.data() + dst * m.native_size, chunk->bytes.data() + src * m.native_size, run * m.native_size);
-          }
-          // Advance the odometer over dims 1..nd-2.
-          size_t d = nd >= 2 ? nd - 2 : 0;
-          while (d >= 1) {
-            if (++idx[d] < extent[d]) break;
-            idx[d] = 0;
-            --d;
-          }
-          if (d == 0) break;
-        }
-      }
+      // The rows [r0, r1) of this (cropped) chunk, placed at its origin in the output.
+      std::vector<uint64_t> box = chunk->shape;
+      const uint64_t origin0 = grid[0] * m.chunks[0];
+      const uint64_t row_lo = std::max(r0, origin0), row_hi = std::min(r1, origin0 + chunk->shape[0]);
+      box[0] = row_hi - row_lo;
+      const std::vector<uint64_t> chunk_stride = Strides(chunk->shape);
+      uint64_t dst0 = (row_lo - r0) * out_stride[0];
+      for (size_t d = 1; d < nd; ++d) dst0 += grid[d] * m.chunks[d] * out_stride[d];
+      CopyBox(box, chunk_stride, (row_lo - origin0) * chunk_stride[0], out_stride, dst0,
+              RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
       // Next chunk over dims 1..nd-1.
       size_t d = nd - 1;
       while (d >= 1) {
