@@ -17,6 +17,7 @@
 
 #include "cache/cache_pool.h"
 #include "mount/errno_map.h"
+#include "io/h5_vet.h"
 #include "mount/fuse_ops.h"
 #include "mount/rescan.h"
 #include "text/index_store.h"
@@ -28,10 +29,25 @@
 namespace omicsfs::mount {
 namespace {
 
+// The HDF5 vetting helper: omicsfs-h5vet beside this executable unless named (h5vet_helper=).
+io::H5Vetter VetterFor(const Options& o) {
+  io::H5Vetter v;
+  if (o.h5vet_s <= 0) return v;
+  v.timeout_s = o.h5vet_s;
+  v.helper = o.h5vet_helper;
+  if (v.helper.empty()) {
+    fs_error ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    v.helper = (ec ? fs::path("omicsfs-h5vet") : self.parent_path() / "omicsfs-h5vet").string();
+  }
+  return v;
+}
+
 vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, cache::CachePool* pool,
                                         text::Prefetcher* prefetcher, const text::IndexStore* index) {
   vfs::DiscoverOptions d;
   d.pool = pool;
+  d.h5vet = VetterFor(o);
   d.sizing.prefetcher = prefetcher;
   d.sizing.index = index;
   d.index_dir = o.index_dir;
@@ -41,7 +57,13 @@ vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, cache::CachePool* pool
 Result<std::shared_ptr<vfs::Tree>> Build(const Options& o, cache::CachePool* pool,
                                          text::Prefetcher* prefetcher = nullptr,
                                          const text::IndexStore* index = nullptr) {
-  return vfs::Discover(o.source, DiscoverOptionsFor(o, pool, prefetcher, index));
+  const vfs::DiscoverOptions d = DiscoverOptionsFor(o, pool, prefetcher, index);
+  if (d.h5vet.enabled() && ::access(d.h5vet.helper.c_str(), X_OK) != 0) {
+    return NotFoundError("the HDF5 vetting helper " + d.h5vet.helper +
+                         " is missing (install it beside omicsfs, name it with -o h5vet_helper=PATH, "
+                         "or parse HDF5 files unvetted with -o h5vet=0)");
+  }
+  return vfs::Discover(o.source, d);
 }
 
 // Read-ahead workers: one more than the cores, so rendering keeps every core busy while FUSE

@@ -35,6 +35,16 @@ Status ApplyOption(const std::string& opt, Options* o) {
       return InvalidArgumentError("rescan must be 0..86400 seconds, not '" + value + "'");
     }
     o->rescan_s = seconds;
+  } else if (key == "h5vet") {
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
+      return InvalidArgumentError("h5vet must be 0..86400 seconds, not '" + value + "'");
+    }
+    o->h5vet_s = seconds;
+  } else if (key == "h5vet_helper") {
+    if (value.empty()) return InvalidArgumentError("h5vet_helper needs a path");
+    o->h5vet_helper = value;
   } else if (key == "direct_io") {
     o->direct_io = true;
   } else if (key == "rebuild_index") {
@@ -155,6 +165,11 @@ options:
      threads=N         FUSE worker threads
      rescan=SECONDS    how often SOURCE is checked for changed, new and removed stores
                        (default 5; stretched to 20x the time a check takes; 0 = never)
+     h5vet=SECONDS     before the daemon parses an HDF5 file, a helper process parses it
+                       first (libhdf5 is not safe on damaged files); a helper that crashes or
+                       takes longer than SECONDS leaves the file shown as a plain file
+                       (default 60; 0 = parse HDF5 in the daemon unvetted)
+     h5vet_helper=PATH the helper (default: omicsfs-h5vet beside omicsfs)
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
      index_max_age=DAYS  remove index files unused for DAYS at mount (default 30; 0 = never)

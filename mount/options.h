@@ -27,6 +27,8 @@ struct Options {
   double rescan_s = 5.0;  // 0: the tree is fixed at mount time
   unsigned index_max_age_days = 30;  // index files unused this long are removed at mount; 0: never
   bool rebuild_index = false;
+  double h5vet_s = 60;  // HDF5 files are parsed first by a helper process with this time limit; 0: not
+  std::string h5vet_helper;  // the helper (empty: omicsfs-h5vet beside this executable)
   std::vector<std::string> fuse_options;  // passed through to libfuse (allow_other, …)
 };
 

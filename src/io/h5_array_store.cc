@@ -167,6 +167,25 @@ Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& na
   return values;
 }
 
+Result<std::vector<std::string>> H5ArrayStore::DatasetNames() const {
+  h5::PrepareThread();
+  std::vector<std::string> names;
+  herr_t rc = H5Literate_by_name(
+      file_->handle.get(), group_.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+      [](hid_t group, const char* name, const H5L_info_t*, void* data) -> herr_t {
+        H5O_info_t info;
+        if (H5Oget_info_by_name2(group, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+          H5Eclear2(H5E_DEFAULT);
+          return 0;
+        }
+        if (info.type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->push_back(name);
+        return 0;
+      },
+      &names, H5P_DEFAULT);
+  if (rc < 0) return h5::Error(describe_ + ": list datasets");
+  return names;
+}
+
 Status H5ArrayStore::CheckUnchanged() const {
   return guard_.active ? guard_.Check(guard_file_) : OkStatus();
 }

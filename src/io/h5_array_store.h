@@ -30,6 +30,9 @@ class H5ArrayStore : public ArrayStore {
               void* out) const override;
   Result<std::vector<std::string>> ReadStrings(const std::string& name) const override;
 
+  // Names of the datasets directly in the group (for vetting, io/h5_vet.h).
+  Result<std::vector<std::string>> DatasetNames() const;
+
  private:
   H5ArrayStore() = default;
   std::string DatasetPath(const std::string& name) const;

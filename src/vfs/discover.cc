@@ -214,9 +214,14 @@ class Builder {
     AddText(dir, "samples.txt", meta, std::make_shared<const text::NamesSource>(samples, text::NamesSource::Layout::kOnePerLine, 0, "samples.txt of " + path));
   }
 
-  // BPCells store groups of an HDF5 file (empty when none or not HDF5).
-  static std::vector<io::H5GroupAttribute> Hdf5Stores(const std::string& path) {
+  // BPCells store groups of an HDF5 file (empty when none, not HDF5, or refused by the vetting
+  // helper: then libhdf5 never parses it in this process).
+  std::vector<io::H5GroupAttribute> Hdf5Stores(const std::string& path) const {
     if (!io::IsHdf5File(path)) return {};
+    if (Status vetted = io::VetHdf5File(options_.h5vet, path); !vetted.ok()) {
+      LogError(vetted.message() + "; shown as a plain file");
+      return {};
+    }
     auto groups = io::ListGroupsWithStringAttribute(path, "version");
     if (!groups.ok()) {
       LogWarning(path + ": HDF5 file not scanned for stores: " + groups.status().message());

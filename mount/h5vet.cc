@@ -1,0 +1,29 @@
+// omicsfs-h5vet [--budget BYTES] FILE: makes every libhdf5 call the daemon would make on FILE
+// (io/h5_vet.h). Exit code 0 when it got through, whatever clean errors libhdf5 reported (they
+// are printed); 1 usage. A crash or hang in libhdf5 ends it otherwise, and the daemon then never
+// parses FILE itself.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "io/h5_vet.h"
+
+int main(int argc, char** argv) {
+  uint64_t budget = uint64_t{256} << 20;
+  int i = 1;
+  if (argc == 4 && std::strcmp(argv[1], "--budget") == 0) {
+    budget = std::strtoull(argv[2], nullptr, 10);
+    i = 3;
+  }
+  if (argc != i + 1) {
+    std::fprintf(stderr, "usage: omicsfs-h5vet [--budget BYTES] FILE\n");
+    return 1;
+  }
+  std::string notes;
+  omicsfs::Status st = omicsfs::io::VetHdf5InProcess(argv[i], budget, &notes);
+  std::fputs(notes.c_str(), stdout);
+  if (!st.ok()) std::printf("%s\n", st.message().c_str());
+  std::printf("vetted %s\n", argv[i]);
+  return 0;
+}

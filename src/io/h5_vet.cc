@@ -1,0 +1,116 @@
+#include "io/h5_vet.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "io/h5_array_store.h"
+#include "io/h5_handle.h"
+#include "util/subprocess.h"
+
+namespace omicsfs::io {
+namespace {
+
+constexpr uint64_t kBlockElems = uint64_t{1} << 20;  // numeric reads, like the formats' ranges
+constexpr uint64_t kEndElems = uint64_t{1} << 16;    // beyond the budget: this much at each end
+
+
+// Walks the chunk index (B-tree) of a chunked dataset: offsets and sizes of every chunk.
+void WalkChunkIndex(const std::string& path, const std::string& dataset, std::string* notes) {
+  h5::Handle f = h5::FileHandle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!f.valid()) return (void)h5::TakeErrorStack();
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) return (void)h5::TakeErrorStack();
+  h5::Handle plist = h5::PlistHandle(H5Dget_create_plist(ds.get()));
+  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_CHUNKED) return (void)h5::TakeErrorStack();
+  h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds.get()));
+  hsize_t n = 0;
+  if (!space.valid() || H5Dget_num_chunks(ds.get(), space.get(), &n) < 0) {
+    *notes += dataset + ": chunk count: " + h5::TakeErrorStack() + "\n";
+    return;
+  }
+  for (hsize_t i = 0; i < n; ++i) {
+    hsize_t offset[H5S_MAX_RANK];
+    unsigned mask = 0;
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    if (H5Dget_chunk_info(ds.get(), space.get(), i, offset, &mask, &addr, &size) < 0) {
+      *notes += dataset + ": chunk " + std::to_string(i) + ": " + h5::TakeErrorStack() + "\n";
+      return;
+    }
+  }
+}
+
+void ReadNumeric(const H5ArrayStore& store, const std::string& name, const ArrayInfo& info, bool whole,
+                 std::string* notes) {
+  std::vector<uint64_t> buf(std::min(info.length, whole ? kBlockElems : kEndElems));
+  auto read = [&](uint64_t first, uint64_t count) {
+    Status st = store.Read(name, info.type, first, count, buf.data());
+    if (!st.ok()) *notes += st.message() + "\n";
+    return st.ok();
+  };
+  if (whole) {
+    for (uint64_t first = 0; first < info.length; first += kBlockElems) {
+      if (!read(first, std::min(kBlockElems, info.length - first))) return;
+    }
+    return;
+  }
+  if (read(0, buf.size())) read(info.length - buf.size(), buf.size());
+}
+
+}  // namespace
+
+Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes) {
+  auto groups = ListGroupsWithStringAttribute(path, "version");
+  if (!groups.ok()) return groups.status();
+  uint64_t budget = full_read_bytes;
+  for (const auto& g : *groups) {
+    auto store = H5ArrayStore::Open(path, g.group);
+    if (!store.ok()) {
+      *notes += store.status().message() + "\n";
+      continue;
+    }
+    const H5ArrayStore& s = **store;
+    if (auto v = s.Version(); !v.ok()) *notes += v.status().message() + "\n";
+    auto names = s.DatasetNames();
+    if (!names.ok()) {
+      *notes += names.status().message() + "\n";
+      continue;
+    }
+    for (const std::string& name : *names) {
+      auto info = s.Info(name);
+      if (!info.ok() || !info->has_value()) {
+        if (!info.ok()) *notes += info.status().message() + "\n";
+        continue;
+      }
+      const ArrayInfo& a = **info;
+      if (a.type == ElemType::kString) {
+        if (auto v = s.ReadStrings(name); !v.ok()) *notes += v.status().message() + "\n";
+        continue;
+      }
+      const uint64_t bytes = a.length * ElemSize(a.type);
+      const bool whole = bytes <= budget;
+      if (whole) budget -= bytes;
+      if (!whole) WalkChunkIndex(path, g.group == "/" ? "/" + name : g.group + "/" + name, notes);
+      if (a.length > 0) ReadNumeric(s, name, a, whole, notes);
+    }
+  }
+  return OkStatus();
+}
+
+Status VetHdf5File(const H5Vetter& vetter, const std::string& path) {
+  if (!vetter.enabled()) return OkStatus();
+  auto outcome = RunChild({vetter.helper, "--budget", std::to_string(vetter.full_read_bytes), path},
+                          vetter.timeout_s, vetter.max_rss_bytes);
+  if (!outcome.ok()) return outcome.status();
+  if (outcome->Succeeded()) return OkStatus();
+  if (outcome->too_big) {
+    return CorruptError(path + ": not opened: libhdf5 needed more than " + std::to_string(vetter.max_rss_bytes >> 20) +
+                        " MiB of memory to parse it in a separate process");
+  }
+  return CorruptError(path + ": not opened: libhdf5 did not survive parsing it in a separate process (" +
+                      vetter.helper + ": " + outcome->Describe() + ")");
+}
+
+}  // namespace omicsfs::io

@@ -1,0 +1,40 @@
+// Vetting an HDF5 file before the daemon lets libhdf5 parse it.
+//
+// libhdf5 (1.10.8, Debian's) is not memory-safe on damaged files: it trusts sizes stored in the
+// file (docs/robustness.md). A crash inside it would take every mounted file down, so before the
+// daemon opens an HDF5 file, a helper process (omicsfs-h5vet) makes every libhdf5 call the daemon
+// will make on it: it lists the store groups, opens each, reads its version and the type and
+// length of each dataset, reads every string dataset, and reads every numeric dataset whole up to
+// a budget (beyond it: both ends of each dataset and its chunk index). Only when the helper
+// finishes, within its time and memory limits, does the daemon parse the file itself; otherwise
+// the file is shown as a plain file, with a log line saying why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "util/status.h"
+
+namespace omicsfs::io {
+
+struct H5Vetter {
+  std::string helper;          // path of omicsfs-h5vet; empty: files are parsed in-process unvetted
+  double timeout_s = 60;       // a helper that takes longer is killed and the file refused
+  uint64_t full_read_bytes = uint64_t{256} << 20;  // numeric data read whole up to this much
+  // A file whose parsing made the helper this large is refused too: the daemon would need the
+  // same memory (damaged dimensions make libhdf5 allocate gigabytes).
+  uint64_t max_rss_bytes = uint64_t{1} << 30;
+  bool enabled() const { return !helper.empty(); }
+};
+
+// Runs the helper on `path`. OK when it finished (whatever clean errors libhdf5 reported: the
+// daemon meets the same ones and reports them itself); otherwise an error that says how the
+// helper ended. OK at once when vetting is disabled.
+Status VetHdf5File(const H5Vetter& vetter, const std::string& path);
+
+// The helper's work, in the calling process: every libhdf5 call the daemon makes on the file.
+// Clean errors are collected in `notes` (one per line), not returned; only a failure to open the
+// file at all is an error.
+Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes);
+
+}  // namespace omicsfs::io

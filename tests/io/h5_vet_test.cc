@@ -1,0 +1,77 @@
+// The HDF5 vetting helper, run as the daemon runs it (io/h5_vet.h).
+#include "io/h5_vet.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "testutil/mount_fixture.h"
+#include "util/fs.h"
+
+namespace omicsfs::io {
+namespace {
+
+const std::string kCorpus = OMICSFS_CORPUS_DIR;
+
+H5Vetter Helper() {
+  H5Vetter v;
+  v.helper = OMICSFS_H5VET;
+  return v;
+}
+
+// counts_root_group.h5 with its first global-heap object claiming ~2 GiB: libhdf5 1.10.8 copies
+// that many bytes (docs/robustness.md).
+std::string DamagedHeapCopy() {
+  std::string bytes;
+  EXPECT_TRUE(testutil::ReadWhole(kCorpus + "/bpcells/h5/counts_root_group.h5", &bytes));
+  const size_t gcol = bytes.find("GCOL");
+  EXPECT_NE(gcol, std::string::npos);
+  const uint64_t huge = 0x7fffff00;
+  std::memcpy(&bytes[gcol + 16 + 8], &huge, 8);
+  const std::string path = (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-%%%%%%.h5")).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(H5Vet, CorpusFilesPassAndMakeNoComplaint) {
+  for (const char* f : {"counts_root_group.h5", "stores_v1.h5", "stores_v2.h5", "frags_gzip.h5", "fixedstr.h5",
+                        "filtered_feature_bc_matrix.h5"}) {
+    const std::string path = kCorpus + "/bpcells/h5/" + f;
+    EXPECT_TRUE(VetHdf5File(Helper(), path).ok()) << f;
+    std::string notes;
+    EXPECT_TRUE(VetHdf5InProcess(path, 1 << 20, &notes).ok()) << f;
+    EXPECT_EQ(notes, "") << f;
+  }
+}
+
+TEST(H5Vet, CrashInLibhdf5IsReportedNotSuffered) {
+  const std::string path = DamagedHeapCopy();
+  Status st = VetHdf5File(Helper(), path);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("libhdf5 did not survive parsing it in a separate process"), std::string::npos)
+      << st.message();
+  fs::remove(path);
+}
+
+TEST(H5Vet, MemoryAndTimeLimits) {
+  const std::string path = kCorpus + "/bpcells/h5/stores_v2.h5";
+  H5Vetter v = Helper();
+  v.max_rss_bytes = 1 << 20;  // any process needs more
+  Status st = VetHdf5File(v, path);
+  EXPECT_NE(st.message().find("MiB of memory to parse it in a separate process"), std::string::npos) << st.message();
+  v = Helper();
+  v.timeout_s = 1e-6;
+  st = VetHdf5File(v, path);
+  EXPECT_NE(st.message().find("no answer within the time limit"), std::string::npos) << st.message();
+}
+
+TEST(H5Vet, DisabledVetterAcceptsWithoutRunning) {
+  EXPECT_TRUE(VetHdf5File(H5Vetter{}, "/nonexistent.h5").ok());
+  H5Vetter v;
+  v.helper = "/nonexistent/omicsfs-h5vet";
+  EXPECT_FALSE(VetHdf5File(v, kCorpus + "/bpcells/h5/stores_v2.h5").ok());
+}
+
+}  // namespace
+}  // namespace omicsfs::io
