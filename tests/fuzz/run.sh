@@ -12,7 +12,7 @@ cmake -S . -B $B -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DO
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build $B -j"$(nproc)" >/dev/null
 S=$B/seeds
-rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz
+rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz $S/fuzz_h5
 i=0
 # Codec seeds: real Zarr chunks, prefixed with the selector byte of their codec.
 for f in $(find $CORPUS/vcf-zarr -path '*call_*' -type f ! -name '.*' | sort | head -40); do
@@ -30,6 +30,9 @@ cp $CORPUS/datg/tiny_3x4.datg $CORPUS/datg/legacy_lz4block_300x7.datg $CORPUS/da
 for f in $CORPUS/bpcells/dir/v2/counts.packed/index_data $CORPUS/bpcells/dir/v2/frags.packed/start_data; do
   i=$((i + 1)); head -c 600 "$f" > $S/fuzz_bp128/s_$i; head -c 900 "$f" > $S/fuzz_bpcells/s_$i
 done
+# Whole HDF5 files (the small ones: matrices with variable-length names, fragments, a 10x file).
+cp $CORPUS/bpcells/h5/counts_root_group.h5 $CORPUS/bpcells/h5/counts_gzip.h5 $CORPUS/bpcells/h5/frags_gzip.h5 \
+   $CORPUS/bpcells/h5/filtered_feature_bc_matrix.h5 $S/fuzz_h5/
 # Whole VCF Zarr stores, serialised as [u8 key length][key][u16 LE length][value] records.
 for store in sample/sample.vcz triploid/triploid.vcz mixed_ploidy/mixed_ploidy.vcz sample_v3_s2/sample_v3_s2.vcz \
              field_type_combos/field_type_combos.vcz; do
@@ -49,10 +52,10 @@ PY
 done
 # Inputs that once crashed a target stay in its seeds, so the smoke run replays them first.
 for d in tests/fuzz/regressions/*/; do cp "$d"* "$S/$(basename "$d")/"; done
-declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000)
-declare -A MAX_LEN=([fuzz_vcz]=262144)
+declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=400)
+declare -A MAX_LEN=([fuzz_vcz]=262144 [fuzz_h5]=262144)
 status=0
-for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz; do
+for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5; do
   rm -rf $B/work/$t && mkdir -p $B/work/$t
   if [ -n "$SECONDS_PER_TARGET" ]; then
     limit="-max_total_time=$SECONDS_PER_TARGET"
