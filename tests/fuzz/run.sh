@@ -52,7 +52,7 @@ PY
 done
 # Inputs that once crashed a target stay in its seeds, so the smoke run replays them first.
 for d in tests/fuzz/regressions/*/; do cp "$d"* "$S/$(basename "$d")/"; done
-declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=400)
+declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=150)
 declare -A MAX_LEN=([fuzz_vcz]=262144 [fuzz_h5]=262144)
 status=0
 for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5; do
@@ -63,7 +63,7 @@ for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h
     limit="-runs=${SMOKE_RUNS[$t]} -seed=1"
   fi
   echo "== $t ($limit)"
-  if ! ./$B/tests/fuzz/$t $limit -rss_limit_mb=3072 -malloc_limit_mb=1024 -max_len=${MAX_LEN[$t]:-65536} \
+  if ! LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp ./$B/tests/fuzz/$t $limit -rss_limit_mb=3072 -malloc_limit_mb=1024 -max_len=${MAX_LEN[$t]:-65536} \
        -artifact_prefix=$B/work/$t/ $B/work/$t $S/$t 2>&1 | grep -E "^#[0-9]+.*DONE|ERROR|SUMMARY|Done [0-9]+ runs"; then
     status=1
   fi
