@@ -2,7 +2,11 @@
 
 #include <hdf5.h>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstring>
+#include <unordered_map>
 
 #include "io/h5_handle.h"
 #include "util/file.h"
@@ -49,6 +53,87 @@ Result<DatasetType> InspectDataset(hid_t ds, const std::string& what) {
   return out;
 }
 
+// libhdf5 1.10.8 follows the global-heap references of variable-length strings without checking
+// them: a damaged object index reads past its heap table, a damaged size past the collection
+// (both found by fuzz_h5; whether they crash depends on the memory layout, so the vetting helper
+// cannot always tell). Before libhdf5 reads a contiguous variable-length string dataset, every
+// reference is checked against the collection it names, parsed here from the file's bytes:
+// collection signature, version and size within the file, each object within the collection, the
+// index present, the string no longer than its object. (BPCells writes its names contiguous;
+// other layouts and attributes are left to libhdf5 and its vetting.)
+Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, const std::string& path,
+                           const std::string& what) {
+  if (H5Tis_variable_str(ftype) <= 0 || count == 0) return OkStatus();
+  const haddr_t offset = H5Dget_offset(ds);
+  if (offset == HADDR_UNDEF) {
+    h5::TakeErrorStack();
+    return OkStatus();  // not contiguous, or nothing written yet
+  }
+  h5::Handle fcpl = h5::PlistHandle(H5Fget_create_plist(fid));
+  size_t sizeof_addr = 0, sizeof_size = 0;
+  hsize_t userblock = 0;
+  if (!fcpl.valid() || H5Pget_sizes(fcpl.get(), &sizeof_addr, &sizeof_size) < 0 ||
+      H5Pget_userblock(fcpl.get(), &userblock) < 0) {
+    return h5::Error(what + ": file creation properties");
+  }
+  if (sizeof_addr != 8 || sizeof_size != 8) return OkStatus();  // not what BPCells writes; libhdf5's care
+  constexpr uint64_t kRef = 16;  // u32 length, u64 collection address, u32 object index
+  if (count > (uint64_t{1} << 26)) return CorruptError(what + ": implausibly many strings");
+  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path));
+  struct stat st;
+  if (::fstat(f.fd(), &st) != 0) return IoError(path, errno);
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  std::string refs(count * kRef, '\0');
+  RETURN_IF_ERROR(f.ReadExact(userblock + offset, refs.data(), refs.size()).WithContext(what + ": string references"));
+  std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint64_t>> collections;  // address → index → size
+  auto collection = [&](uint64_t addr) -> Result<const std::unordered_map<uint32_t, uint64_t>*> {
+    auto it = collections.find(addr);
+    if (it != collections.end()) return &it->second;
+    const std::string where = what + ": global heap collection at " + std::to_string(addr);
+    char head[16];
+    if (addr > file_size || file_size - addr < sizeof head) return CorruptError(where + " lies outside the file");
+    RETURN_IF_ERROR(f.ReadExact(userblock + addr, head, sizeof head));
+    uint64_t size;
+    std::memcpy(&size, head + 8, 8);
+    if (std::memcmp(head, "GCOL", 4) != 0 || head[4] != 1) return CorruptError(where + " has no collection signature");
+    if (size < 4096 || size > (uint64_t{1} << 30) || size > file_size - addr) {
+      return CorruptError(where + " claims " + std::to_string(size) + " bytes");
+    }
+    std::string bytes(size, '\0');
+    RETURN_IF_ERROR(f.ReadExact(userblock + addr, bytes.data(), size));
+    std::unordered_map<uint32_t, uint64_t> objects;
+    for (uint64_t pos = 16; pos + 16 <= size;) {
+      uint16_t index;
+      uint64_t osize;
+      std::memcpy(&index, bytes.data() + pos, 2);
+      std::memcpy(&osize, bytes.data() + pos + 8, 8);
+      if (index == 0) break;  // the free space: the rest of the collection
+      if (osize > size - pos - 16) {
+        return CorruptError(where + ": object " + std::to_string(index) + " claims " + std::to_string(osize) + " bytes");
+      }
+      objects[index] = osize;
+      pos += 16 + (osize + 7) / 8 * 8;
+    }
+    return &collections.emplace(addr, std::move(objects)).first->second;
+  };
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t length, index;
+    uint64_t addr;
+    std::memcpy(&length, refs.data() + i * kRef, 4);
+    std::memcpy(&addr, refs.data() + i * kRef + 4, 8);
+    std::memcpy(&index, refs.data() + i * kRef + 12, 4);
+    if (addr == 0 && length == 0) continue;  // a null string
+    ASSIGN_OR_RETURN(const auto* objects, collection(addr));
+    auto o = objects->find(index);
+    if (o == objects->end() || length > o->second) {
+      return CorruptError(what + ": string " + std::to_string(i) + " refers to object " + std::to_string(index) +
+                          " of the global heap collection at " + std::to_string(addr) + ", which " +
+                          (o == objects->end() ? "does not exist" : "is shorter"));
+    }
+  }
+  return OkStatus();
+}
+
 hid_t NativeType(ElemType t) {
   switch (t) {
     case ElemType::kUInt32: return H5T_NATIVE_UINT32;
@@ -83,6 +168,7 @@ Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file
   s->file_ = std::make_shared<H5File>(std::move(f));
   s->group_ = group.empty() ? "/" : group;
   s->describe_ = file + ":" + s->group_;
+  s->path_ = file;
   htri_t exists = group == "/" ? 1 : H5Lexists(s->file_->handle.get(), s->group_.c_str(), H5P_DEFAULT);
   if (exists <= 0) {
     h5::TakeErrorStack();
@@ -162,7 +248,15 @@ Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& na
     h5::TakeErrorStack();
     return NotFoundError(describe_ + ": array '" + name + "' is missing");
   }
-  auto values = h5::ReadStringValues(ds.get(), false, describe_ + ": dataset '" + name + "'");
+  const std::string what = describe_ + ": dataset '" + name + "'";
+  {
+    h5::Handle type = h5::TypeHandle(H5Dget_type(ds.get()));
+    h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds.get()));
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    if (!type.valid() || n < 0) return h5::Error(what + ": type and size");
+    RETURN_IF_ERROR(CheckVlenReferences(file_->handle.get(), ds.get(), type.get(), static_cast<uint64_t>(n), path_, what));
+  }
+  auto values = h5::ReadStringValues(ds.get(), false, what);
   RETURN_IF_ERROR(CheckUnchanged());
   return values;
 }

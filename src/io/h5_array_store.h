@@ -42,6 +42,7 @@ class H5ArrayStore : public ArrayStore {
   File guard_file_;
   ChangeGuard guard_;
   std::string group_;
+  std::string path_;
   std::string describe_;
 };
 

@@ -1,6 +1,8 @@
 // The HDF5 vetting helper, run as the daemon runs it (io/h5_vet.h).
 #include "io/h5_vet.h"
 
+#include "io/h5_array_store.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -71,6 +73,25 @@ TEST(H5Vet, DisabledVetterAcceptsWithoutRunning) {
   H5Vetter v;
   v.helper = "/nonexistent/omicsfs-h5vet";
   EXPECT_FALSE(VetHdf5File(v, kCorpus + "/bpcells/h5/stores_v2.h5").ok());
+}
+
+// Found by fuzz_h5: a string reference naming a heap object that does not exist made libhdf5 read
+// past its heap table, in the daemon (the helper, in another memory layout, survived it). The
+// references are now checked before libhdf5 follows them.
+TEST(H5Vet, DamagedStringReferencesAreRefusedBeforeLibhdf5FollowsThem) {
+  const std::string path = std::string(OMICSFS_SOURCE_DIR) + "/tests/fuzz/regressions/fuzz_h5/heap-index-past-table.h5";
+  auto store = H5ArrayStore::Open(path, "/");
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto names = (*store)->ReadStrings("row_names");
+  ASSERT_FALSE(names.ok());
+  EXPECT_NE(names.status().message().find("refers to object 2577 of the global heap collection at 83784, which does not exist"),
+            std::string::npos) << names.status().message();
+  // The intact file reads as before.
+  auto intact = H5ArrayStore::Open(kCorpus + "/bpcells/h5/counts_root_group.h5", "/");
+  ASSERT_TRUE(intact.ok());
+  auto good = (*intact)->ReadStrings("row_names");
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  EXPECT_GT(good->size(), 100u);
 }
 
 }  // namespace
