@@ -111,9 +111,10 @@ inline char* WriteInt(char* p, int64_t v) {
 
 constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
 
-// n integer values (an entry) at p, which has room for n · kMaxIntChars bytes.
 template <typename T>
-inline char* PutInts(char* p, const T* v, uint64_t n, char sep) {
+void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
+  const T* v = b.data<T>() + first;
+  char* p = out->Reserve(n * kMaxIntChars);
   for (uint64_t c = 0; c < n; ++c) {
     const int64_t x = v[c];
     if (x == kIntFill) break;
@@ -124,37 +125,7 @@ inline char* PutInts(char* p, const T* v, uint64_t n, char sep) {
       p = WriteInt(p, x);
     }
   }
-  return p;
-}
-
-template <typename T>
-void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
-  out->Commit(PutInts(out->Reserve(n * kMaxIntChars), b.data<T>() + first, n, sep));
-}
-
-bool IsInteger(DType t) {
-  switch (t) {
-    case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64:
-    case DType::kUInt8: case DType::kBool: case DType::kUInt16: case DType::kUInt32:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// An entry of an integer block (IsInteger(b.dtype)) at p; the switch is predictable per field
-// and, unlike a writer call per sample, lets a whole row of samples share one reservation.
-inline char* PutIntEntry(char* p, const DenseBlock& b, uint64_t first, uint64_t n, char sep) {
-  switch (b.dtype) {
-    case DType::kInt8: return PutInts(p, b.data<int8_t>() + first, n, sep);
-    case DType::kInt16: return PutInts(p, b.data<int16_t>() + first, n, sep);
-    case DType::kInt32: return PutInts(p, b.data<int32_t>() + first, n, sep);
-    case DType::kInt64: return PutInts(p, b.data<int64_t>() + first, n, sep);
-    case DType::kUInt8: case DType::kBool: return PutInts(p, b.data<uint8_t>() + first, n, sep);
-    case DType::kUInt16: return PutInts(p, b.data<uint16_t>() + first, n, sep);
-    case DType::kUInt32: return PutInts(p, b.data<uint32_t>() + first, n, sep);
-    default: return p;
-  }
+  out->Commit(p);
 }
 
 void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
@@ -402,33 +373,10 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
           o.Put(s.format()[j].key);
         }
         active.clear();
-        bool all_int = !gt_present || IsInteger(b.genotype->dtype);
-        uint64_t bound = 1 + (gt_present ? ploidy * kMaxIntChars : 0);  // text per sample, at most
         for (size_t j = 0; j < b.format.size(); ++j) {
-          if (!present[j]) continue;
-          active.push_back(j);
-          all_int = all_int && IsInteger(b.format[j].dtype);
-          bound += 1 + per_sample[j] * kMaxIntChars;
+          if (present[j]) active.push_back(j);
         }
-        if (all_int) {  // the common case: one reservation for the row's samples
-          char* p = o.Reserve(ns * bound);
-          for (uint64_t smp = 0; smp < ns; ++smp) {
-            *p++ = '\t';
-            bool first_value = true;
-            if (gt_present) {
-              const bool phased = b.phased && b.phased->bytes[row * ns + smp] != 0;
-              p = PutIntEntry(p, *b.genotype, (row * ns + smp) * ploidy, ploidy, phased ? '|' : '/');
-              first_value = false;
-            }
-            for (size_t j : active) {
-              if (!first_value) *p++ = ':';
-              first_value = false;
-              p = PutIntEntry(p, b.format[j], (row * ns + smp) * per_sample[j], per_sample[j], ',');
-            }
-          }
-          o.Commit(p);
-        }
-        for (uint64_t smp = 0; smp < ns && !all_int; ++smp) {
+        for (uint64_t smp = 0; smp < ns; ++smp) {
           o.Put('\t');
           bool first_value = true;
           if (gt_present) {
