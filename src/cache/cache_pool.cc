@@ -26,31 +26,6 @@ bool CachePool::Contains(const CacheKey& key) const {
   return entries_.count(key) != 0;
 }
 
-std::string CachePool::TakeScratch() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (scratch_.empty()) return {};
-  auto largest = std::max_element(scratch_.begin(), scratch_.end(),
-                                  [](const std::string& a, const std::string& b) { return a.capacity() < b.capacity(); });
-  std::string out = std::move(*largest);
-  scratch_.erase(largest);
-  scratch_bytes_ -= out.capacity();
-  stats_.bytes -= out.capacity();
-  return out;
-}
-
-void CachePool::ReturnScratch(std::string buffer) {
-  const uint64_t bytes = buffer.capacity();
-  const uint64_t cap = std::min<uint64_t>(budget_ / 4, uint64_t{128} << 20);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bytes < (64 << 10) || bytes > max_entry_ || scratch_bytes_ + bytes > cap) return;  // freed by the caller
-    scratch_bytes_ += bytes;
-    stats_.bytes += bytes;
-    scratch_.push_back(std::move(buffer));
-    EvictLocked();
-  }
-}
-
 void CachePool::EvictLocked() {
   while (stats_.bytes > budget_ && !lru_.empty()) {
     auto it = entries_.find(lru_.back());

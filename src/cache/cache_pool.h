@@ -11,7 +11,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <vector>
 #include <unordered_map>
 
 #include "cache/cache_key.h"
@@ -67,15 +66,6 @@ class CachePool {
   // Drops every entry of `owner` (a store that changed on disk).
   void EraseOwner(uint64_t owner);
 
-  // Scratch memory for decoders (a whole padded Zarr chunk decoded only to be cropped): a buffer
-  // handed back is kept for the next taker instead of being freed and faulted in afresh (page
-  // faults and zero-filling were a third of VCF rendering). Idle buffers count against the
-  // budget; at most min(budget/4, 128 MiB) of them are kept, each of 64 KiB or more and no larger
-  // than an entry may be.
-  // TakeScratch gives the largest idle buffer (any size and contents), or an empty one.
-  std::string TakeScratch();
-  void ReturnScratch(std::string buffer);
-
   uint64_t NewOwnerId();
   uint64_t budget() const { return budget_; }
   CacheStats Stats() const;
@@ -101,8 +91,6 @@ class CachePool {
   std::unordered_map<CacheKey, Flight, CacheKeyHash> in_flight_;
   std::list<CacheKey> lru_;  // front = most recently used
   CacheStats stats_;
-  std::vector<std::string> scratch_;  // idle scratch buffers (their capacity is in stats_.bytes)
-  uint64_t scratch_bytes_ = 0;
   uint64_t next_owner_ = 1;
   std::atomic<uint64_t> evicted_since_trim_{0};
 };

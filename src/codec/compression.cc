@@ -10,7 +10,7 @@
 
 namespace omicsfs::codec {
 
-Result<size_t> BloscDecodeInto(std::string_view in, size_t max_out, std::string* buffer) {
+Result<std::string> BloscDecode(std::string_view in, size_t max_out) {
   static std::once_flag init;
   std::call_once(init, [] { blosc_init(); });
   if (in.size() < BLOSC_MIN_HEADER_LENGTH) {
@@ -23,19 +23,12 @@ Result<size_t> BloscDecodeInto(std::string_view in, size_t max_out, std::string*
   if (nbytes > max_out) {
     return CorruptError("blosc: header claims " + std::to_string(nbytes) + " decoded bytes, more than " + std::to_string(max_out));
   }
-  if (nbytes == 0) return size_t{0};
-  if (buffer->size() < nbytes) buffer->resize(nbytes);
-  int n = blosc_decompress_ctx(in.data(), buffer->data(), nbytes, 1);
+  std::string out(nbytes, '\0');
+  if (nbytes == 0) return out;
+  int n = blosc_decompress_ctx(in.data(), out.data(), out.size(), 1);
   if (n < 0 || static_cast<size_t>(n) != nbytes) {
     return CorruptError("blosc: decompression failed (code " + std::to_string(n) + ")");
   }
-  return nbytes;
-}
-
-Result<std::string> BloscDecode(std::string_view in, size_t max_out) {
-  std::string out;
-  ASSIGN_OR_RETURN(size_t n, BloscDecodeInto(in, max_out, &out));
-  out.resize(n);
   return out;
 }
 

@@ -16,9 +16,6 @@ inline constexpr size_t kMaxDecodedBytes = size_t{1} << 31;
 
 // c-blosc 1.x frame (any inner codec, any shuffle). Size from the validated header.
 Result<std::string> BloscDecode(std::string_view in, size_t max_out = kMaxDecodedBytes);
-// The same into the front of `buffer` (grown when too small, never shrunk: a reused buffer is
-// neither reallocated nor zero-filled); returns the decoded length.
-Result<size_t> BloscDecodeInto(std::string_view in, size_t max_out, std::string* buffer);
 
 enum class ZlibFormat { kZlib, kGzip };
 // zlib stream or gzip member(s); output capped at `max_out`.

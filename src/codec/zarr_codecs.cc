@@ -46,15 +46,6 @@ Result<std::string> ZarrCodecPipeline::DecodeBytes(std::string_view in, size_t m
   return cur;
 }
 
-Result<size_t> ZarrCodecPipeline::DecodeBytesInto(std::string_view in, size_t max_out, std::string* buffer) const {
-  if (bytes_codecs.size() == 1 && bytes_codecs[0] == ByteCodecKind::kBlosc) {
-    return BloscDecodeInto(in, max_out, buffer);
-  }
-  ASSIGN_OR_RETURN(std::string out, DecodeBytes(in, max_out));
-  *buffer = std::move(out);
-  return buffer->size();
-}
-
 std::string ZarrCodecPipeline::Describe() const {
   std::string s = vlen_utf8 ? "vlen-utf8" : "raw";
   for (auto k : bytes_codecs) s += std::string("+") + Name(k);

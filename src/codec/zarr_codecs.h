@@ -21,9 +21,6 @@ struct ZarrCodecPipeline {
 
   // Undoes the byte codecs; `max_out` caps every intermediate size.
   Result<std::string> DecodeBytes(std::string_view in, size_t max_out) const;
-  // The same into the front of `buffer` (a reused buffer is not reallocated when a lone blosc
-  // codec decodes straight into it); returns the decoded length.
-  Result<size_t> DecodeBytesInto(std::string_view in, size_t max_out, std::string* buffer) const;
   std::string Describe() const;
 };
 

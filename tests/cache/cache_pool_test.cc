@@ -139,28 +139,5 @@ TEST(CachePoolTest, WarmNeverWaitsAndNeverRecomputes) {
   EXPECT_EQ(calls.load(), 2);
 }
 
-TEST(CachePoolTest, ScratchBuffersAreReusedAndCountedInTheBudget) {
-  CachePool pool(4 << 20);  // scratch kept: at most 1 MiB in all
-  EXPECT_LT(pool.TakeScratch().capacity(), 64u);  // none idle: an empty string
-  std::string big(600 << 10, 'x');
-  const char* data = big.data();
-  pool.ReturnScratch(std::move(big));
-  EXPECT_GE(pool.Stats().bytes, 600u << 10);
-  std::string again = pool.TakeScratch();
-  EXPECT_EQ(again.data(), data);  // the same memory, not a new allocation
-  EXPECT_EQ(pool.Stats().bytes, 0u);
-  EXPECT_LT(pool.TakeScratch().capacity(), 64u);  // none idle: an empty string
-  // Beyond the scratch cap a returned buffer is freed, not kept.
-  pool.ReturnScratch(std::move(again));
-  pool.ReturnScratch(std::string(600 << 10, 'y'));
-  EXPECT_LT(pool.Stats().bytes, 1200u << 10);
-  // Idle scratch takes room from entries: the budget holds both.
-  for (int i = 0; i < 8; ++i) {
-    ASSERT_TRUE(pool.GetOrCompute(Key(i), [] { return Result<std::string>(std::string(512 << 10, 'e')); }).ok());
-  }
-  EXPECT_LE(pool.Stats().bytes, 4u << 20);
-  EXPECT_GE(pool.TakeScratch().capacity(), 600u << 10);
-}
-
 }  // namespace
 }  // namespace omicsfs::cache

@@ -28,8 +28,7 @@ void AppendUtf8(std::string* out, uint32_t cp) {
 
 }  // namespace
 
-Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<std::string>& raw,
-                                 std::string* scratch) {
+Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<std::string>& raw) {
   const uint64_t n = meta.ChunkElements();
   DecodedChunk out;
   if (!raw) {
@@ -42,15 +41,6 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
     return out;
   }
   const size_t expect = meta.dtype == DType::kVlenString ? kMaxChunkBytes : n * meta.item_size;
-  if (scratch != nullptr && !IsString(meta.dtype) && meta.dtype != DType::kBool && !meta.big_endian) {
-    // Straight into the caller's reused buffer; its tail past the chunk is left as it was.
-    ASSIGN_OR_RETURN(size_t got, meta.codecs.DecodeBytesInto(*raw, expect, scratch));
-    if (got != expect) {
-      return CorruptError("decoded " + std::to_string(got) + " bytes, a chunk holds " + std::to_string(expect));
-    }
-    out.bytes = std::move(*scratch);
-    return out;
-  }
   ASSIGN_OR_RETURN(std::string bytes, meta.codecs.DecodeBytes(*raw, expect));
   if (meta.dtype == DType::kVlenString) {
     ASSIGN_OR_RETURN(out.strings, codec::VlenUtf8Decode(bytes, n));
@@ -183,16 +173,11 @@ auto RunCopier(const DecodedChunk& from, std::string* to_bytes, std::vector<std:
 
 // The part of a full decoded chunk inside the array: edge chunks are stored at full size (a
 // 10 000-sample chunk of a 500-sample cohort is 95 % padding), so crop before keeping them.
-std::vector<uint64_t> ChunkExtent(const ArrayMetadata& m, const std::vector<uint64_t>& grid) {
+DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, DecodedChunk full) {
   std::vector<uint64_t> extent(m.shape.size());
   for (size_t d = 0; d < extent.size(); ++d) extent[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
-  return extent;
-}
-
-DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, DecodedChunk& full) {
-  const std::vector<uint64_t> extent = ChunkExtent(m, grid);
   full.shape = m.chunks;
-  if (extent == m.chunks) return std::move(full);
+  if (extent == m.chunks) return full;
   const bool str = IsString(m.dtype);
   uint64_t total = 1;
   for (uint64_t e : extent) total *= e;
@@ -209,20 +194,9 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<u
   auto decode = [&]() -> Result<DecodedChunk> {
     auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
     if (!raw.ok()) return std::move(raw).status().WithContext("array " + path_ + " chunk " + meta_.ChunkKey(grid));
-    // An edge chunk is decoded whole only to be cropped: into a scratch buffer of the pool.
-    const bool edge = pool_ != nullptr && ChunkExtent(meta_, grid) != meta_.chunks;
-    std::string scratch = edge ? pool_->TakeScratch() : std::string();
-    auto chunk = DecodeChunk(meta_, *raw, edge ? &scratch : nullptr);
-    if (!chunk.ok()) {
-      if (edge) pool_->ReturnScratch(std::move(scratch));
-      return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid));
-    }
-    DecodedChunk cropped = Crop(meta_, grid, *chunk);
-    if (edge) {
-      pool_->ReturnScratch(std::move(chunk->bytes));
-      pool_->ReturnScratch(std::move(scratch));  // when the chunk did not need it (strings, fill)
-    }
-    return cropped;
+    auto chunk = DecodeChunk(meta_, *raw);
+    if (!chunk.ok()) return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid));
+    return Crop(meta_, grid, std::move(chunk).value());
   };
   if (pool_ == nullptr) {
     ASSIGN_OR_RETURN(DecodedChunk c, decode());

@@ -36,10 +36,7 @@ struct DecodedChunk {
 };
 
 // Pure function of (metadata, optional bytes): absent bytes give the fill value.
-// With `scratch`, a numeric chunk is decoded into that buffer (reused, not reallocated) and the
-// result's bytes are that buffer, possibly longer than the chunk.
-Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<std::string>& raw,
-                                 std::string* scratch = nullptr);
+Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<std::string>& raw);
 
 class ZarrArray {
  public:
