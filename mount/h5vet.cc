@@ -2,15 +2,22 @@
 // (io/h5_vet.h). Exit code 0 when it got through, whatever clean errors libhdf5 reported (they
 // are printed); 1 usage. A crash or hang in libhdf5 ends it otherwise, and the daemon then never
 // parses FILE itself.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 #include <string>
 
 #include "io/h5_vet.h"
 
 int main(int argc, char** argv) {
+  // A helper stuck in libhdf5 must not outlive the daemon that started it (its time limit is
+  // enforced by the daemon, which kills it; a daemon killed first would leave it spinning).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 1;  // the parent is already gone
   uint64_t budget = uint64_t{256} << 20;
   int i = 1;
   if (argc == 4 && std::strcmp(argv[1], "--budget") == 0) {

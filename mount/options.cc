@@ -5,6 +5,16 @@
 namespace omicsfs::mount {
 namespace {
 
+// "OPTION=SECONDS": 0..86400, fractions allowed.
+Result<double> ParseSeconds(const std::string& key, const std::string& value) {
+  char* end = nullptr;
+  const double seconds = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
+    return InvalidArgumentError(key + " must be 0..86400 seconds, not '" + value + "'");
+  }
+  return seconds;
+}
+
 Status ApplyOption(const std::string& opt, Options* o) {
   auto eq = opt.find('=');
   std::string key = opt.substr(0, eq);
@@ -29,19 +39,9 @@ Status ApplyOption(const std::string& opt, Options* o) {
     }
     o->index_max_age_days = static_cast<unsigned>(days);
   } else if (key == "rescan") {
-    char* end = nullptr;
-    const double seconds = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
-      return InvalidArgumentError("rescan must be 0..86400 seconds, not '" + value + "'");
-    }
-    o->rescan_s = seconds;
+    ASSIGN_OR_RETURN(o->rescan_s, ParseSeconds(key, value));
   } else if (key == "h5vet") {
-    char* end = nullptr;
-    const double seconds = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
-      return InvalidArgumentError("h5vet must be 0..86400 seconds, not '" + value + "'");
-    }
-    o->h5vet_s = seconds;
+    ASSIGN_OR_RETURN(o->h5vet_s, ParseSeconds(key, value));
   } else if (key == "h5vet_helper") {
     if (value.empty()) return InvalidArgumentError("h5vet_helper needs a path");
     o->h5vet_helper = value;

@@ -15,7 +15,6 @@ namespace {
 constexpr uint64_t kBlockElems = uint64_t{1} << 20;  // numeric reads, like the formats' ranges
 constexpr uint64_t kEndElems = uint64_t{1} << 16;    // beyond the budget: this much at each end
 
-
 // Walks the chunk index (B-tree) of a chunked dataset: offsets and sizes of every chunk.
 void WalkChunkIndex(const std::string& path, const std::string& dataset, std::string* notes) {
   h5::Handle f = h5::FileHandle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
@@ -89,9 +88,8 @@ Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::
         if (auto v = s.ReadStrings(name); !v.ok()) *notes += v.status().message() + "\n";
         continue;
       }
-      const uint64_t bytes = a.length * ElemSize(a.type);
-      const bool whole = bytes <= budget;
-      if (whole) budget -= bytes;
+      const bool whole = a.length <= budget / ElemSize(a.type);  // no overflow on a damaged length
+      if (whole) budget -= a.length * ElemSize(a.type);
       if (!whole) WalkChunkIndex(path, g.group == "/" ? "/" + name : g.group + "/" + name, notes);
       if (a.length > 0) ReadNumeric(s, name, a, whole, notes);
     }
