@@ -162,7 +162,8 @@ TEST(Robust, HdfFileThatCrashesLibhdf5IsVettedOut) {
   EXPECT_TRUE(mtx == want);
   EXPECT_TRUE(m->alive());
   const std::string log = m->Log();
-  EXPECT_NE(log.find("damaged.h5: not opened: libhdf5 did not survive parsing it"), std::string::npos) << log;
+  // A crash of the helper, or (TSan's allocator) its memory limit: refused either way.
+  EXPECT_NE(log.find("damaged.h5: not opened: libhdf5"), std::string::npos) << log;
   EXPECT_EQ(log.find("intact.h5: not opened"), std::string::npos) << log;
   m.reset();
   // The helper is what keeps the daemon alive: unvetted (h5vet=0), libhdf5 parses the file in
