@@ -1,6 +1,6 @@
 // omicsfs-h5vet [--budget BYTES] FILE: makes every libhdf5 call the daemon would make on FILE
 // (io/h5_vet.h). Exit code 0 when it got through, whatever clean errors libhdf5 reported (they
-// are printed); 1 usage. A crash or hang in libhdf5 ends it otherwise, and the daemon then never
+// are printed), with its report of the store groups last; 1 usage. A crash or hang in libhdf5 ends it otherwise, and the daemon then never
 // parses FILE itself.
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "io/h5_vet.h"
 
@@ -29,10 +30,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string notes;
-  omicsfs::Status st = omicsfs::io::VetHdf5InProcess(argv[i], budget, &notes);
+  std::vector<omicsfs::io::H5GroupAttribute> stores;
+  omicsfs::Status st = omicsfs::io::VetHdf5InProcess(argv[i], budget, &notes, &stores);
   std::fputs(notes.c_str(), stdout);
   if (!st.ok()) std::printf("%s\n", st.message().c_str());
-  std::printf("vetted %s\n", argv[i]);
+  std::fputs(omicsfs::io::FormatVetReport(stores).c_str(), stdout);  // last: the daemon reads it
   std::fflush(stdout);
   // No exit handlers: libhdf5 leaks on the error paths of damaged files, and a leak report would
   // turn a file the daemon can parse safely into a refused one in sanitizer builds.

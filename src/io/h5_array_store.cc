@@ -156,8 +156,8 @@ Result<h5::Handle> OpenFile(const std::string& path) {
 
 H5ArrayStore::~H5ArrayStore() = default;
 
-Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file,
-                                                         const std::string& group, ChangeGuard guard) {
+Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file, const std::string& group,
+                                                         ChangeGuard guard, std::optional<std::string> version) {
   ASSIGN_OR_RETURN(h5::Handle f, OpenFile(file));
   std::unique_ptr<H5ArrayStore> s(new H5ArrayStore());
   s->guard_ = guard;
@@ -166,6 +166,7 @@ Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file
     RETURN_IF_ERROR(guard.Check(s->guard_file_));
   }
   s->file_ = std::make_shared<H5File>(std::move(f));
+  s->version_ = std::move(version);
   s->group_ = group.empty() ? "/" : group;
   s->describe_ = file + ":" + s->group_;
   s->path_ = file;
@@ -182,6 +183,7 @@ std::string H5ArrayStore::DatasetPath(const std::string& name) const {
 }
 
 Result<std::string> H5ArrayStore::Version() const {
+  if (version_) return *version_;
   h5::PrepareThread();
   hid_t fid = file_->handle.get();
   htri_t has = H5Aexists_by_name(fid, group_.c_str(), "version", H5P_DEFAULT);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,11 @@ class H5ArrayStore : public ArrayStore {
   // `group` is an absolute path inside the file ("/" for the root group). With an active guard,
   // reads refuse a file rewritten since it was fingerprinted (checked on a descriptor of our
   // own to the same file: a file replaced by rename keeps serving its old, consistent bytes).
-  static Result<std::unique_ptr<H5ArrayStore>> Open(const std::string& file,
-                                                    const std::string& group, ChangeGuard guard = {});
+  // With `version` (as the vetting helper read it, io/h5_vet.h), the group's version attribute is
+  // never read in this process.
+  static Result<std::unique_ptr<H5ArrayStore>> Open(const std::string& file, const std::string& group,
+                                                    ChangeGuard guard = {},
+                                                    std::optional<std::string> version = std::nullopt);
   ~H5ArrayStore() override;
 
   const std::string& Describe() const override { return describe_; }
@@ -44,6 +48,7 @@ class H5ArrayStore : public ArrayStore {
   std::string group_;
   std::string path_;
   std::string describe_;
+  std::optional<std::string> version_;
 };
 
 // True when `path` carries the HDF5 signature (at 0 or a user-block offset 512·2^k).

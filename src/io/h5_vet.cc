@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "io/h5_array_store.h"
@@ -60,9 +61,11 @@ void ReadNumeric(const H5ArrayStore& store, const std::string& name, const Array
 
 }  // namespace
 
-Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes) {
+Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes,
+                        std::vector<H5GroupAttribute>* stores) {
   auto groups = ListGroupsWithStringAttribute(path, "version");
   if (!groups.ok()) return groups.status();
+  *stores = *groups;
   uint64_t budget = full_read_bytes;
   for (const auto& g : *groups) {
     auto store = H5ArrayStore::Open(path, g.group);
@@ -97,12 +100,81 @@ Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::
   return OkStatus();
 }
 
-Status VetHdf5File(const H5Vetter& vetter, const std::string& path) {
-  if (!vetter.enabled()) return OkStatus();
+namespace {
+
+constexpr std::string_view kReportHeader = "omicsfs-h5vet report\n";
+
+std::string Hex(std::string_view s) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() * 2);
+  for (unsigned char c : s) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> Unhex(std::string_view s) {
+  if (s.size() % 2 != 0) return std::nullopt;
+  auto digit = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < s.size(); i += 2) {
+    const int hi = digit(s[i]), lo = digit(s[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatVetReport(const std::vector<H5GroupAttribute>& stores) {
+  std::string out(kReportHeader);
+  for (const auto& g : stores) out += "store " + Hex(g.group) + " " + Hex(g.value) + "\n";
+  return out + "end " + std::to_string(stores.size()) + "\n";
+}
+
+Result<std::vector<H5GroupAttribute>> ParseVetReport(std::string_view output) {
+  size_t at = output.rfind(kReportHeader);
+  while (at != std::string_view::npos && at != 0 && output[at - 1] != '\n') {
+    at = at == 0 ? std::string_view::npos : output.rfind(kReportHeader, at - 1);
+  }
+  if (at == std::string_view::npos) return CorruptError("no report");
+  std::string_view rest = output.substr(at + kReportHeader.size());
+  std::vector<H5GroupAttribute> stores;
+  while (!rest.empty()) {
+    const size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos) return CorruptError("report cut short");
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl + 1);
+    if (line.starts_with("end ")) {
+      if (!rest.empty() || line.substr(4) != std::to_string(stores.size())) return CorruptError("report miscounted");
+      return stores;
+    }
+    const size_t space = line.find(' ', 6);
+    if (!line.starts_with("store ") || space == std::string_view::npos) return CorruptError("report line unreadable");
+    auto group = Unhex(line.substr(6, space - 6));
+    auto value = Unhex(line.substr(space + 1));
+    if (!group || !value || group->empty() || (*group)[0] != '/') return CorruptError("report line unreadable");
+    stores.push_back({std::move(*group), std::move(*value)});
+  }
+  return CorruptError("report cut short");
+}
+
+Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const std::string& path) {
+  if (!vetter.enabled()) return ListGroupsWithStringAttribute(path, "version");
   auto outcome = RunChild({vetter.helper, "--budget", std::to_string(vetter.full_read_bytes), path},
-                          vetter.timeout_s, vetter.max_rss_bytes);
+                          vetter.timeout_s, vetter.max_rss_bytes, size_t{8} << 20);
   if (!outcome.ok()) return outcome.status();
-  if (outcome->Succeeded()) return OkStatus();
+  if (outcome->Succeeded()) {
+    auto stores = ParseVetReport(outcome->output);
+    if (stores.ok()) return stores;
+    return CorruptError(path + ": not opened: the report of " + vetter.helper + " is unreadable (" +
+                        stores.status().message() + ")");
+  }
   if (outcome->too_big) {
     return CorruptError(path + ": not opened: libhdf5 needed more than " + std::to_string(vetter.max_rss_bytes >> 20) +
                         " MiB of memory to parse it in a separate process");

@@ -12,7 +12,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "io/h5_array_store.h"
 #include "util/status.h"
 
 namespace omicsfs::io {
@@ -27,14 +30,24 @@ struct H5Vetter {
   bool enabled() const { return !helper.empty(); }
 };
 
-// Runs the helper on `path`. OK when it finished (whatever clean errors libhdf5 reported: the
-// daemon meets the same ones and reports them itself); otherwise an error that says how the
-// helper ended. OK at once when vetting is disabled.
-Status VetHdf5File(const H5Vetter& vetter, const std::string& path);
+// Runs the helper on `path` and returns the store groups it found: every group with a string
+// `version` attribute, and that attribute's value, as the helper read them. The daemon takes the
+// versions from this report and never reads the attributes itself: libhdf5 follows an attribute's
+// global-heap reference unchecked (docs/robustness.md), so only the helper runs that risk. An error
+// when the helper did not finish (crash, time or memory limit; the message says how it ended) or
+// its report is unreadable; clean libhdf5 errors do not fail it (the daemon meets them itself).
+// With vetting disabled, the groups are listed in this process.
+Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const std::string& path);
 
 // The helper's work, in the calling process: every libhdf5 call the daemon makes on the file.
-// Clean errors are collected in `notes` (one per line), not returned; only a failure to open the
-// file at all is an error.
-Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes);
+// The store groups go to `stores`; clean errors are collected in `notes` (one per line), not
+// returned; only a failure to open the file at all is an error.
+Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes,
+                        std::vector<H5GroupAttribute>* stores);
+
+// The helper prints its store groups last, after its notes, in this form (hex-encoded, so names
+// cannot forge it); the daemon parses the last report in the helper's output.
+std::string FormatVetReport(const std::vector<H5GroupAttribute>& stores);
+Result<std::vector<H5GroupAttribute>> ParseVetReport(std::string_view output);
 
 }  // namespace omicsfs::io

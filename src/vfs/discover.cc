@@ -214,17 +214,14 @@ class Builder {
     AddText(dir, "samples.txt", meta, std::make_shared<const text::NamesSource>(samples, text::NamesSource::Layout::kOnePerLine, 0, "samples.txt of " + path));
   }
 
-  // BPCells store groups of an HDF5 file (empty when none, not HDF5, or refused by the vetting
-  // helper: then libhdf5 never parses it in this process).
+  // BPCells store groups of an HDF5 file, with their versions as the vetting helper read them
+  // (empty when none, not HDF5, or refused by the helper: then libhdf5 never parses it in this
+  // process).
   std::vector<io::H5GroupAttribute> Hdf5Stores(const std::string& path) const {
     if (!io::IsHdf5File(path)) return {};
-    if (Status vetted = io::VetHdf5File(options_.h5vet, path); !vetted.ok()) {
-      LogError(vetted.message() + "; shown as a plain file");
-      return {};
-    }
-    auto groups = io::ListGroupsWithStringAttribute(path, "version");
+    auto groups = io::VetHdf5File(options_.h5vet, path);
     if (!groups.ok()) {
-      LogWarning(path + ": HDF5 file not scanned for stores: " + groups.status().message());
+      LogError(groups.status().message() + "; shown as a plain file");
       return {};
     }
     std::vector<io::H5GroupAttribute> out;
@@ -251,7 +248,7 @@ class Builder {
         continue;
       }
       fingerprint_ = StampOf(path + ":" + g.group, {path}).index;
-      auto store = io::H5ArrayStore::Open(path, g.group, file_stamp.guard);
+      auto store = io::H5ArrayStore::Open(path, g.group, file_stamp.guard, g.value);
       if (!store.ok()) {
         AddStoreViews(at, meta, store.status());
       } else {

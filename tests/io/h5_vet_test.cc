@@ -40,16 +40,49 @@ TEST(H5Vet, CorpusFilesPassAndMakeNoComplaint) {
   for (const char* f : {"counts_root_group.h5", "stores_v1.h5", "stores_v2.h5", "frags_gzip.h5", "fixedstr.h5",
                         "filtered_feature_bc_matrix.h5"}) {
     const std::string path = kCorpus + "/bpcells/h5/" + f;
-    EXPECT_TRUE(VetHdf5File(Helper(), path).ok()) << f;
+    auto listed = ListGroupsWithStringAttribute(path, "version");
+    ASSERT_TRUE(listed.ok()) << f;
+    auto reported = VetHdf5File(Helper(), path);
+    ASSERT_TRUE(reported.ok()) << f << ": " << reported.status().message();
+    ASSERT_EQ(reported->size(), listed->size()) << f;
+    for (size_t i = 0; i < listed->size(); ++i) {
+      EXPECT_EQ((*reported)[i].group, (*listed)[i].group) << f;
+      EXPECT_EQ((*reported)[i].value, (*listed)[i].value) << f;
+    }
     std::string notes;
-    EXPECT_TRUE(VetHdf5InProcess(path, 1 << 20, &notes).ok()) << f;
+    std::vector<H5GroupAttribute> stores;
+    EXPECT_TRUE(VetHdf5InProcess(path, 1 << 20, &notes, &stores).ok()) << f;
     EXPECT_EQ(notes, "") << f;
+    EXPECT_EQ(stores.size(), listed->size()) << f;
   }
+}
+
+// The report cannot be forged by names in the file (notes quote them) and a cut or miscounted
+// report is not taken.
+TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
+  const std::vector<H5GroupAttribute> stores = {
+      {"/", "v2-matrix"}, {"/odd name\nomicsfs-h5vet report\nend 0", "unpacked-uint-matrix-v2"}, {"/\xc3\xa9", ""}};
+  const std::string report = FormatVetReport(stores);
+  for (const std::string& notes : {std::string(), std::string("omicsfs-h5vet report\nend 0\nsome note\n")}) {
+    auto parsed = ParseVetReport(notes + report);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    ASSERT_EQ(parsed->size(), stores.size());
+    for (size_t i = 0; i < stores.size(); ++i) {
+      EXPECT_EQ((*parsed)[i].group, stores[i].group);
+      EXPECT_EQ((*parsed)[i].value, stores[i].value);
+    }
+  }
+  EXPECT_FALSE(ParseVetReport("").ok());
+  EXPECT_FALSE(ParseVetReport(report.substr(0, report.size() - 1)).ok());
+  const size_t end = report.rfind("end ");
+  EXPECT_FALSE(ParseVetReport(report.substr(0, end) + "end 2\n").ok());
+  EXPECT_FALSE(ParseVetReport(report.substr(0, end)).ok());
+  EXPECT_FALSE(ParseVetReport(report + "trailing\n").ok());
 }
 
 TEST(H5Vet, CrashInLibhdf5IsReportedNotSuffered) {
   const std::string path = DamagedHeapCopy();
-  Status st = VetHdf5File(Helper(), path);
+  Status st = VetHdf5File(Helper(), path).status();
   EXPECT_FALSE(st.ok());
   // The helper either dies (a plain or ASan build) or, where the sanitizer's allocator lets the
   // 2 GiB allocation succeed first (TSan), passes the memory limit: refused either way.
@@ -62,16 +95,19 @@ TEST(H5Vet, MemoryAndTimeLimits) {
   const std::string path = kCorpus + "/bpcells/h5/stores_v2.h5";
   H5Vetter v = Helper();
   v.max_rss_bytes = 1 << 20;  // any process needs more
-  Status st = VetHdf5File(v, path);
+  Status st = VetHdf5File(v, path).status();
   EXPECT_NE(st.message().find("MiB of memory to parse it in a separate process"), std::string::npos) << st.message();
   v = Helper();
   v.timeout_s = 1e-6;
-  st = VetHdf5File(v, path);
+  st = VetHdf5File(v, path).status();
   EXPECT_NE(st.message().find("no answer within the time limit"), std::string::npos) << st.message();
 }
 
-TEST(H5Vet, DisabledVetterAcceptsWithoutRunning) {
-  EXPECT_TRUE(VetHdf5File(H5Vetter{}, "/nonexistent.h5").ok());
+TEST(H5Vet, DisabledVetterListsInProcess) {
+  auto listed = VetHdf5File(H5Vetter{}, kCorpus + "/bpcells/h5/stores_v2.h5");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_GE(listed->size(), 2u);
+  EXPECT_FALSE(VetHdf5File(H5Vetter{}, "/nonexistent.h5").ok());
   H5Vetter v;
   v.helper = "/nonexistent/omicsfs-h5vet";
   EXPECT_FALSE(VetHdf5File(v, kCorpus + "/bpcells/h5/stores_v2.h5").ok());
