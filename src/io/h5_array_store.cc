@@ -3,9 +3,11 @@
 #include <hdf5.h>
 
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <unordered_map>
 
 #include "io/h5_handle.h"
@@ -53,22 +55,118 @@ Result<DatasetType> InspectDataset(hid_t ds, const std::string& what) {
   return out;
 }
 
+constexpr uint64_t kRefBytes = 16;  // a stored vlen reference: u32 length, u64 collection address, u32 object index
+
+// Undoes HDF5's shuffle filter: byte k of every element was stored in plane k.
+std::string Unshuffle(const std::string& in, size_t elem) {
+  std::string out(in.size(), '\0');
+  const size_t n = in.size() / elem;
+  for (size_t k = 0; k < elem; ++k) {
+    for (size_t i = 0; i < n; ++i) out[i * elem + k] = in[k * n + i];
+  }
+  for (size_t i = n * elem; i < in.size(); ++i) out[i] = in[i];
+  return out;
+}
+
+// The stored references of a variable-length string dataset (kRefBytes each; unwritten ones zero),
+// read from the file's bytes so that libhdf5 follows none of them: contiguous data in one read,
+// chunked data chunk by chunk (unfiltered, deflate, shuffle). Compact data lives inside the object
+// header, which is not parsed here: such datasets are refused.
+Result<std::string> StoredReferences(hid_t ds, const File& f, uint64_t file_size, uint64_t userblock, uint64_t count,
+                                     const std::string& what) {
+  std::string refs(count * kRefBytes, '\0');
+  auto read_at = [&](uint64_t addr, uint64_t size, char* out) -> Status {
+    if (addr > file_size || size > file_size - addr) {
+      return CorruptError(what + ": stored data at " + std::to_string(addr) + " (" + std::to_string(size) +
+                          " bytes) lies outside the file");
+    }
+    return f.ReadExact(userblock + addr, out, size).WithContext(what + ": string references");
+  };
+  h5::Handle dcpl = h5::PlistHandle(H5Dget_create_plist(ds));
+  if (!dcpl.valid()) return h5::Error(what + ": creation properties");
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t offset = H5Dget_offset(ds);
+    if (offset == HADDR_UNDEF) {
+      h5::TakeErrorStack();
+      return refs;  // nothing written yet
+    }
+    RETURN_IF_ERROR(read_at(offset, refs.size(), refs.data()));
+    return refs;
+  }
+  if (layout != H5D_CHUNKED) {
+    return CorruptError(what + ": variable-length strings stored " +
+                        (layout == H5D_COMPACT ? std::string("compact") : "in layout " + std::to_string(layout)) +
+                        " are not read (their heap references cannot be checked before libhdf5 follows them)");
+  }
+  hsize_t chunk = 0;
+  if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0 || chunk > (hsize_t{1} << 26)) {
+    return CorruptError(what + ": unusable chunk shape");
+  }
+  const int nfilters = H5Pget_nfilters(dcpl.get());
+  if (nfilters < 0) return h5::Error(what + ": filters");
+  std::vector<H5Z_filter_t> filters;
+  for (int i = 0; i < nfilters; ++i) {
+    unsigned flags = 0;
+    size_t nvalues = 0;
+    unsigned config = 0;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, nullptr, 0, nullptr, &config);
+    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE) {
+      return CorruptError(what + ": variable-length strings behind HDF5 filter " + std::to_string(id) +
+                          " are not read (their heap references cannot be checked before libhdf5 follows them)");
+    }
+    filters.push_back(id);
+  }
+  h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds));
+  hsize_t nchunks = 0;
+  if (!space.valid() || H5Dget_num_chunks(ds, space.get(), &nchunks) < 0) return h5::Error(what + ": chunk count");
+  const uint64_t chunk_bytes = chunk * kRefBytes;
+  std::string stored, plain;
+  for (hsize_t c = 0; c < nchunks; ++c) {
+    hsize_t offset = 0;
+    unsigned mask = 0;
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    if (H5Dget_chunk_info(ds, space.get(), c, &offset, &mask, &addr, &size) < 0) {
+      return h5::Error(what + ": chunk " + std::to_string(c));
+    }
+    const std::string where = what + ": chunk at element " + std::to_string(offset);
+    if (offset % chunk != 0 || offset >= count) return CorruptError(where + " lies outside the dataset");
+    if (size > (uint64_t{1} << 30)) return CorruptError(where + " claims " + std::to_string(size) + " bytes");
+    stored.resize(size);
+    RETURN_IF_ERROR(read_at(addr, size, stored.data()));
+    for (size_t i = filters.size(); i-- > 0;) {
+      if (mask & (1u << i)) continue;  // this filter was skipped for this chunk
+      if (filters[i] == H5Z_FILTER_SHUFFLE) {
+        stored = Unshuffle(stored, kRefBytes);
+        continue;
+      }
+      plain.resize(chunk_bytes);
+      uLongf out = chunk_bytes;
+      if (uncompress(reinterpret_cast<Bytef*>(plain.data()), &out, reinterpret_cast<const Bytef*>(stored.data()),
+                     stored.size()) != Z_OK || out != chunk_bytes) {
+        return CorruptError(where + ": deflate stream does not inflate to " + std::to_string(chunk_bytes) + " bytes");
+      }
+      stored.swap(plain);
+    }
+    if (stored.size() != chunk_bytes) return CorruptError(where + " holds " + std::to_string(stored.size()) + " bytes, not " + std::to_string(chunk_bytes));
+    const uint64_t n = std::min<uint64_t>(chunk, count - offset);
+    std::memcpy(refs.data() + offset * kRefBytes, stored.data(), n * kRefBytes);
+  }
+  return refs;
+}
+
 // libhdf5 1.10.8 follows the global-heap references of variable-length strings without checking
 // them: a damaged object index reads past its heap table, a damaged size past the collection
 // (both found by fuzz_h5; whether they crash depends on the memory layout, so the vetting helper
-// cannot always tell). Before libhdf5 reads a contiguous variable-length string dataset, every
+// cannot always tell). Before libhdf5 reads a variable-length string dataset, every stored
 // reference is checked against the collection it names, parsed here from the file's bytes:
 // collection signature, version and size within the file, each object within the collection, the
-// index present, the string no longer than its object. (BPCells writes its names contiguous;
-// other layouts and attributes are left to libhdf5 and its vetting.)
+// index present, the string no longer than its object. (The one other global-heap reference the
+// daemon would follow, the group's version attribute, is read by the helper only: io/h5_vet.h.)
 Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, const std::string& path,
                            const std::string& what) {
   if (H5Tis_variable_str(ftype) <= 0 || count == 0) return OkStatus();
-  const haddr_t offset = H5Dget_offset(ds);
-  if (offset == HADDR_UNDEF) {
-    h5::TakeErrorStack();
-    return OkStatus();  // not contiguous, or nothing written yet
-  }
   h5::Handle fcpl = h5::PlistHandle(H5Fget_create_plist(fid));
   size_t sizeof_addr = 0, sizeof_size = 0;
   hsize_t userblock = 0;
@@ -76,15 +174,16 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
       H5Pget_userblock(fcpl.get(), &userblock) < 0) {
     return h5::Error(what + ": file creation properties");
   }
-  if (sizeof_addr != 8 || sizeof_size != 8) return OkStatus();  // not what BPCells writes; libhdf5's care
-  constexpr uint64_t kRef = 16;  // u32 length, u64 collection address, u32 object index
+  if (sizeof_addr != 8 || sizeof_size != 8) {
+    return CorruptError(what + ": variable-length strings in a file with " + std::to_string(sizeof_addr) +
+                        "-byte addresses are not read (their heap references cannot be checked)");
+  }
   if (count > (uint64_t{1} << 26)) return CorruptError(what + ": implausibly many strings");
   ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path));
   struct stat st;
   if (::fstat(f.fd(), &st) != 0) return IoError(path, errno);
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-  std::string refs(count * kRef, '\0');
-  RETURN_IF_ERROR(f.ReadExact(userblock + offset, refs.data(), refs.size()).WithContext(what + ": string references"));
+  ASSIGN_OR_RETURN(const std::string refs, StoredReferences(ds, f, file_size, userblock, count, what));
   std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint64_t>> collections;  // address → index → size
   auto collection = [&](uint64_t addr) -> Result<const std::unordered_map<uint32_t, uint64_t>*> {
     auto it = collections.find(addr);
@@ -119,9 +218,9 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
   for (uint64_t i = 0; i < count; ++i) {
     uint32_t length, index;
     uint64_t addr;
-    std::memcpy(&length, refs.data() + i * kRef, 4);
-    std::memcpy(&addr, refs.data() + i * kRef + 4, 8);
-    std::memcpy(&index, refs.data() + i * kRef + 12, 4);
+    std::memcpy(&length, refs.data() + i * kRefBytes, 4);
+    std::memcpy(&addr, refs.data() + i * kRefBytes + 4, 8);
+    std::memcpy(&index, refs.data() + i * kRefBytes + 12, 4);
     if (addr == 0 && length == 0) continue;  // a null string
     ASSIGN_OR_RETURN(const auto* objects, collection(addr));
     auto o = objects->find(index);

@@ -4,11 +4,13 @@
 #include "io/h5_array_store.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cstring>
 #include <fstream>
 
 #include "testutil/mount_fixture.h"
+#include "testutil/store_writer.h"
 #include "util/fs.h"
 
 namespace omicsfs::io {
@@ -130,6 +132,81 @@ TEST(H5Vet, DamagedStringReferencesAreRefusedBeforeLibhdf5FollowsThem) {
   auto good = (*intact)->ReadStrings("row_names");
   ASSERT_TRUE(good.ok()) << good.status().message();
   EXPECT_GT(good->size(), 100u);
+}
+
+std::string TempH5() {
+  return (fs::temp_directory_path() / fs::unique_path("omicsfs-strings-%%%%%%.h5")).string();
+}
+
+std::vector<std::string> Names(size_t n) {
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n; ++i) v.push_back("gene-" + std::to_string(i * 7919 % 100003) + (i % 5 == 0 ? "" : "-x"));
+  return v;
+}
+
+// Chunked string datasets (as h5py writes them when compressing): the references are checked
+// chunk by chunk, through shuffle and deflate; the last chunk is partial.
+TEST(H5Vet, ChunkedStringReferencesAreCheckedToo) {
+  const std::vector<std::string> names = Names(1000);
+  testutil::StoreSpec spec;
+  spec.version = "v2";
+  spec.PutStrings("row_names", names);
+  for (const testutil::H5StringLayout layout :
+       {testutil::H5StringLayout{64, false, false}, testutil::H5StringLayout{64, false, true},
+        testutil::H5StringLayout{300, true, true}, testutil::H5StringLayout{1000, true, false}}) {
+    const std::string path = TempH5();
+    ASSERT_TRUE(testutil::WriteH5Store(spec, path, "/", layout).ok());
+    auto store = H5ArrayStore::Open(path, "/");
+    ASSERT_TRUE(store.ok());
+    auto read = (*store)->ReadStrings("row_names");
+    ASSERT_TRUE(read.ok()) << layout.chunk << " " << read.status().message();
+    EXPECT_EQ(*read, names);
+    fs::remove(path);
+  }
+  // An unfiltered chunk with a damaged reference: refused before libhdf5 follows it.
+  const std::string path = TempH5();
+  ASSERT_TRUE(testutil::WriteH5Store(spec, path, "/", {64, false, false}).ok());
+  haddr_t addr = 0;
+  {
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ds = H5Dopen2(f, "/row_names", H5P_DEFAULT);
+    hid_t space = H5Dget_space(ds);
+    hsize_t offset = 0, size = 0;
+    unsigned mask = 0;
+    ASSERT_GE(H5Dget_chunk_info(ds, space, 3, &offset, &mask, &addr, &size), 0);
+    EXPECT_EQ(offset, 192u);
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(f);
+  }
+  std::string bytes;
+  ASSERT_TRUE(testutil::ReadWhole(path, &bytes));
+  const uint32_t bad_index = 60000;
+  std::memcpy(&bytes[addr + 5 * 16 + 12], &bad_index, 4);  // element 197
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  auto store = H5ArrayStore::Open(path, "/");
+  ASSERT_TRUE(store.ok());
+  auto read = (*store)->ReadStrings("row_names");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("string 197 refers to object 60000"), std::string::npos) << read.status().message();
+  fs::remove(path);
+}
+
+// Compact data lives in the object header, which is not parsed: refused with a reason.
+TEST(H5Vet, CompactStringDatasetsAreRefusedWithAReason) {
+  testutil::StoreSpec spec;
+  spec.version = "v2";
+  spec.PutStrings("row_names", Names(10));
+  testutil::H5StringLayout compact;
+  compact.compact = true;
+  const std::string path = TempH5();
+  ASSERT_TRUE(testutil::WriteH5Store(spec, path, "/", compact).ok());
+  auto store = H5ArrayStore::Open(path, "/");
+  ASSERT_TRUE(store.ok());
+  auto read = (*store)->ReadStrings("row_names");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("stored compact are not read"), std::string::npos) << read.status().message();
+  fs::remove(path);
 }
 
 }  // namespace

@@ -245,7 +245,8 @@ Status WriteDirStore(const StoreSpec& spec, const std::string& dir) {
   return OkStatus();
 }
 
-Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::string& group) {
+Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::string& group,
+                    const H5StringLayout& strings) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (f < 0) f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -287,7 +288,16 @@ Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::s
       case io::ElemType::kFloat64: type = H5T_IEEE_F64LE; break;
       default: type = strtype; break;
     }
-    hid_t ds = H5Dcreate2(g, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (a.type == io::ElemType::kString && strings.compact) H5Pset_layout(dcpl, H5D_COMPACT);
+    if (a.type == io::ElemType::kString && strings.chunk > 0) {
+      const hsize_t chunk = strings.chunk;
+      H5Pset_chunk(dcpl, 1, &chunk);
+      if (strings.shuffle) H5Pset_shuffle(dcpl);
+      if (strings.deflate) H5Pset_deflate(dcpl, 6);
+    }
+    hid_t ds = H5Dcreate2(g, name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
     herr_t rc = 0;
     if (a.type == io::ElemType::kString) {
       std::vector<const char*> ptrs;

@@ -105,6 +105,15 @@ MatrixSpec SparseColMajor(uint32_t rows, uint32_t cols, double density, uint32_t
 
 Status WriteDirStore(const StoreSpec& spec, const std::string& dir);
 // Creates `file` if missing; `group` "/" writes into the root group.
-Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::string& group);
+// How WriteH5Store lays out string datasets (BPCells writes them contiguous; other writers chunk
+// and compress them).
+struct H5StringLayout {
+  uint64_t chunk = 0;  // elements per chunk; 0: contiguous
+  bool shuffle = false;
+  bool deflate = false;
+  bool compact = false;
+};
+Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::string& group,
+                    const H5StringLayout& strings = {});
 
 }  // namespace omicsfs::testutil
