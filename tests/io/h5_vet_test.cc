@@ -6,6 +6,13 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 
@@ -207,6 +214,59 @@ TEST(H5Vet, CompactStringDatasetsAreRefusedWithAReason) {
   ASSERT_FALSE(read.ok());
   EXPECT_NE(read.status().message().find("stored compact are not read"), std::string::npos) << read.status().message();
   fs::remove(path);
+}
+
+// The pid of a child of `parent` (scanning /proc), or 0.
+pid_t ChildOf(pid_t parent) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat;
+    if (!testutil::ReadWhole("/proc/" + name + "/stat", &stat)) continue;
+    const size_t close = stat.rfind(')');
+    int ppid = 0;
+    char state = 0;
+    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
+        ppid == parent) {
+      return static_cast<pid_t>(std::stoi(name));
+    }
+  }
+  return 0;
+}
+
+// Alive and not a zombie.
+bool Running(pid_t pid) {
+  std::string stat;
+  if (!testutil::ReadWhole("/proc/" + std::to_string(pid) + "/stat", &stat)) return false;
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// A helper stuck inside libhdf5 (here: opening a FIFO nobody writes) dies with the process that
+// started it; an orphan once spun for an hour after its daemon was killed.
+TEST(H5Vet, HelperDiesWithItsParent) {
+  const std::string fifo = (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-fifo-%%%%%%")).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string helper = OMICSFS_H5VET;
+  // sh stands for the daemon: it starts the helper and waits for it.
+  const char* argv[] = {"/bin/sh", "-c", "\"$0\" \"$1\" & wait", helper.c_str(), fifo.c_str(), nullptr};
+  pid_t sh = 0;
+  ASSERT_EQ(::posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  pid_t vet = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (vet == 0 && std::chrono::steady_clock::now() < deadline) {
+    vet = ChildOf(sh);
+    if (vet == 0) ::usleep(10000);
+  }
+  ASSERT_NE(vet, 0) << "the helper did not start";
+  ::usleep(200000);  // let it reach the blocking open
+  EXPECT_TRUE(Running(vet));
+  ::kill(sh, SIGKILL);
+  ::waitpid(sh, nullptr, 0);
+  while (Running(vet) && std::chrono::steady_clock::now() < deadline) ::usleep(10000);
+  EXPECT_FALSE(Running(vet)) << "the helper outlived its parent";
+  if (Running(vet)) ::kill(vet, SIGKILL);
+  fs::remove(fifo);
 }
 
 }  // namespace
