@@ -1,5 +1,7 @@
 #include "text/index_store.h"
 
+#include "util/fs.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -80,6 +82,16 @@ size_t IndexStore::CollectGarbage(std::chrono::seconds max_age) const {
   return removed;
 }
 
+IndexStore::IndexStore(std::string dir, bool rebuild) : dir_(std::move(dir)), rebuild_(rebuild) { MakeDir(); }
+
+void IndexStore::MakeDir() const {
+  if (!enabled()) return;
+  fs_error ec;
+  const fs::path parent = fs::path(dir_).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  ::mkdir(dir_.c_str(), 0700);  // failures show when an index is saved
+}
+
 void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengths) const {
   if (!enabled()) return;
   std::string d(kMagic, 8);
@@ -90,7 +102,7 @@ void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengt
   d.append(reinterpret_cast<const char*>(lengths.data()), lengths.size() * 8);
   PutU64(&d, Fnv1a(d));
   static std::atomic<bool> warned{false};
-  ::mkdir(dir_.c_str(), 0700);
+  MakeDir();  // removed since the mount began
   const std::string path = PathFor(key);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(Fnv1a(key) & 0xffff);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -16,8 +16,9 @@ inline constexpr uint32_t kIndexSchema = 3;  // 2: VCF chunks are sub-ranges of 
 
 class IndexStore {
  public:
-  // `dir` empty = persistence off (indexes live in memory only).
-  explicit IndexStore(std::string dir, bool rebuild = false) : dir_(std::move(dir)), rebuild_(rebuild) {}
+  // `dir` empty = persistence off (indexes live in memory only). The directory is created when
+  // missing, parents included (a fresh $HOME has no ~/.cache), itself private (0700).
+  explicit IndexStore(std::string dir, bool rebuild = false);
   bool enabled() const { return !dir_.empty(); }
   bool rebuild() const { return rebuild_; }
 
@@ -30,6 +31,7 @@ class IndexStore {
 
  private:
   std::string PathFor(const std::string& key) const;
+  void MakeDir() const;
 
   std::string dir_;
   bool rebuild_;

@@ -33,6 +33,9 @@ done
 # Whole HDF5 files (the small ones: matrices with variable-length names, fragments, a 10x file).
 cp $CORPUS/bpcells/h5/counts_root_group.h5 $CORPUS/bpcells/h5/counts_gzip.h5 $CORPUS/bpcells/h5/frags_gzip.h5 \
    $CORPUS/bpcells/h5/filtered_feature_bc_matrix.h5 $S/fuzz_h5/
+# Seeds of this project's own (tests/testutil writer): string datasets chunked, with and without
+# shuffle + deflate, which BPCells never writes.
+for d in tests/fuzz/seeds/*/; do cp "$d"* "$S/$(basename "$d")/"; done
 # Whole VCF Zarr stores, serialised as [u8 key length][key][u16 LE length][value] records.
 for store in sample/sample.vcz triploid/triploid.vcz mixed_ploidy/mixed_ploidy.vcz sample_v3_s2/sample_v3_s2.vcz \
              field_type_combos/field_type_combos.vcz; do

@@ -376,7 +376,9 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   TempDir src, idx;
   auto spec = testutil::RandomMatrix(400, 300, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 5);
   ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
-  const std::vector<std::string> opts = {"-o", "index_dir=" + idx.str()};
+  // Missing parents are created (a fresh $HOME has no ~/.cache).
+  const std::string index_dir = idx.str() + "/home/.cache/omicsfs";
+  const std::vector<std::string> opts = {"-o", "index_dir=" + index_dir};
   std::string first;
   {
     auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
@@ -384,10 +386,11 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &first));
   }
   std::vector<fs::path> files;
-  for (auto& e : fs::directory_iterator(idx.path())) files.push_back(e.path());
+  for (auto& e : fs::directory_iterator(index_dir)) files.push_back(e.path());
   ASSERT_FALSE(files.empty());
+  EXPECT_EQ(fs::status(index_dir).permissions(), fs::owner_all);
   {
-    std::vector<std::string> dbg = {"-d", "-o", "index_dir=" + idx.str()};
+    std::vector<std::string> dbg = {"-d", "-o", "index_dir=" + index_dir};
     auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), dbg);
     ASSERT_NE(m, nullptr);
     std::string again;
@@ -408,7 +411,7 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   fs::remove_all(src.path() / "m.packed");
   ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec2), src.str() + "/m.packed").ok());
   std::string want2;
-  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + idx.str(), src.str(), "m.packed/matrix.mtx"}, &want2), 0);
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + index_dir, src.str(), "m.packed/matrix.mtx"}, &want2), 0);
   {
     auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
     ASSERT_NE(m, nullptr);

@@ -291,7 +291,7 @@ Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::s
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (a.type == io::ElemType::kString && strings.compact) H5Pset_layout(dcpl, H5D_COMPACT);
     if (a.type == io::ElemType::kString && strings.chunk > 0) {
-      const hsize_t chunk = strings.chunk;
+      const hsize_t chunk = std::max<hsize_t>(1, std::min<hsize_t>(strings.chunk, a.length));  // HDF5: ≤ the extent
       H5Pset_chunk(dcpl, 1, &chunk);
       if (strings.shuffle) H5Pset_shuffle(dcpl);
       if (strings.deflate) H5Pset_deflate(dcpl, 6);
