@@ -93,6 +93,10 @@ class CachePool {
   CacheStats stats_;
   uint64_t next_owner_ = 1;
   std::atomic<uint64_t> evicted_since_trim_{0};
+  // Resident memory allowed above the budget before free pages are handed back (the rest of
+  // the process: code, thread stacks, FUSE buffers, buffers being rendered).
+  static constexpr uint64_t kResidentSlack = uint64_t{48} << 20;
+  static uint64_t ResidentBytes();
 };
 
 }  // namespace omicsfs::cache

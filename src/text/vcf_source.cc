@@ -20,7 +20,7 @@ constexpr int64_t kIntMissing = -1, kIntFill = -2;
 constexpr uint32_t kFloatMissing = 0x7F800001u, kFloatFill = 0x7F800002u;
 
 int64_t IntAt(const DenseBlock& b, uint64_t i) {
-  const char* p = b.bytes.data() + i * b.elem_size;
+  const char* p = b.raw() + i * b.elem_size;
   switch (b.dtype) {
     case DType::kBool: case DType::kUInt8: return static_cast<uint8_t>(*p);
     case DType::kInt8: return static_cast<int8_t>(*p);
@@ -35,11 +35,11 @@ int64_t IntAt(const DenseBlock& b, uint64_t i) {
 float FloatAt(const DenseBlock& b, uint64_t i) {
   if (b.dtype == DType::kFloat64) {
     double d;
-    std::memcpy(&d, b.bytes.data() + i * 8, 8);
+    std::memcpy(&d, b.raw() + i * 8, 8);
     return static_cast<float>(d);
   }
   float f;
-  std::memcpy(&f, b.bytes.data() + i * 4, 4);
+  std::memcpy(&f, b.raw() + i * 4, 4);
   return f;
 }
 
@@ -380,7 +380,7 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
           o.Put('\t');
           bool first_value = true;
           if (gt_present) {
-            const bool phased = b.phased && b.phased->bytes[row * ns + smp] != 0;
+            const bool phased = b.phased && b.phased->raw()[row * ns + smp] != 0;
             gt_writer(*b.genotype, (row * ns + smp) * ploidy, ploidy, phased ? '|' : '/', &o);
             first_value = false;
           }

@@ -141,7 +141,7 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
     std::vector<int64_t> lengths;
     for (uint64_t i = 0; i < b.rows; ++i) {
       int64_t v = 0;
-      std::memcpy(&v, b.bytes.data() + i * b.elem_size, b.elem_size);
+      std::memcpy(&v, b.raw() + i * b.elem_size, b.elem_size);
       if (b.elem_size < 8 && zarr::IsSignedInt(b.dtype) && (v >> (8 * b.elem_size - 1)) & 1) v |= ~int64_t{0} << (8 * b.elem_size);
       lengths.push_back(v);
     }

@@ -223,8 +223,20 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
   for (size_t d = 1; d < nd; ++d) out.row_elems *= m.shape[d];
   const bool str = IsString(m.dtype);
   const uint64_t total = out.rows * out.row_elems;
-  if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
   if (total == 0) return out;
+  const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
+  bool one_chunk = !str && g0_first == g0_last;
+  for (size_t d = 1; d < nd; ++d) one_chunk = one_chunk && m.GridSize(d) == 1;
+  if (one_chunk) {  // rows of one chunk, which holds whole rows: point into it (no copy)
+    std::vector<uint64_t> grid(nd, 0);
+    grid[0] = g0_first;
+    ASSIGN_OR_RETURN(out.shared, Chunk(grid));
+    const uint64_t skip = (r0 - g0_first * m.chunks[0]) * out.row_elems * m.native_size;
+    if (out.shared->bytes.size() < skip + total * m.native_size) return InternalError("array " + path_ + ": chunk smaller than its rows");
+    out.shared_at = out.shared->bytes.data() + skip;
+    return out;
+  }
+  if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
 
   const std::vector<uint64_t> out_stride = Strides([&] {
     std::vector<uint64_t> dims = m.shape;
@@ -232,7 +244,6 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
     return dims;
   }());
   std::vector<uint64_t> grid(nd, 0);
-  const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
   for (uint64_t g0 = g0_first; g0 <= g0_last; ++g0) {
     grid.assign(nd, 0);
     grid[0] = g0;

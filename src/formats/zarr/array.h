@@ -15,16 +15,23 @@
 namespace omicsfs::formats::zarr {
 
 // Rows [r0, r1) of an array, C order, native little-endian numbers or UTF-8 strings.
+struct DecodedChunk;
+
 struct DenseBlock {
   DType dtype = DType::kInt8;
   size_t elem_size = 0;       // bytes per numeric element (0 for strings)
   uint64_t rows = 0;
   uint64_t row_elems = 1;     // product of the dimensions after the first
-  std::string bytes;          // numeric types
+  std::string bytes;          // numeric types (unless `shared`)
   std::vector<std::string> strings;  // string types
+  // Rows that lie inside one decoded chunk spanning every other dimension are not copied: the
+  // block then points into that chunk (`shared`, kept alive here) at `shared_at`.
+  std::shared_ptr<const DecodedChunk> shared;
+  const char* shared_at = nullptr;
 
+  const char* raw() const { return shared ? shared_at : bytes.data(); }
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+  const T* data() const { return reinterpret_cast<const T*>(raw()); }
 };
 
 // A decoded chunk, the unit the decode cache can hold. DecodeChunk gives the full chunk shape;
