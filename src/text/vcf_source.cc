@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "text/number_format.h"
 #include "text/raw_text.h"
@@ -55,6 +56,7 @@ bool StringMissing(const std::string& s) {
 
 template <typename T>
 bool IntsMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
+  if constexpr (std::is_unsigned_v<T>) return n == 0;  // the sentinels are negative
   const T* v = b.data<T>() + first;
   for (uint64_t i = 0; i < n; ++i) {
     const int64_t x = v[i];
@@ -74,6 +76,7 @@ bool AllMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
     case DType::kUInt8: return IntsMissing<uint8_t>(b, first, n);
     case DType::kUInt16: return IntsMissing<uint16_t>(b, first, n);
     case DType::kUInt32: return IntsMissing<uint32_t>(b, first, n);
+    case DType::kUInt64: return IntsMissing<uint64_t>(b, first, n);
     default: break;
   }
   for (uint64_t i = first; i < first + n; ++i) {
@@ -101,31 +104,83 @@ constexpr auto kTwoDigits = [] {
 }();
 
 inline char* WriteInt(char* p, int64_t v) {
-  if (static_cast<uint64_t>(v) < 100) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  if (u < 100) {
     const bool two = v >= 10;
     std::memcpy(p, &kTwoDigits[2 * v + (two ? 0 : 1)], 2);  // writes 2 bytes, keeps 1 or 2
     return p + 1 + two;
   }
+  if (u < 10000) {  // depths and likelihoods: mostly below 10 000
+    const uint64_t hi = u / 100, lo = u % 100;
+    const bool two = hi >= 10;
+    std::memcpy(p, &kTwoDigits[2 * hi + (two ? 0 : 1)], 2);
+    p += 1 + two;
+    std::memcpy(p, &kTwoDigits[2 * lo], 2);
+    return p + 2;
+  }
   return std::to_chars(p, p + 24, v).ptr;
+}
+
+inline char* WriteUnsigned(char* p, uint64_t v) {
+  return v <= static_cast<uint64_t>(INT64_MAX) ? WriteInt(p, static_cast<int64_t>(v)) : std::to_chars(p, p + 24, v).ptr;
 }
 
 constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
 
+// One entry of `n` integers as vcztools writes it: values up to the first fill, '.' for missing
+// (signed types only: the sentinels are negative), `sep` between. Writes at most n·kMaxIntChars.
 template <typename T>
-void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
-  const T* v = b.data<T>() + first;
-  char* p = out->Reserve(n * kMaxIntChars);
+inline char* PutInts(char* p, const T* v, uint64_t n, char sep) {
   for (uint64_t c = 0; c < n; ++c) {
-    const int64_t x = v[c];
-    if (x == kIntFill) break;
-    if (c > 0) *p++ = sep;
-    if (x == kIntMissing) {
-      *p++ = '.';
+    if constexpr (std::is_signed_v<T>) {
+      const int64_t x = v[c];
+      if (x == kIntFill) break;
+      if (c > 0) *p++ = sep;
+      if (x == kIntMissing) {
+        *p++ = '.';
+      } else {
+        p = WriteInt(p, x);
+      }
     } else {
-      p = WriteInt(p, x);
+      if (c > 0) *p++ = sep;
+      p = WriteUnsigned(p, v[c]);
     }
   }
-  out->Commit(p);
+  return p;
+}
+
+template <typename T>
+void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
+  out->Commit(PutInts(out->Reserve(n * kMaxIntChars), b.data<T>() + first, n, sep));
+}
+
+// The integer types the per-sample fast path writes, and the widest value of each.
+bool IsIntType(DType t) { return IsSignedInt(t) || IsUnsignedInt(t) || t == DType::kBool; }
+uint64_t MaxChars(DType t) {
+  switch (t) {
+    case DType::kInt8: return 4;
+    case DType::kUInt8: case DType::kBool: return 3;
+    case DType::kInt16: return 6;
+    case DType::kUInt16: return 5;
+    case DType::kInt32: return 11;
+    case DType::kUInt32: return 10;
+    default: return 20;
+  }
+}
+
+// Entry `index` (values [index·n, index·n + n)) of an integer block, dispatched on its type.
+inline char* PutIntEntry(char* p, const DenseBlock& b, uint64_t index, uint64_t n, char sep) {
+  const uint64_t first = index * n;
+  switch (b.dtype) {
+    case DType::kInt8: return PutInts(p, b.data<int8_t>() + first, n, sep);
+    case DType::kInt16: return PutInts(p, b.data<int16_t>() + first, n, sep);
+    case DType::kInt32: return PutInts(p, b.data<int32_t>() + first, n, sep);
+    case DType::kInt64: return PutInts(p, b.data<int64_t>() + first, n, sep);
+    case DType::kUInt16: return PutInts(p, b.data<uint16_t>() + first, n, sep);
+    case DType::kUInt32: return PutInts(p, b.data<uint32_t>() + first, n, sep);
+    case DType::kUInt64: return PutInts(p, b.data<uint64_t>() + first, n, sep);
+    default: return PutInts(p, b.data<uint8_t>() + first, n, sep);  // kUInt8, kBool
+  }
 }
 
 void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
@@ -167,6 +222,7 @@ EntryWriter WriterFor(DType t) {
     case DType::kUInt8: case DType::kBool: return &WriteInts<uint8_t>;
     case DType::kUInt16: return &WriteInts<uint16_t>;
     case DType::kUInt32: return &WriteInts<uint32_t>;
+    case DType::kUInt64: return &WriteInts<uint64_t>;
     default: return &WriteOther;
   }
 }
@@ -268,7 +324,7 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
   const uint64_t v0 = (k - 1) * r, v1 = std::min(v0 + r, s.num_variants());
   if (v0 >= v1) return OkStatus();
   const bool samples = with_samples();
-  ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, s.Read(v0, v1, samples));
+  ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, s.Read(v0, v1, samples, /*reverse=*/k % 2 == 0));
   const uint64_t ns = samples ? s.samples().size() : 0;
   const auto& contigs = s.contigs();
   const auto& filters = s.filters();
@@ -373,10 +429,33 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
           o.Put(s.format()[j].key);
         }
         active.clear();
+        bool all_ints = !gt_present || IsIntType(b.genotype->dtype);
+        uint64_t sample_max = 1 + (gt_present ? ploidy * (MaxChars(b.genotype->dtype) + 1) : 0);
         for (size_t j = 0; j < b.format.size(); ++j) {
-          if (present[j]) active.push_back(j);
+          if (!present[j]) continue;
+          active.push_back(j);
+          all_ints = all_ints && IsIntType(b.format[j].dtype);
+          sample_max += 1 + per_sample[j] * (MaxChars(b.format[j].dtype) + 1);
         }
-        for (uint64_t smp = 0; smp < ns; ++smp) {
+        if (all_ints) {  // the common case: every sample in one reservation, no indirect calls
+          char* p = o.Reserve(ns * sample_max);
+          for (uint64_t smp = 0; smp < ns; ++smp) {
+            *p++ = '\t';
+            bool first_value = true;
+            if (gt_present) {
+              const bool phased = b.phased && b.phased->raw()[row * ns + smp] != 0;
+              p = PutIntEntry(p, *b.genotype, row * ns + smp, ploidy, phased ? '|' : '/');
+              first_value = false;
+            }
+            for (size_t j : active) {
+              if (!first_value) *p++ = ':';
+              first_value = false;
+              p = PutIntEntry(p, b.format[j], row * ns + smp, per_sample[j], ',');
+            }
+          }
+          o.Commit(p);
+        }
+        for (uint64_t smp = 0; smp < ns && !all_ints; ++smp) {
           o.Put('\t');
           bool first_value = true;
           if (gt_present) {

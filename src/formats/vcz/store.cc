@@ -211,27 +211,29 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   return std::shared_ptr<const Store>(std::move(s));
 }
 
-Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples) const {
+Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse) const {
   VariantBlock b;
   b.first = v0;
   b.count = v1 - v0;
-  ASSIGN_OR_RETURN(b.contig, contig_->ReadRows(v0, v1));
-  ASSIGN_OR_RETURN(b.position, position_->ReadRows(v0, v1));
-  ASSIGN_OR_RETURN(b.allele, allele_->ReadRows(v0, v1));
-  if (id_) { ASSIGN_OR_RETURN(b.id, id_->ReadRows(v0, v1)); }
-  if (quality_) { ASSIGN_OR_RETURN(b.quality, quality_->ReadRows(v0, v1)); }
-  if (filter_) { ASSIGN_OR_RETURN(b.filter, filter_->ReadRows(v0, v1)); }
-  for (const auto& f : info_) {
-    ASSIGN_OR_RETURN(zarr::DenseBlock d, f.array.ReadRows(v0, v1));
-    b.info.push_back(std::move(d));
-  }
+  std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>> reads = {
+      {&*contig_, &b.contig}, {&*position_, &b.position}, {&*allele_, &b.allele}};
+  auto optional = [&](const std::optional<zarr::ZarrArray>& a, std::optional<zarr::DenseBlock>* out) {
+    if (a) reads.emplace_back(&*a, &out->emplace());
+  };
+  optional(id_, &b.id);
+  optional(quality_, &b.quality);
+  optional(filter_, &b.filter);
+  b.info.resize(info_.size());
+  for (size_t i = 0; i < info_.size(); ++i) reads.emplace_back(&info_[i].array, &b.info[i]);
   if (with_samples && !samples_.empty()) {
-    if (genotype_) { ASSIGN_OR_RETURN(b.genotype, genotype_->ReadRows(v0, v1)); }
-    if (phased_) { ASSIGN_OR_RETURN(b.phased, phased_->ReadRows(v0, v1)); }
-    for (const auto& f : format_) {
-      ASSIGN_OR_RETURN(zarr::DenseBlock d, f.array.ReadRows(v0, v1));
-      b.format.push_back(std::move(d));
-    }
+    optional(genotype_, &b.genotype);
+    optional(phased_, &b.phased);
+    b.format.resize(format_.size());
+    for (size_t i = 0; i < format_.size(); ++i) reads.emplace_back(&format_[i].array, &b.format[i]);
+  }
+  if (reverse) std::reverse(reads.begin(), reads.end());
+  for (auto& [array, out] : reads) {
+    ASSIGN_OR_RETURN(*out, array->ReadRows(v0, v1));
   }
   return b;
 }

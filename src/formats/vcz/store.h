@@ -59,7 +59,10 @@ class Store {
   // Rows per record range: the smallest variants-chunk of the arrays a record needs.
   uint64_t range_rows() const { return range_rows_; }
 
-  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples) const;
+  // The arrays are read (on a cache miss: decoded) in a fixed order, or in the opposite order
+  // with `reverse`: two workers rendering neighbouring ranges of one new variants-chunk pass
+  // opposite orders, so that each decodes different arrays instead of waiting for the other's.
+  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse = false) const;
 
  private:
   Store() = default;
