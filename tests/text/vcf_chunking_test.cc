@@ -2,8 +2,14 @@
 // chunks through the cache) gives exactly the bytes of rendering it in whole variants-chunks.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include "cache/cache_pool.h"
 #include "formats/vcz/store.h"
+#include "io/memory_blob_store.h"
 #include "text/vcf_source.h"
 #include "util/fs.h"
 
@@ -47,6 +53,37 @@ TEST(VcfChunking, SmallRangesEqualWholeChunks) {
   }
   EXPECT_GE(stores, 20);
   EXPECT_GE(splits, 15);  // most corpus stores have variants-chunks of more than one record
+}
+
+// A uint64 FORMAT field (vcf2zarr writes signed types; other writers need not) is written as
+// integers, its full range included: it was once written through the float path.
+TEST(VcfTypes, UnsignedSixtyFourBitFieldsAreIntegers) {
+  const fs::path root = fs::path(OMICSFS_CORPUS_DIR) / "vcf-zarr/sample/sample.vcz";
+  std::map<std::string, std::string> blobs;
+  for (fs::recursive_directory_iterator it(root), end; it != end; ++it) {
+    if (!fs::is_regular_file(it->path())) continue;
+    std::ifstream in(it->path().string(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    blobs[fs::relative(it->path(), root).generic_string()] = bytes.str();
+  }
+  blobs.erase(".zmetadata");  // consolidated metadata would not list the new array
+  blobs["call_XU/.zarray"] = R"({"chunks":[9,3],"compressor":null,"dimension_separator":"/","dtype":"<u8",)"
+                             R"("fill_value":0,"filters":null,"order":"C","shape":[9,3],"zarr_format":2})";
+  blobs["call_XU/.zattrs"] = R"({"_ARRAY_DIMENSIONS":["variants","samples"],"description":"unsigned"})";
+  std::string chunk(27 * 8, '\0');
+  for (uint64_t i = 0; i < 27; ++i) {
+    const uint64_t v = i == 26 ? UINT64_MAX : i * 1000 + 7;
+    std::memcpy(&chunk[i * 8], &v, 8);
+  }
+  blobs["call_XU/0/0"] = chunk;
+  auto store = formats::vcz::Store::Open(std::make_shared<io::MemoryBlobStore>(std::move(blobs)));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const std::string vcf = RenderAll(VcfSource(*store, VcfSource::View::kFull, "v"));
+  EXPECT_NE(vcf.find("##FORMAT=<ID=XU,Number=1,Type=Integer"), std::string::npos);
+  EXPECT_NE(vcf.find(":1007\t"), std::string::npos);
+  EXPECT_NE(vcf.find(":2007\n"), std::string::npos);
+  EXPECT_NE(vcf.find(":18446744073709551615\n"), std::string::npos) << vcf.substr(vcf.size() - 300);
 }
 
 }  // namespace
