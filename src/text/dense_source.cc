@@ -74,14 +74,14 @@ Status DenseTsvSource::ComputeRowLengths() const {
   return OkStatus();
 }
 
-std::optional<uint64_t> DenseTsvSource::KnownChunkLength(uint64_t k) const {
-  if (k == 0) return std::nullopt;  // the header is rendered
+Result<std::optional<uint64_t>> DenseTsvSource::MeasureChunk(uint64_t k) const {
+  if (k == 0) return std::optional<uint64_t>();  // the header is rendered
   std::call_once(row_len_once_, [this] { row_len_status_ = ComputeRowLengths(); });
-  if (!row_len_status_.ok()) return std::nullopt;  // the chunk is rendered instead (and fails)
+  if (!row_len_status_.ok()) return std::optional<uint64_t>();  // the chunk is rendered instead (and fails)
   auto [r0, r1] = Rows(k);
   uint64_t total = 0;
   for (uint32_t r = r0; r < r1; ++r) total += row_len_[r];
-  return total;
+  return std::optional<uint64_t>(total);
 }
 
 Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {

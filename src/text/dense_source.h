@@ -22,7 +22,7 @@ class DenseTsvSource : public RecordSource {
                  formats::bpcells::TransposedCopy persist = formats::bpcells::TransposedCopy());
   uint64_t ChunkCount() const override;
   Status Prepare() const override;
-  std::optional<uint64_t> KnownChunkLength(uint64_t k) const override;
+  Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override { return "matrix.tsv of " + matrix_->Describe(); }
 

@@ -272,7 +272,50 @@ inline int WriteDigits(char* p, uint64_t f) {
   return n;
 }
 
+// The decimal f·10^e (f may end in zeros) Java prints for the finite non-zero double of these
+// exponent and fraction fields.
+inline void ShortestDecimal(int biased, uint64_t frac, uint64_t* f, int* e) {
+  *e = 0;
+  if (biased != 0) {
+    const int mq = -kQMin + 1 - biased;  // v = c·2^-mq
+    const uint64_t c = kCMin | frac;
+    if (mq > 0 && mq < 53 && ((c >> mq) << mq) == c) {  // an integer below 2^53: itself
+      *f = c >> mq;
+    } else {
+      JavaDecimal(-mq, c, 0, f, e);
+    }
+  } else if (frac < 3) {  // the two smallest subnormals: one more digit of precision
+    JavaDecimal(kQMin, 10 * frac, -1, f, e);
+  } else {
+    JavaDecimal(kQMin, frac, 0, f, e);
+  }
+}
+
 }  // namespace
+
+size_t JavaDoubleLength(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  const uint64_t frac = bits & ((uint64_t{1} << 52) - 1);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const size_t sign = bits >> 63;
+  if (biased == 0x7ff) return frac != 0 ? 3 : 8 + sign;  // NaN, [-]Infinity
+  if (biased == 0 && frac == 0) return 3 + sign;         // [-]0.0
+  uint64_t f = 0;
+  int e = 0;
+  ShortestDecimal(biased, frac, &f, &e);
+  const int n = DigitCount(f);
+  const int exponent = e + n - 1;
+  int sig = n;  // digits printed: without trailing zeros
+  for (uint64_t t = f; sig > 1 && t % 10 == 0; t /= 10) --sig;
+  if (exponent >= -3 && exponent < 7) {
+    if (exponent < 0) return sign + 2 + static_cast<size_t>(-exponent - 1 + sig);  // 0.000ddd
+    const int int_digits = exponent + 1;
+    return sign + static_cast<size_t>(sig <= int_digits ? int_digits + 2 : sig + 1);
+  }
+  const unsigned x = static_cast<unsigned>(exponent < 0 ? -exponent : exponent);
+  return sign + static_cast<size_t>(sig > 1 ? sig + 1 : 3) + 1 + (exponent < 0) + (x >= 100 ? 3 : x >= 10 ? 2 : 1);
+}
 
 char* WriteJavaDouble(char* p, double v) {
   uint64_t bits;
@@ -287,19 +330,7 @@ char* WriteJavaDouble(char* p, double v) {
   if (bits >> 63) *p++ = '-';
   uint64_t f = 0;
   int e = 0;
-  if (biased != 0) {
-    const int mq = -kQMin + 1 - biased;  // v = c·2^-mq
-    const uint64_t c = kCMin | frac;
-    if (mq > 0 && mq < 53 && ((c >> mq) << mq) == c) {  // an integer below 2^53: itself
-      f = c >> mq;
-    } else {
-      JavaDecimal(-mq, c, 0, &f, &e);
-    }
-  } else if (frac < 3) {  // the two smallest subnormals: one more digit of precision
-    JavaDecimal(kQMin, 10 * frac, -1, &f, &e);
-  } else {
-    JavaDecimal(kQMin, frac, 0, &f, &e);
-  }
+  ShortestDecimal(biased, frac, &f, &e);
   char digits[24];
   int n = WriteDigits(digits, f);
   const int exponent = e + n - 1;  // v ≈ d.ddd·10^exponent

@@ -30,6 +30,7 @@ void AppendVcfFloat(std::string* out, float v);
 void AppendJavaDouble(std::string* out, double v);
 inline constexpr size_t kMaxJavaDoubleChars = 32;
 char* WriteJavaDouble(char* p, double v);  // writes at most kMaxJavaDoubleChars
+size_t JavaDoubleLength(double v);         // what WriteJavaDouble would write, without writing
 void AppendFloat(std::string* out, float v);
 void AppendDouble(std::string* out, double v);
 

@@ -20,8 +20,10 @@ class RecordSource {
   // One-time work before sizing (e.g. building a transposed copy); called once, before any
   // ChunkLength/RenderChunk, by the sizing pass.
   virtual Status Prepare() const { return OkStatus(); }
-  // A chunk's exact length when it is known without rendering (dense views), else nullopt.
-  virtual std::optional<uint64_t> KnownChunkLength(uint64_t k) const { return std::nullopt; }
+  // A chunk's exact length computed without rendering it, by sources that can do that cheaper
+  // (dense views: arithmetic on row lengths; datg: digit counts); nullopt: the sizing pass renders
+  // the chunk. Errors are the chunk's errors.
+  virtual Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const { return std::optional<uint64_t>(); }
   // For messages: "matrix.mtx of /data/counts".
   virtual std::string Describe() const = 0;
 };

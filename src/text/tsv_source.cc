@@ -87,4 +87,18 @@ Status DatgTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   return OkStatus();
 }
 
+Result<std::optional<uint64_t>> DatgTsvSource::MeasureChunk(uint64_t k) const {
+  if (k == 0) return std::optional<uint64_t>();  // the header is rendered
+  const auto& f = *file_;
+  const uint64_t b0 = (k - 1) * blocks_per_chunk_, b1 = std::min(b0 + blocks_per_chunk_, f.blocks());
+  uint64_t total = 0;
+  for (uint64_t b = b0; b < b1; ++b) {
+    ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
+    const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b);
+    for (uint64_t r = 0; r < n; ++r) total += f.row_names()[first + r].size() + 1;  // name, '\n'
+    for (double v : values) total += 1 + JavaDoubleLength(v);                      // '\t', value
+  }
+  return std::optional<uint64_t>(total);
+}
+
 }  // namespace omicsfs::text

@@ -48,6 +48,8 @@ class DatgTsvSource : public RecordSource {
   explicit DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
+  // From digit counts: the values' shortest decimals, not their text (sizing ~1/3 cheaper).
+  Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
   std::string Describe() const override;
 
  private:

@@ -63,15 +63,13 @@ Status VirtualTextFile::EnsureSized() const {
         std::lock_guard<std::mutex> l(err_mu);
         if (!first_error.ok()) return;
       }
-      if (auto known = source_->KnownChunkLength(k)) {
-        lengths[k] = *known;
-        done.fetch_add(1);
-        continue;
-      }
       buf.clear();
       Status st;
+      std::optional<uint64_t> measured;
       try {
-        st = source_->RenderChunk(k, &buf);
+        auto m = source_->MeasureChunk(k);
+        if (m.ok()) measured = *m;
+        st = m.ok() && !measured ? source_->RenderChunk(k, &buf) : m.status();
       } catch (const std::bad_alloc&) {
         st = Status(ErrorCode::kOutOfMemory, "out of memory");
       } catch (const std::exception& e) {  // e.g. length_error from a hostile size: never terminate
@@ -81,6 +79,11 @@ Status VirtualTextFile::EnsureSized() const {
         std::lock_guard<std::mutex> l(err_mu);
         if (first_error.ok()) first_error = std::move(st).WithContext("chunk " + std::to_string(k));
         return;
+      }
+      if (measured) {
+        lengths[k] = *measured;
+        done.fetch_add(1);
+        continue;
       }
       lengths[k] = buf.size();
       FitForCache(&buf);  // the cache counts size(): hand over an exact-size string, no copy

@@ -24,6 +24,7 @@ std::string J(double d) {
 }
 
 TEST(JavaDoubleTest, Examples) {
+  for (double special : {double{NAN}, double{INFINITY}, -double{INFINITY}, 0.0, -0.0}) EXPECT_EQ(JavaDoubleLength(special), J(special).size());
   EXPECT_EQ(J(1.0), "1.0");
   EXPECT_EQ(J(1e7), "1.0E7");
   EXPECT_EQ(J(9999999.0), "9999999.0");
@@ -132,10 +133,13 @@ TEST(JavaDoubleTest, AgreesWithTheReferenceEverywhere) {
   auto check = [&](double d) {
     ++checked;
     const std::string got = J(d), want = Reference(d);
-    if (got != want) {
+    // The sizing pass measures values without writing them: the same length, always.
+    const size_t measured = JavaDoubleLength(d);
+    if (got != want || measured != got.size()) {
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
-      ADD_FAILURE() << "bits " << std::hex << bits << ": got " << got << ", want " << want;
+      ADD_FAILURE() << "bits " << std::hex << bits << ": got " << got << ", want " << want << ", measured "
+                    << std::dec << measured;
       return false;
     }
     return true;
