@@ -1,7 +1,7 @@
 // omicsfs-h5vet [--budget BYTES] FILE: makes every libhdf5 call the daemon would make on FILE
 // (io/h5_vet.h). Exit code 0 when it got through, whatever clean errors libhdf5 reported (they
-// are printed), with its report of the store groups last; 1 usage. A crash or hang in libhdf5 ends it otherwise, and the daemon then never
-// parses FILE itself.
+// are printed), with its report of the store groups last; 1 usage. A crash or hang in libhdf5
+// ends it otherwise, and the daemon then never parses FILE itself.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>

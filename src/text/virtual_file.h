@@ -53,6 +53,8 @@ class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
   Result<std::string> Render(uint64_t k) const;
   Status EnsurePrepared() const;
   void Prefetch(uint64_t after) const;
+  // Queues chunk k for rendering on the read-ahead workers unless cached or already pending.
+  void WarmInBackground(uint64_t k) const;
 
   std::shared_ptr<const RecordSource> source_;
   cache::CachePool* pool_;
