@@ -204,26 +204,21 @@ inline void JavaDecimal(int q, uint64_t c, int dk, uint64_t* f, int* e) {
   const uint64_t vbl = ScaledRoundOdd(g1, g0, cbl << h);
   const uint64_t vbr = ScaledRoundOdd(g1, g0, cbr << h);
   const uint64_t s = vb >> 2;
-  if (s >= 100) {  // one digit fewer, when exactly one such candidate rounds to v
-    const uint64_t sp10 = 10 * (s / 10), tp10 = sp10 + 10;
-    const bool upin = vbl + out <= sp10 << 2;
-    const bool wpin = (tp10 << 2) + out <= vbr;
-    if (upin != wpin) {
-      *f = upin ? sp10 : tp10;
-      *e = k;
-      return;
-    }
-  }
+  // Both candidates computed and chosen without branches: for arbitrary values which one wins
+  // is unpredictable, and a mispredicted branch cost more than the arithmetic.
+  const uint64_t sp10 = 10 * (s / 10), tp10 = sp10 + 10;
+  const bool upin = vbl + out <= sp10 << 2;
+  const bool wpin = (tp10 << 2) + out <= vbr;
+  const bool use_short = (s >= 100) & (upin != wpin);  // one digit fewer: exactly one candidate
   const uint64_t tt = s + 1;
   const bool uin = vbl + out <= s << 2;
   const bool win = (tt << 2) + out <= vbr;
-  *e = k + dk;
-  if (uin != win) {
-    *f = uin ? s : tt;
-    return;
-  }
   const int64_t cmp = static_cast<int64_t>(vb - ((s + tt) << 1));  // closer one; even on a tie
-  *f = cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : tt;
+  const bool pick_s = uin != win ? uin : (cmp < 0) | ((cmp == 0) & ((s & 1) == 0));
+  const uint64_t long_f = pick_s ? s : tt;
+  const uint64_t short_f = upin ? sp10 : tp10;
+  *f = use_short ? short_f : long_f;
+  *e = use_short ? k : k + dk;
 }
 
 constexpr char kDigitPairs[] =
@@ -257,21 +252,6 @@ inline int DigitCount(uint64_t f) {
   return n + (f >= kPow10[n]);
 }
 
-// Writes the decimal digits of f (0 < f < 10^18) at p, which has room for 24 bytes; returns
-// their count. Three 8-digit groups keep the division chains short; fixed-size copies only.
-inline int WriteDigits(char* p, uint64_t f) {
-  const int n = DigitCount(f);
-  char tmp[48];
-  const uint64_t w0 = Digits8(static_cast<uint32_t>(f / 10000000000000000ULL));
-  const uint64_t w1 = Digits8(static_cast<uint32_t>((f / 100000000) % 100000000));
-  const uint64_t w2 = Digits8(static_cast<uint32_t>(f % 100000000));
-  std::memcpy(tmp, &w0, 8);
-  std::memcpy(tmp + 8, &w1, 8);
-  std::memcpy(tmp + 16, &w2, 8);
-  std::memcpy(p, tmp + 24 - n, 24);  // the digits, then bytes nobody reads
-  return n;
-}
-
 // The decimal f·10^e (f may end in zeros) Java prints for the finite non-zero double of these
 // exponent and fraction fields.
 inline void ShortestDecimal(int biased, uint64_t frac, uint64_t* f, int* e) {
@@ -279,7 +259,8 @@ inline void ShortestDecimal(int biased, uint64_t frac, uint64_t* f, int* e) {
   if (biased != 0) {
     const int mq = -kQMin + 1 - biased;  // v = c·2^-mq
     const uint64_t c = kCMin | frac;
-    if (mq > 0 && mq < 53 && ((c >> mq) << mq) == c) {  // an integer below 2^53: itself
+    const bool small_int = (static_cast<unsigned>(mq - 1) < 52u) & ((c & ((uint64_t{1} << (mq & 63)) - 1)) == 0);
+    if (small_int) {  // an integer below 2^53: itself
       *f = c >> mq;
     } else {
       JavaDecimal(-mq, c, 0, f, e);
@@ -327,42 +308,42 @@ char* WriteJavaDouble(char* p, double v) {
     return (bits >> 63) ? std::copy_n("-Infinity", 9, p) : std::copy_n("Infinity", 8, p);
   }
   if (biased == 0 && frac == 0) return (bits >> 63) ? std::copy_n("-0.0", 4, p) : std::copy_n("0.0", 3, p);
-  if (bits >> 63) *p++ = '-';
+  *p = '-';
+  p += bits >> 63;
   uint64_t f = 0;
   int e = 0;
   ShortestDecimal(biased, frac, &f, &e);
-  char digits[24];
-  int n = WriteDigits(digits, f);
+  // The digits of f right-aligned in buf[0, 24), zeros after: read with fixed-size copies only
+  // (variable-length copies and loops over digits were mispredicted branches, per value).
+  char buf[48];
+  const uint64_t w0 = Digits8(static_cast<uint32_t>(f / 10000000000000000ULL));
+  const uint64_t w1 = Digits8(static_cast<uint32_t>((f / 100000000) % 100000000));
+  const uint64_t w2 = Digits8(static_cast<uint32_t>(f % 100000000));
+  std::memcpy(buf, &w0, 8);
+  std::memcpy(buf + 8, &w1, 8);
+  std::memcpy(buf + 16, &w2, 8);
+  std::memcpy(buf + 24, "000000000000000000000000", 24);
+  const int n = DigitCount(f);
+  const char* d = buf + 24 - n;
   const int exponent = e + n - 1;  // v ≈ d.ddd·10^exponent
-  while (n > 1 && digits[n - 1] == '0') --n;
+  int sig = n;
+  while (sig > 1 && d[sig - 1] == '0') --sig;
   if (exponent >= -3 && exponent < 7) {  // 10^-3 <= |v| < 10^7: plain notation
-    if (exponent >= 0) {
-      const int int_digits = exponent + 1;
-      if (n <= int_digits) {
-        p = std::copy_n(digits, n, p);
-        p = std::fill_n(p, int_digits - n, '0');
-        *p++ = '.';
-        *p++ = '0';
-      } else {
-        p = std::copy_n(digits, int_digits, p);
-        *p++ = '.';
-        p = std::copy_n(digits + int_digits, n - int_digits, p);
-      }
-    } else {
-      *p++ = '0';
-      *p++ = '.';
-      p = std::fill_n(p, -exponent - 1, '0');
-      p = std::copy_n(digits, n, p);
-    }
-    return p;
+    // One path for every exponent, without branches: the digits are preceded by zeros in buf
+    // (f zero-padded to 24 digits) and followed by zeros, so with k = exponent + 1 the integer
+    // part is the max(k, 1) characters before d + k, the fraction the max(sig - k, 1) from it:
+    // 0.00ddd, 0.ddd, d.ddd, ddd.0 alike.
+    const int k = exponent + 1;
+    const int int_len = std::max(k, 1), frac_len = std::max(sig - k, 1);
+    std::memcpy(p, d + k - int_len, 8);
+    p[int_len] = '.';
+    std::memcpy(p + int_len + 1, d + k, 20);  // a fraction has at most 19 characters
+    return p + int_len + 1 + frac_len;
   }
-  *p++ = digits[0];
-  *p++ = '.';
-  if (n > 1) {
-    p = std::copy_n(digits + 1, n - 1, p);
-  } else {
-    *p++ = '0';
-  }
+  p[0] = d[0];
+  p[1] = '.';
+  std::memcpy(p + 2, d + 1, 16);
+  p += sig > 1 ? sig + 1 : 3;  // at least one digit after the point: "1.0E10"
   *p++ = 'E';
   if (exponent < 0) *p++ = '-';
   const unsigned x = static_cast<unsigned>(exponent < 0 ? -exponent : exponent);  // 1..324
