@@ -158,6 +158,20 @@ TEST(JavaDoubleTest, AgreesWithTheReferenceEverywhere) {
     if (!check(normal(rng)) || !check(unit(rng)) || !check(std::ldexp(unit(rng), -static_cast<int>(rng() % 60)))) return;
     if (!check(static_cast<double>(rng() % 100000000)) || !check(std::round(normal(rng) * 1000) / 1000)) return;
   }
+  // Integers from 2^53 to 2^64 (where the scaled ends of the rounding interval are integers, and
+  // an excluded end can be a multiple of 1000), and decimals of one to four digits at every
+  // exponent with their neighbours (ties and ends of intervals).
+  for (int i = 0; i < n / 4; ++i) {
+    const double big = std::ldexp(static_cast<double>((rng() >> 11) | (uint64_t{1} << 52)), 1 + static_cast<int>(rng() % 11));
+    if (!check(big) || !check(std::nextafter(big, 0.0))) return;
+  }
+  for (int e = -323; e <= 308; ++e) {
+    for (int j = 0; j < 8; ++j) {
+      const std::string text = std::to_string(1 + rng() % 9999) + "e" + std::to_string(e - 3);
+      const double d = std::strtod(text.c_str(), nullptr);
+      if (!check(d) || !check(std::nextafter(d, 0.0)) || !check(std::nextafter(d, INFINITY))) return;
+    }
+  }
   for (int e = -1074; e <= 1023; ++e) {
     const double p = std::ldexp(1.0, e);
     if (!check(p) || !check(std::nextafter(p, 0.0)) || !check(std::nextafter(p, INFINITY))) return;
