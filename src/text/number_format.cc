@@ -187,10 +187,10 @@ struct PowerTable {
   }
 };
 
-const PowerTable& Powers() {
-  static const PowerTable table;
-  return table;
-}
+// Built when the program starts (a few milliseconds), not on first use: a function-local static
+// made every value call a function that checks whether it was built, which cost registers.
+// Nothing formats doubles during static initialisation.
+const PowerTable kPowers;
 
 // Round-to-odd of (g1·2^63 + g0)·cp / 2^126 (the scaled value, with a sticky last bit).
 inline uint64_t ScaledRoundOdd(uint64_t g1, uint64_t g0, uint64_t cp) {
@@ -217,7 +217,7 @@ inline void JavaDecimal(int q, uint64_t c, int dk, uint64_t* f, int* e) {
     k = FloorLog10ThreeQuartersPow2(q);
   }
   const int h = q + FloorLog2Pow10(-k) + 2;
-  const PowerTable& t = Powers();
+  const PowerTable& t = kPowers;
   const uint64_t g1 = t.g1[k - kKMin], g0 = t.g0[k - kKMin];
   const uint64_t vb = ScaledRoundOdd(g1, g0, cb << h);
   const uint64_t vbl = ScaledRoundOdd(g1, g0, cbl << h);
@@ -264,7 +264,7 @@ inline void NearestShortest(int e2, uint64_t fc, uint64_t* f, int* e) {
   constexpr int kKappa = 2;
   constexpr uint32_t kBig = 1000, kSmall = 100;  // 10^(kappa+1), 10^kappa
   const int minus_k = FloorLog10Pow2(e2) - kKappa;
-  const U128 cache = Powers().cache[-minus_k - kCacheMin];
+  const U128 cache = kPowers.cache[-minus_k - kCacheMin];
   const int beta = e2 + FloorLog2Pow10(-minus_k);  // 6..9
   const uint64_t cache_hi = static_cast<uint64_t>(cache >> 64);
   const uint32_t deltai = static_cast<uint32_t>(cache_hi >> (63 - beta));  // interval width, 100..999
