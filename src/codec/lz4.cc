@@ -14,6 +14,14 @@ Result<std::string> Lz4FrameDecode(std::string_view in, size_t expected) {
     return InternalError("lz4 frame: cannot create a decompression context");
   }
   std::string out(expected, '\0');
+  // The content checksum is verified below with libxxhash: liblz4's own XXH32 (as Debian builds
+  // it) ran ~5× slower and was 12 % of a datg cat. Only for frames without block checksums, which
+  // liblz4 must go on checking (skipping turns off both kinds).
+  const uint8_t flags = in.size() > 4 ? static_cast<uint8_t>(in[4]) : 0;
+  const bool block_checksums = (flags & 0x10) != 0, content_checksum = (flags & 0x04) != 0;
+  LZ4F_decompressOptions_t options;
+  std::memset(&options, 0, sizeof(options));
+  options.skipChecksums = block_checksums ? 0 : 1;
   size_t in_pos = 0, out_pos = 0;
   size_t hint = 1;
   while (hint != 0) {
@@ -30,7 +38,7 @@ Result<std::string> Lz4FrameDecode(std::string_view in, size_t expected) {
       dst_ptr = guard;
       dst = sizeof(guard);
     }
-    hint = LZ4F_decompress(ctx, dst_ptr, &dst, in.data() + in_pos, &src, nullptr);
+    hint = LZ4F_decompress(ctx, dst_ptr, &dst, in.data() + in_pos, &src, &options);
     if (LZ4F_isError(hint)) {
       std::string why = LZ4F_getErrorName(hint);
       LZ4F_freeDecompressionContext(ctx);
@@ -53,6 +61,11 @@ Result<std::string> Lz4FrameDecode(std::string_view in, size_t expected) {
   }
   if (in_pos != in.size()) {
     return CorruptError("lz4 frame: " + std::to_string(in.size() - in_pos) + " trailing bytes after the frame");
+  }
+  if (options.skipChecksums && content_checksum) {  // the frame spans `in`: its last 4 bytes
+    uint32_t stored;
+    std::memcpy(&stored, in.data() + in.size() - 4, 4);  // little-endian host
+    if (XXH32(out.data(), out.size(), 0) != stored) return CorruptError("lz4 frame: content checksum mismatch");
   }
   return out;
 }

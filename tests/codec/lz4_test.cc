@@ -23,10 +23,11 @@ std::string Doubles(size_t n, uint32_t seed) {
   return s;
 }
 
-std::string Frame(const std::string& in, bool checksum, LZ4F_blockSizeID_t block = LZ4F_max4MB) {
+std::string Frame(const std::string& in, bool checksum, LZ4F_blockSizeID_t block = LZ4F_max4MB, bool block_checksums = false) {
   LZ4F_preferences_t prefs;
   std::memset(&prefs, 0, sizeof(prefs));
   prefs.frameInfo.contentChecksumFlag = checksum ? LZ4F_contentChecksumEnabled : LZ4F_noContentChecksum;
+  prefs.frameInfo.blockChecksumFlag = block_checksums ? LZ4F_blockChecksumEnabled : LZ4F_noBlockChecksum;
   prefs.frameInfo.blockSizeID = block;
   std::string out(LZ4F_compressFrameBound(in.size(), &prefs), '\0');
   size_t n = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs);
@@ -51,6 +52,31 @@ TEST(Lz4FrameTest, DecodesAndChecksTheContentChecksum) {
   auto empty = Lz4FrameDecode(Frame("", true), 0);
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_TRUE(empty->empty());
+}
+
+// Random bytes do not compress: the frame stores them as raw blocks, so a flipped byte inside one
+// still decodes, and only a checksum can tell.
+TEST(Lz4FrameTest, ChecksumsCatchDamageThatStillDecodes) {
+  std::mt19937 rng(5);
+  std::string in(200000, '\0');
+  for (auto& c : in) c = static_cast<char>(rng());
+  auto damaged = [](std::string f) {
+    f[1000] ^= 0x40;  // inside the first block's data
+    return f;
+  };
+  const std::string content = damaged(Frame(in, true, LZ4F_max64KB));
+  EXPECT_EQ(Lz4FrameDecode(content, in.size()).status().code(), ErrorCode::kCorrupt);
+  const std::string blocks = damaged(Frame(in, false, LZ4F_max64KB, true));
+  EXPECT_EQ(Lz4FrameDecode(blocks, in.size()).status().code(), ErrorCode::kCorrupt);
+  const std::string both = Frame(in, true, LZ4F_max64KB, true);
+  auto good = Lz4FrameDecode(both, in.size());
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  EXPECT_TRUE(*good == in);
+  EXPECT_EQ(Lz4FrameDecode(damaged(both), in.size()).status().code(), ErrorCode::kCorrupt);
+  // Without checksums the damage goes through: what the checks above stand on.
+  auto unchecked = Lz4FrameDecode(damaged(Frame(in, false, LZ4F_max64KB)), in.size());
+  ASSERT_TRUE(unchecked.ok());
+  EXPECT_FALSE(*unchecked == in);
 }
 
 std::string Chunk(const std::string& data, bool compress, uint8_t level) {
