@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 
@@ -183,6 +184,72 @@ inline char* PutIntEntry(char* p, const DenseBlock& b, uint64_t index, uint64_t 
   }
 }
 
+// What PutInts writes for `entries` consecutive entries of n values each, counted: the sizing
+// pass measures the per-sample columns (nearly all of a VCF's text) without writing them, a
+// field at a time. Without branches on the data (digit counts by comparisons, an entry's end at
+// its first fill by a mask): branching per value cost more than writing the digits did.
+template <typename T>
+inline uint32_t DigitsOf(std::make_unsigned_t<T> u) {  // in T's width: vectorisable
+  using U = std::make_unsigned_t<T>;
+  constexpr int kMax = std::numeric_limits<T>::digits10 + 1;  // digits of T's widest value
+  uint32_t n = 1;
+  U p = 10;
+  for (int d = 1; d < kMax; ++d, p = static_cast<U>(p * 10)) n += u >= p;
+  return n;
+}
+
+// Characters of one value that is not a fill: '.' for missing, else [-]digits.
+template <typename T>
+inline uint32_t ValueChars(T x) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_signed_v<T>) {
+    const U magnitude = x < 0 ? static_cast<U>(U{0} - static_cast<U>(x)) : static_cast<U>(x);
+    return (x < 0) + DigitsOf<T>(magnitude) - (x == static_cast<T>(kIntMissing));  // "-1" is written "."
+  } else {
+    return DigitsOf<T>(x);
+  }
+}
+
+template <typename T>
+uint64_t IntsLength(const T* v, uint64_t entries, uint64_t n) {
+  uint64_t len = 0;
+  constexpr bool kFills = std::is_signed_v<T>;  // an entry ends at its first fill
+  const T fill = static_cast<T>(kFills ? kIntFill : 0);
+  if (n == 1) {  // DP, GQ...: one flat loop
+    for (uint64_t e = 0; e < entries; ++e) len += (!kFills || v[e] != fill) * ValueChars(v[e]);
+  } else if (n == 2) {  // GT, AD of diploids
+    for (uint64_t e = 0; e < entries; ++e) {
+      const T a = v[2 * e], b = v[2 * e + 1];
+      const uint32_t a_in = !kFills || a != fill, b_in = a_in & (!kFills || b != fill);
+      len += a_in * ValueChars(a) + b_in * (1 + ValueChars(b));
+    }
+  } else {
+    for (uint64_t e = 0; e < entries; ++e, v += n) {
+      uint32_t alive = 1;
+      for (uint64_t c = 0; c < n; ++c) {
+        alive &= !kFills || v[c] != fill;
+        len += alive * ((c > 0) + ValueChars(v[c]));
+      }
+    }
+  }
+  return len;
+}
+
+// Entries [first, first + entries) of an integer block, n values each, counted.
+uint64_t IntEntriesLength(const DenseBlock& b, uint64_t first, uint64_t entries, uint64_t n) {
+  const uint64_t at = first * n;
+  switch (b.dtype) {
+    case DType::kInt8: return IntsLength(b.data<int8_t>() + at, entries, n);
+    case DType::kInt16: return IntsLength(b.data<int16_t>() + at, entries, n);
+    case DType::kInt32: return IntsLength(b.data<int32_t>() + at, entries, n);
+    case DType::kInt64: return IntsLength(b.data<int64_t>() + at, entries, n);
+    case DType::kUInt16: return IntsLength(b.data<uint16_t>() + at, entries, n);
+    case DType::kUInt32: return IntsLength(b.data<uint32_t>() + at, entries, n);
+    case DType::kUInt64: return IntsLength(b.data<uint64_t>() + at, entries, n);
+    default: return IntsLength(b.data<uint8_t>() + at, entries, n);  // kUInt8, kBool
+  }
+}
+
 void WriteOther(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   if (IsString(b.dtype)) {
     for (uint64_t c = 0; c < n; ++c) {
@@ -319,6 +386,18 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
     out->append(Header());
     return OkStatus();
   }
+  return Render(k, out, nullptr);
+}
+
+Result<std::optional<uint64_t>> VcfSource::MeasureChunk(uint64_t k) const {
+  if (k == 0) return std::optional<uint64_t>();  // the header is rendered
+  std::string text;
+  uint64_t samples = 0;
+  RETURN_IF_ERROR(Render(k, &text, &samples));
+  return std::optional<uint64_t>(text.size() + samples);
+}
+
+Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured) const {
   const auto& s = *store_;
   const uint64_t r = rows_per_chunk_;
   const uint64_t v0 = (k - 1) * r, v1 = std::min(v0 + r, s.num_variants());
@@ -437,7 +516,12 @@ Status VcfSource::RenderChunk(uint64_t k, std::string* out) const {
           all_ints = all_ints && IsIntType(b.format[j].dtype);
           sample_max += 1 + per_sample[j] * (MaxChars(b.format[j].dtype) + 1);
         }
-        if (all_ints) {  // the common case: every sample in one reservation, no indirect calls
+        if (all_ints && measured != nullptr) {  // sizing: the sample columns counted, not written
+          uint64_t len = ns * ((gt_present ? 1 : 0) + active.size());  // '\t' and ':'s
+          if (gt_present) len += IntEntriesLength(*b.genotype, row * ns, ns, ploidy);
+          for (size_t j : active) len += IntEntriesLength(b.format[j], row * ns, ns, per_sample[j]);
+          *measured += len;
+        } else if (all_ints) {  // the common case: every sample in one reservation, no indirect calls
           char* p = o.Reserve(ns * sample_max);
           for (uint64_t smp = 0; smp < ns; ++smp) {
             *p++ = '\t';

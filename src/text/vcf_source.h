@@ -21,12 +21,17 @@ class VcfSource : public RecordSource {
 
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
+  // Records are rendered but their per-sample integer columns only counted.
+  Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
   std::string Describe() const override { return name_ + " of " + store_->Describe(); }
 
   std::string Header() const;
 
  private:
   bool with_samples() const { return view_ == View::kFull && !store_->samples().empty(); }
+  // Records of chunk k ≥ 1 into out; with `measured`, the all-integer sample columns are not
+  // written but their length added to *measured.
+  Status Render(uint64_t k, std::string* out, uint64_t* measured) const;
 
   std::shared_ptr<const formats::vcz::Store> store_;
   View view_;

@@ -16,11 +16,19 @@
 namespace omicsfs::text {
 namespace {
 
+// Every chunk rendered; and measured by the sizing pass to exactly its rendered length.
 std::string RenderAll(const VcfSource& s) {
   std::string out;
   for (uint64_t k = 0; k < s.ChunkCount(); ++k) {
-    Status st = s.RenderChunk(k, &out);
+    std::string chunk;
+    Status st = s.RenderChunk(k, &chunk);
     EXPECT_TRUE(st.ok()) << st.ToString();
+    auto measured = s.MeasureChunk(k);
+    EXPECT_TRUE(measured.ok()) << measured.status().ToString();
+    if (measured.ok() && measured->has_value()) {
+      EXPECT_EQ(**measured, chunk.size()) << s.Describe() << " chunk " << k;
+    }
+    out += chunk;
   }
   return out;
 }
@@ -77,6 +85,21 @@ TEST(VcfTypes, UnsignedSixtyFourBitFieldsAreIntegers) {
     std::memcpy(&chunk[i * 8], &v, 8);
   }
   blobs["call_XU/0/0"] = chunk;
+  // And a signed field with negatives, missing (-1) and fill (-2) values: lengths of every kind.
+  blobs["call_XS/.zarray"] = R"({"chunks":[9,3,2],"compressor":null,"dimension_separator":"/","dtype":"<i4",)"
+                             R"("fill_value":-2,"filters":null,"order":"C","shape":[9,3,2],"zarr_format":2})";
+  blobs["call_XS/.zattrs"] = R"({"_ARRAY_DIMENSIONS":["variants","samples","FORMAT_XS_dim"],"description":"signed"})";
+  const int32_t kinds[] = {-1, -7777, 123456789, -2, 10000, INT32_MIN, 100000000, 0, 9999};
+  std::string signed_chunk(54 * 4, '\0');
+  for (int i = 0; i < 54; ++i) std::memcpy(&signed_chunk[i * 4], &kinds[(i * 5) % 9], 4);
+  blobs["call_XS/0/0/0"] = signed_chunk;
+  blobs["call_XT/.zarray"] = R"({"chunks":[9,3],"compressor":null,"dimension_separator":"/","dtype":"<i2",)"
+                             R"("fill_value":-2,"filters":null,"order":"C","shape":[9,3],"zarr_format":2})";
+  blobs["call_XT/.zattrs"] = R"({"_ARRAY_DIMENSIONS":["variants","samples"],"description":"one signed value"})";
+  const int16_t one[] = {-2, -1, -32768, 10000, 7, -2, 9999, 0, -300};
+  std::string one_chunk(27 * 2, '\0');
+  for (int i = 0; i < 27; ++i) std::memcpy(&one_chunk[i * 2], &one[(i * 7) % 9], 2);
+  blobs["call_XT/0/0"] = one_chunk;
   auto store = formats::vcz::Store::Open(std::make_shared<io::MemoryBlobStore>(std::move(blobs)));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   const std::string vcf = RenderAll(VcfSource(*store, VcfSource::View::kFull, "v"));
@@ -84,6 +107,9 @@ TEST(VcfTypes, UnsignedSixtyFourBitFieldsAreIntegers) {
   EXPECT_NE(vcf.find(":1007\t"), std::string::npos);
   EXPECT_NE(vcf.find(":2007\n"), std::string::npos);
   EXPECT_NE(vcf.find(":18446744073709551615\n"), std::string::npos) << vcf.substr(vcf.size() - 300);
+  EXPECT_NE(vcf.find("-2147483648"), std::string::npos);
+  EXPECT_NE(vcf.find(",-7777"), std::string::npos);
+  EXPECT_NE(vcf.find(":-32768"), std::string::npos);
 }
 
 }  // namespace
