@@ -48,7 +48,18 @@ Meta MetaOf(const struct stat& st) {
 
 class Builder {
  public:
-  Builder(Tree* tree, const DiscoverOptions& options) : tree_(tree), options_(options) {}
+  Builder(Tree* tree, const DiscoverOptions& options) : tree_(tree), options_(options) {
+    // index_dir inside SOURCE holds omicsfs's own files (size indexes, transposed copies): it is
+    // not mirrored, like a store's internal files. Recognised by device and inode, whatever the
+    // path's spelling; only entries with its name are checked.
+    struct stat st;
+    if (!options_.index_dir.empty() && ::stat(options_.index_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      index_dev_ = st.st_dev;
+      index_ino_ = st.st_ino;
+      index_name_ = fs::path(options_.index_dir).lexically_normal().filename().string();
+      if (index_name_.empty() || index_name_ == ".") index_name_ = fs::path(options_.index_dir).lexically_normal().parent_path().filename().string();
+    }
+  }
 
   Ino AddDir(Ino parent, const std::string& name, const Meta& meta) {
     Node n;
@@ -140,10 +151,16 @@ class Builder {
     if (!name.empty()) vpath = vpath.empty() ? name : vpath + "/" + name;
     return options_.previous->CopyInto(vpath, stamp.change, *tree_, parent);
   }
-  static std::vector<std::string> FilesBelow(const std::string& dir) {
+  // The files of a store directory (its fingerprint), without the index directory inside it:
+  // writing an index must not make the store look changed.
+  std::vector<std::string> FilesBelow(const std::string& dir) const {
     std::vector<std::string> out{dir};
     fs_error ec;
     for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (IsIndexDir(it->path().filename().string(), it->path().string())) {
+        it.disable_recursion_pending();
+        continue;
+      }
       out.push_back(it->path().string());
     }
     std::sort(out.begin(), out.end());
@@ -333,6 +350,12 @@ class Builder {
         std::shared_ptr<const std::vector<std::string>>(f, &f->col_names()), Layout::kOnePerLine, 0, "colnames.txt of " + path));
   }
 
+  bool IsIndexDir(const std::string& name, const std::string& path) const {
+    if (index_name_.empty() || name != index_name_) return false;
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == index_dev_ && st.st_ino == index_ino_;
+  }
+
   void MirrorDir(Ino dir, const std::string& path) {
     fs_error ec;
     std::vector<std::string> names;
@@ -354,6 +377,10 @@ class Builder {
     }
     for (const auto& n : names) {
       if (consumed.count(n) && !datg.count(n)) continue;
+      if (IsIndexDir(n, path + "/" + n)) {
+        LogDebug(path + "/" + n + ": the index directory, not mirrored");
+        continue;
+      }
       if (datg.count(n)) {
         AddDatgStore(dir, n, path + "/" + n, path + "/" + n.substr(0, n.size() - 5));
       } else {
@@ -404,6 +431,9 @@ class Builder {
  private:
   Tree* tree_;
   const DiscoverOptions& options_;
+  dev_t index_dev_ = 0;
+  ino_t index_ino_ = 0;
+  std::string index_name_;  // empty: no index directory to hide
   std::string fingerprint_;  // of the store whose views are being added
 };
 

@@ -503,5 +503,48 @@ TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
   EXPECT_NE(m->Log().find("not writable"), std::string::npos) << m->Log();
 }
 
+// index_dir inside SOURCE holds omicsfs's own files: it is not mirrored (another directory of
+// the same name is), and inside a store given as SOURCE it is not part of the store's
+// fingerprint, so writing an index does not make the next mount see a changed store.
+TEST(PersistedIndex, IndexDirInsideSourceIsNotMirrored) {
+  TempDir src;
+  auto spec = testutil::RandomMatrix(200, 100, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 7);
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
+  fs::create_directories(src.path() / "sub" / ".idx");
+  std::ofstream(src.str() + "/sub/.idx/mine.txt") << "a user's file\n";
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), {"-o", "index_dir=" + src.str() + "/.idx"});
+    ASSERT_NE(m, nullptr);
+    std::string mtx;
+    ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &mtx));  // writes an index
+    ASSERT_FALSE(fs::is_empty(src.path() / ".idx"));
+    std::vector<std::string> names;
+    for (auto& e : fs::directory_iterator(m->path())) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"m.packed", "sub"}));
+    std::string mine;
+    ASSERT_TRUE(ReadWhole(m->path() + "/sub/.idx/mine.txt", &mine));
+    EXPECT_EQ(mine, "a user's file\n");
+  }
+  // A store as SOURCE, its index directory inside it (spelled differently on the second mount).
+  const std::string store = src.str() + "/m.packed";
+  const std::vector<std::string> opts = {"-d", "-o", "index_dir=" + store + "/idx"};
+  std::string first;
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, store, opts);
+    ASSERT_NE(m, nullptr);
+    ASSERT_TRUE(ReadWhole(m->path() + "/matrix.mtx", &first));
+    for (auto& e : fs::directory_iterator(m->path())) EXPECT_NE(e.path().filename().string(), "idx");
+  }
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, store, {"-d", "-o", "index_dir=" + store + "/./idx/"});
+    ASSERT_NE(m, nullptr);
+    std::string again;
+    ASSERT_TRUE(ReadWhole(m->path() + "/matrix.mtx", &again));
+    EXPECT_TRUE(again == first);
+    EXPECT_NE(m->Log().find("size from the persisted index"), std::string::npos) << m->Log();
+  }
+}
+
 }  // namespace
 }  // namespace omicsfs
