@@ -189,8 +189,9 @@ struct PowerTable {
 
 // Built when the program starts (a few milliseconds), not on first use: a function-local static
 // made every value call a function that checks whether it was built, which cost registers.
-// Nothing formats doubles during static initialisation.
-const PowerTable kPowers;
+// Built before the default-priority static initialisers of every other file, so that none of
+// them could format with an empty table.
+__attribute__((init_priority(101))) const PowerTable kPowers;
 
 // Round-to-odd of (g1·2^63 + g0)·cp / 2^126 (the scaled value, with a sticky last bit).
 inline uint64_t ScaledRoundOdd(uint64_t g1, uint64_t g0, uint64_t cp) {
