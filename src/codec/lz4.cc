@@ -17,7 +17,8 @@ Result<std::string> Lz4FrameDecode(std::string_view in, size_t expected) {
   // The content checksum is verified below with libxxhash: liblz4's own XXH32 (as Debian builds
   // it) ran ~5× slower and was 12 % of a datg cat. Only for frames without block checksums, which
   // liblz4 must go on checking (skipping turns off both kinds).
-  const uint8_t flags = in.size() > 4 ? static_cast<uint8_t>(in[4]) : 0;
+  const bool frame = in.size() > 4 && std::memcmp(in.data(), "\x04\x22\x4d\x18", 4) == 0;  // not a skippable one
+  const uint8_t flags = frame ? static_cast<uint8_t>(in[4]) : 0;
   const bool block_checksums = (flags & 0x10) != 0, content_checksum = (flags & 0x04) != 0;
   LZ4F_decompressOptions_t options;
   std::memset(&options, 0, sizeof(options));

@@ -5,9 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "text/digits.h"
 
 namespace omicsfs::text {
 
@@ -319,57 +317,6 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// The eight digits of x (< 10^8), zero-padded, as ASCII in memory order in one 64-bit word. SWAR:
-// x splits into two 4-digit lanes of 32 bits, each into two 2-digit lanes of 16 bits, each into
-// two digits of 8 bits, with multiply-shift divisions that stay exact inside each lane (4-digit
-// lanes: y·10486 >> 20 = y / 100 for y < 10^4; 2-digit lanes: y·103 >> 10 = y / 10 for y < 100)
-// and products that never carry into the next lane.
-inline uint64_t Digits8(uint32_t x) {
-  uint64_t y = (x / 10000) | uint64_t{x % 10000} << 32;
-  const uint64_t hundreds = ((y * 10486) >> 20) & 0x0000007F0000007FULL;
-  y = hundreds | (y - hundreds * 100) << 16;
-  const uint64_t tens = ((y * 103) >> 10) & 0x000F000F000F000FULL;
-  y = tens | (y - tens * 10) << 8;
-  return y | 0x3030303030303030ULL;
-}
-
-// The sixteen digits of x (< 10^16), zero-padded, as ASCII in memory order in two words (the
-// first eight digits in *first). With SSE2 the 16 digits come out of vector multiplies: the
-// scalar version needs ~12 multiplies on the one scalar multiplier, which the shortest-decimal
-// step keeps busy already (3.5 → ~1 ns per value). Checked on every 8-digit half, both halves.
-inline void Digits16(uint64_t x, uint64_t* first, uint64_t* second) {
-  const uint32_t hi8 = static_cast<uint32_t>(x / 100000000), lo8 = static_cast<uint32_t>(x % 100000000);
-#if defined(__SSE2__)
-  const __m128i v = _mm_set_epi64x(lo8, hi8);
-  const __m128i q = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi32(static_cast<int>(0xD1B71759u))), 45);  // v / 10^4
-  const __m128i r = _mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
-  const __m128i u = _mm_or_si128(q, _mm_slli_epi64(r, 32));  // 32-bit lanes: qh rh ql rl
-  const __m128i p = _mm_packs_epi32(u, u);                    // 16-bit lanes: qh rh ql rl qh rh ql rl
-  const __m128i d = _mm_unpacklo_epi16(p, p);                 // qh qh rh rh ql ql rl rl
-  // Each 4-digit y in four 16-bit lanes: floor(y / 10^3, 10^2, 10, 1) = mulhi(mulhi(4y, m), 2^(16 - s))
-  // with s = 10, 7, 3, 1 (exact for y < 10^4); a digit is that minus 10 times the lane before.
-  const __m128i m = _mm_setr_epi16(16778, 20972, 13108, -32768, 16778, 20972, 13108, -32768);
-  const __m128i s = _mm_setr_epi16(64, 512, 8192, -32768, 64, 512, 8192, -32768);
-  auto digits = [&](__m128i y) {
-    const __m128i f = _mm_mulhi_epu16(_mm_mulhi_epu16(_mm_slli_epi16(y, 2), m), s);
-    return _mm_sub_epi16(f, _mm_mullo_epi16(_mm_slli_epi64(f, 16), _mm_set1_epi16(10)));
-  };
-  const __m128i text = _mm_or_si128(
-      _mm_packus_epi16(digits(_mm_unpacklo_epi32(d, d)), digits(_mm_unpackhi_epi32(d, d))), _mm_set1_epi8('0'));
-  *first = static_cast<uint64_t>(_mm_cvtsi128_si64(text));
-  *second = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(text, text)));
-#else
-  *first = Digits8(hi8);
-  *second = Digits8(lo8);
-#endif
-}
-
-// How many of the eight digits in w (from Digits8) end in '0', counted from the last.
-inline int TrailingZeroDigits(uint64_t w) {
-  const uint64_t nonzero = ((w & 0x0F0F0F0F0F0F0F0FULL) + 0x7F7F7F7F7F7F7F7FULL) & 0x8080808080808080ULL;
-  return nonzero == 0 ? 8 : __builtin_clzll(nonzero) >> 3;
-}
-
 constexpr uint64_t kPow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
                                  100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
                                  1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
@@ -447,18 +394,17 @@ char* WriteJavaDouble(char* p, double v) {
   int e = 0;
   ShortestDecimal(biased, frac, &f, &e);
   // f scaled to exactly 17 digits D[0..16] (the zeros it gains are trailing zeros, not printed):
-  // D[0] alone, D[1..8] and D[9..16] as two words of ASCII in memory order. The text is built in
-  // registers and written with unaligned stores only: copying out of a stack buffer reloaded
-  // bytes just stored at other offsets, which the CPU cannot forward from its store buffer.
+  // D[0] alone, D[1..8] and D[9..16] as two words of ASCII in memory order; the text is built in
+  // registers and written with unaligned stores, without a round trip through a stack buffer.
   const int n = DigitCount(f);
   const int exponent = e + n - 1;  // v ≈ D[0].D[1]D[2]…·10^exponent
   const uint64_t f17 = f * kPow10[17 - n];
   const uint64_t rest = f17 % 10000000000000000ULL;
   const uint64_t d0 = '0' + f17 / 10000000000000000ULL;
   uint64_t w1, w2;
-  Digits16(rest, &w1, &w2);
-  const int tz2 = TrailingZeroDigits(w2);
-  const int sig = 17 - (tz2 < 8 ? tz2 : 8 + TrailingZeroDigits(w1));  // digits printed (>= 1)
+  digits::Digits16(rest, &w1, &w2);
+  const int tz2 = digits::TrailingZeros(w2);
+  const int sig = 17 - (tz2 < 8 ? tz2 : 8 + digits::TrailingZeros(w1));  // digits printed (>= 1)
   const uint64_t x = d0 | w1 << 8, y = w1 >> 56 | w2 << 8, z = w2 >> 56;  // D[0..7], D[8..15], D[16]
   if (exponent >= -3 && exponent < 7) {  // 10^-3 <= |v| < 10^7: plain notation
     // Both layouts computed and one chosen without branches (which one wins is as unpredictable
