@@ -1,5 +1,6 @@
 #include "mount/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace omicsfs::mount {
@@ -47,6 +48,8 @@ Status ApplyOption(const std::string& opt, Options* o) {
     o->h5vet_helper = value;
   } else if (key == "direct_io") {
     o->direct_io = true;
+  } else if (key == "no_default_permissions") {
+    o->no_default_permissions = true;
   } else if (key == "rebuild_index") {
     o->rebuild_index = true;
   } else if (key == "ro" || key == "rw" || key == "noauto" || key == "auto" || key == "nofail" ||
@@ -143,6 +146,17 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
   }
   o.source = positional[0];
   if (o.index_dir.empty()) o.index_dir = DefaultIndexDir();
+  // Without default_permissions the kernel leaves permission checks to the daemon, which does
+  // none: under allow_other every local user would read every store of the mounting user.
+  auto has = [&](const char* f) {
+    return std::find(o.fuse_options.begin(), o.fuse_options.end(), f) != o.fuse_options.end();
+  };
+  if (has("allow_other") && !has("default_permissions") && !o.no_default_permissions) {
+    o.fuse_options.push_back("default_permissions");
+  }
+  if (o.no_default_permissions && has("default_permissions")) {
+    return InvalidArgumentError("no_default_permissions contradicts default_permissions");
+  }
   return o;
 }
 
@@ -173,7 +187,12 @@ options:
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
      index_max_age=DAYS  remove index files unused for DAYS at mount (default 30; 0 = never)
-     allow_other, default_permissions, ...   passed to FUSE
+     allow_other       let other users read the mount; implies default_permissions: the
+                       kernel enforces the modes shown, which are those of the sources
+                       (a view is readable by whom can read every file of its store)
+     no_default_permissions  with allow_other, check no permissions: every user reads
+                       everything the mounting user can (use only on single-user hosts)
+     default_permissions, allow_root, ...   passed to FUSE
   -h, --help           this text
   -V, --version        version
 

@@ -29,6 +29,9 @@ struct Options {
   bool rebuild_index = false;
   double h5vet_s = 60;  // HDF5 files are parsed first by a helper process with this time limit; 0: not
   std::string h5vet_helper;  // the helper (empty: omicsfs-h5vet beside this executable)
+  // allow_other implies default_permissions (the kernel checks the modes omicsfs reports, which
+  // are those of the sources); this turns that off explicitly.
+  bool no_default_permissions = false;
   std::vector<std::string> fuse_options;  // passed through to libfuse (allow_other, …)
 };
 

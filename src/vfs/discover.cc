@@ -61,11 +61,18 @@ class Builder {
     }
   }
 
-  Ino AddDir(Ino parent, const std::string& name, const Meta& meta) {
+  // A directory of SOURCE keeps its read and search bits as they are (under default_permissions
+  // the kernel enforces them: who cannot enter it on disk cannot enter it here). A directory made
+  // from a file (HDF5 groups, NAME.datg/) can be entered by whoever can read the file.
+  static mode_t DirPerm(const Meta& meta, bool from_file) {
+    return from_file ? (meta.perm & 0444) | ((meta.perm & 0444) >> 2) : meta.perm & 0555;
+  }
+
+  Ino AddDir(Ino parent, const std::string& name, const Meta& meta, bool from_file = false) {
     Node n;
     n.name = name;
     n.kind = NodeKind::kDirectory;
-    n.perm = (meta.perm & 0555) | ((meta.perm & 0444) >> 2);  // readable dirs are listable
+    n.perm = DirPerm(meta, from_file);
     n.mtime = meta.mtime;
     n.uid = meta.uid;
     n.gid = meta.gid;
@@ -123,6 +130,8 @@ class Builder {
     std::string change;
     ChangeGuard guard;
     struct timespec newest_mtime {};
+    // The read bits every file of the store has: a view shows only what all of its sources allow.
+    mode_t readable = 0444;
   };
   static Stamp StampOf(const std::string& store, const std::vector<std::string>& files) {
     Stamp s;
@@ -137,6 +146,7 @@ class Builder {
       s.change += line + " " + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec) + " " +
                   std::to_string(st.st_mode) + "\n";
       s.guard.Observe(st);
+      s.readable &= st.st_mode;
       if (Later(st.st_mtim, s.newest_mtime)) s.newest_mtime = st.st_mtim;
     }
     s.guard.active = true;
@@ -207,6 +217,7 @@ class Builder {
 
   void AddDirStore(Ino dir, const std::string& path, Meta meta, const Stamp& stamp) {
     meta.mtime = stamp.newest_mtime;  // the store's mtime: the newest of its directory and files
+    meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
     auto store = io::DirArrayStore::Open(path, stamp.guard);
     if (!store.ok()) return AddStoreViews(dir, meta, store.status());
@@ -214,8 +225,9 @@ class Builder {
   }
 
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
-  void AddVczStore(Ino dir, const std::string& path, const std::string& name, const Meta& meta,
+  void AddVczStore(Ino dir, const std::string& path, const std::string& name, Meta meta,
                    const Stamp& stamp) {
+    meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
     auto store = formats::vcz::Store::Open(path, stamp.guard, options_.pool);
     if (!store.ok()) return AddError(dir, meta, store.status());
@@ -256,7 +268,7 @@ class Builder {
       while (pos < g.group.size()) {  // create the intermediate group directories
         size_t slash = g.group.find('/', pos);
         if (slash == std::string::npos) slash = g.group.size();
-        at = AddDir(at, g.group.substr(pos, slash - pos), meta);
+        at = AddDir(at, g.group.substr(pos, slash - pos), meta, /*from_file=*/true);
         if (at == 0) break;
         pos = slash + 1;
       }
@@ -319,7 +331,7 @@ class Builder {
         Ino file = AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size, stamp.guard));
         if (file != 0) tree_->node(file).fingerprint = stamp.change;
       } else {
-        Ino dir = AddDir(parent, name, meta);
+        Ino dir = AddDir(parent, name, meta, /*from_file=*/true);
         if (dir == 0) return;
         tree_->node(dir).fingerprint = stamp.change;
         AddHdf5Stores(dir, path, meta, stores, stamp);
@@ -335,7 +347,8 @@ class Builder {
     Meta meta = MetaOf(st);
     const Stamp stamp = StampOf(path, {path, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
     if (Reuse(parent, name, stamp)) return;
-    Ino dir = AddDir(parent, name, meta);
+    meta.perm &= stamp.readable;
+    Ino dir = AddDir(parent, name, meta, /*from_file=*/true);
     if (dir == 0) return;
     tree_->node(dir).fingerprint = stamp.change;
     fingerprint_ = stamp.index;
@@ -394,7 +407,7 @@ class Builder {
     if (::stat(source.c_str(), &st) != 0) return IoError(source, errno);
     Meta meta = MetaOf(st);
     Node& root = tree_->root();
-    root.perm = (meta.perm & 0555) | ((meta.perm & 0444) >> 2);
+    root.perm = DirPerm(meta, /*from_file=*/S_ISREG(st.st_mode));
     root.mtime = meta.mtime;
     root.uid = meta.uid;
     root.gid = meta.gid;
