@@ -3,7 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -20,6 +24,7 @@
 #include "io/h5_vet.h"
 #include "mount/fuse_ops.h"
 #include "mount/rescan.h"
+#include "mount/setup.h"
 #include "text/index_store.h"
 #include "text/prefetcher.h"
 #include "util/fs.h"
@@ -43,27 +48,49 @@ io::H5Vetter VetterFor(const Options& o) {
   return v;
 }
 
-vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, cache::CachePool* pool,
+vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, const std::string& index_dir, cache::CachePool* pool,
                                         text::Prefetcher* prefetcher, const text::IndexStore* index) {
   vfs::DiscoverOptions d;
   d.pool = pool;
   d.h5vet = VetterFor(o);
   d.sizing.prefetcher = prefetcher;
   d.sizing.index = index;
-  d.index_dir = o.index_dir;
+  d.sizing.progress_s = o.progress_s;
+  d.index_dir = index_dir;
+  d.follow_symlinks = o.follow_symlinks;
   return d;
 }
 
-Result<std::shared_ptr<vfs::Tree>> Build(const Options& o, cache::CachePool* pool,
-                                         text::Prefetcher* prefetcher = nullptr,
-                                         const text::IndexStore* index = nullptr) {
-  const vfs::DiscoverOptions d = DiscoverOptionsFor(o, pool, prefetcher, index);
+Status CheckHelper(const vfs::DiscoverOptions& d) {
   if (d.h5vet.enabled() && ::access(d.h5vet.helper.c_str(), X_OK) != 0) {
     return NotFoundError("the HDF5 vetting helper " + d.h5vet.helper +
                          " is missing (install it beside omicsfs, name it with -o h5vet_helper=PATH, "
                          "or parse HDF5 files unvetted with -o h5vet=0)");
   }
-  return vfs::Discover(o.source, d);
+  return OkStatus();
+}
+
+Result<std::shared_ptr<vfs::Tree>> Build(const vfs::DiscoverOptions& d, const std::string& source) {
+  RETURN_IF_ERROR(CheckHelper(d));
+  return vfs::Discover(source, d);
+}
+
+// ls, cat and index report only what was asked: discovery's lines about other stores (and a
+// failed read's own log line) are not printed; the command prints its one line.
+void Quiet(const Options& o) {
+  if (!o.debug) SetLogLevel(LogLevel::kSilent);
+}
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "omicsfs: %s\n", message.c_str());
+  return code;
+}
+
+std::string ModeString(const vfs::Attr& a) {
+  std::string m = S_ISDIR(a.mode) ? "d" : S_ISLNK(a.mode) ? "l" : "-";
+  const char* rwx = "rwxrwxrwx";
+  for (int i = 0; i < 9; ++i) m += (a.mode & (0400 >> i)) ? rwx[i] : '-';
+  return m;
 }
 
 // Read-ahead workers: one more than the cores, so rendering keeps every core busy while FUSE
@@ -106,62 +133,62 @@ bool WriteAll(int fd, const char* p, size_t n) {
 }  // namespace
 
 int RunLs(const Options& o) {
+  Quiet(o);
   cache::CachePool pool(o.cache_size);
-  auto tree = Build(o, &pool);
-  if (!tree.ok()) {
-    LogError(tree.status().message());
-    return kExitSource;
-  }
+  auto tree = Build(DiscoverOptionsFor(o, "", &pool, nullptr, nullptr), o.source);
+  if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   auto ino = (*tree)->Resolve(o.vpath);
-  if (!ino.ok()) {
-    LogError(ino.status().message());
-    return kExitUsage;
-  }
+  if (!ino.ok()) return Fail(kExitUsage, ino.status().message());
+  int rc = kExitOk;
+  auto line = [&](vfs::Ino at, const std::string& name, bool dir) -> std::string {
+    std::string prefix;
+    if (o.long_listing) {
+      auto attr = (*tree)->GetAttr(at);  // sizes a view: -l asks for its size
+      if (!attr.ok()) {
+        rc = Fail(kExitRead, name + ": " + attr.status().message());
+        return "";
+      }
+      char size[32];
+      std::snprintf(size, sizeof size, " %14llu ", static_cast<unsigned long long>(attr->size));
+      prefix = ModeString(*attr) + size;
+    }
+    return prefix + name + (dir ? "/" : "") + "\n";
+  };
   std::string out;
   auto entries = (*tree)->ReadDir(*ino);
   if (!entries.ok()) {
-    out = o.vpath + "\n";
+    out = line(*ino, o.vpath, false);
   } else {
     for (const auto& e : *entries) {
       if (e.name == "." || e.name == "..") continue;
-      out += e.name;
-      if (e.kind == vfs::NodeKind::kDirectory) out += '/';
-      out += '\n';
+      out += line(e.ino, e.name, e.kind == vfs::NodeKind::kDirectory);
     }
   }
-  return WriteAll(STDOUT_FILENO, out.data(), out.size()) ? kExitOk : kExitSource;
+  if (!WriteAll(STDOUT_FILENO, out.data(), out.size())) return kExitRead;
+  return rc;
 }
 
 int RunCat(const Options& o) {
+  Quiet(o);
+  auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
+  if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
   cache::CachePool pool(o.cache_size);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
   prefetcher.Start(Workers());
-  text::IndexStore index(o.index_dir, o.rebuild_index);
-  auto tree = Build(o, &pool, &prefetcher, &index);
-  if (!tree.ok()) {
-    LogError(tree.status().message());
-    return kExitSource;
-  }
+  text::IndexStore index(*index_dir, o.rebuild_index);
+  auto tree = Build(DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index), o.source);
+  if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   auto ino = (*tree)->Resolve(o.vpath);
-  if (!ino.ok()) {
-    LogError(ino.status().message());
-    return kExitUsage;
-  }
+  if (!ino.ok()) return Fail(kExitUsage, ino.status().message());
   auto content = (*tree)->Open(*ino, O_RDONLY);
-  if (!content.ok()) {
-    LogError(o.vpath + ": " + content.status().message());
-    return kExitUsage;
-  }
+  if (!content.ok()) return Fail(kExitUsage, o.vpath + ": " + content.status().message());
   constexpr uint64_t kStep = 1 << 20;
   for (uint64_t off = 0;; off += kStep) {
     auto pieces = (*content)->Read(off, kStep);
-    if (!pieces.ok()) {
-      LogError(o.vpath + ": " + pieces.status().message());
-      return kExitSource;
-    }
+    if (!pieces.ok()) return Fail(kExitRead, o.vpath + ": " + pieces.status().message());
     uint64_t got = 0;
     for (const auto& p : *pieces) {
-      if (!WriteAll(STDOUT_FILENO, p.buffer->data() + p.offset, p.length)) return kExitSource;
+      if (!WriteAll(STDOUT_FILENO, p.buffer->data() + p.offset, p.length)) return kExitRead;
       got += p.length;
     }
     if (got < kStep) break;
@@ -169,64 +196,182 @@ int RunCat(const Options& o) {
   return kExitOk;
 }
 
+// Every file of the tree, with its path.
+void CollectFiles(const vfs::Tree& tree, vfs::Ino dir, const std::string& path,
+                  std::vector<std::pair<std::string, vfs::Ino>>* out) {
+  auto entries = tree.ReadDir(dir);
+  if (!entries.ok()) return;
+  for (const auto& e : *entries) {
+    if (e.name == "." || e.name == "..") continue;
+    const std::string p = path.empty() ? e.name : path + "/" + e.name;
+    if (e.kind == vfs::NodeKind::kDirectory) CollectFiles(tree, e.ino, p, out);
+    if (e.kind == vfs::NodeKind::kFile) out->emplace_back(p, e.ino);
+  }
+}
+
+// `omicsfs index`: sizes every view (transposed copies and indexes included) into index_dir, two
+// views at a time (each pass already uses every core), with a progress bar on a terminal and a
+// line every `progress` seconds otherwise.
+int RunIndex(const Options& o) {
+  Quiet(o);
+  auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
+  if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
+  if (index_dir->empty()) return Fail(kExitUsage, "index: no index_dir to write to (name one with -o index_dir=DIR)");
+  cache::CachePool pool(o.cache_size);
+  text::IndexStore index(*index_dir, o.rebuild_index);
+  text::SizingOptions::Progress progress;
+  vfs::DiscoverOptions d = DiscoverOptionsFor(o, *index_dir, &pool, nullptr, &index);
+  d.sizing.progress = &progress;
+  auto tree = Build(d, o.source);
+  if (!tree.ok()) return Fail(kExitSource, tree.status().message());
+  std::vector<std::pair<std::string, vfs::Ino>> files, todo;
+  CollectFiles(**tree, vfs::kRootIno, "", &files);
+  for (const auto& f : files) {
+    auto content = (*tree)->Open(f.second, O_RDONLY);
+    if (content.ok() && !(*content)->SizeKnown()) todo.push_back(f);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::atomic<size_t> next{0}, done{0}, failed{0};
+  std::mutex out_mu;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
+      auto attr = (*tree)->GetAttr(todo[i].second);
+      std::lock_guard lock(out_mu);
+      if (!attr.ok()) {
+        ++failed;
+        std::fprintf(stderr, "\romicsfs: %s: %s\n", todo[i].first.c_str(), attr.status().message().c_str());
+      }
+      ++done;
+    }
+  };
+  const bool tty = ::isatty(STDERR_FILENO);
+  auto report = [&](bool last) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const uint64_t total = progress.chunks_total.load(), sized = progress.chunks_done.load();
+    std::lock_guard lock(out_mu);
+    if (tty) {
+      const size_t width = 30, filled = todo.empty() ? width : width * done.load() / todo.size();
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu views, %llu/%llu chunks, %.0f s%s", std::string(filled, '#').c_str(),
+                   std::string(width - filled, ' ').c_str(), done.load(), todo.size(),
+                   static_cast<unsigned long long>(sized), static_cast<unsigned long long>(total), s, last ? "\n" : "");
+    } else {
+      std::fprintf(stderr, "omicsfs: index: %zu/%zu views, %llu/%llu chunks, %.0f s\n", done.load(), todo.size(),
+                   static_cast<unsigned long long>(sized), static_cast<unsigned long long>(total), s);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 2; ++t) workers.emplace_back(work);
+  const auto interval = std::chrono::duration<double>(tty ? 0.2 : o.progress_s);
+  auto last_report = std::chrono::steady_clock::now();
+  while (done.load() < todo.size()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (std::chrono::steady_clock::now() - last_report >= interval) {
+      report(false);
+      last_report = std::chrono::steady_clock::now();
+    }
+  }
+  for (auto& t : workers) t.join();
+  report(true);
+  std::fprintf(stderr, "omicsfs: index: %zu views sized (%zu already indexed), %zu failed, into %s\n",
+               todo.size() - failed.load(), files.size() - todo.size(), failed.load(), index_dir->c_str());
+  return failed.load() ? kExitRead : kExitOk;
+}
+
+namespace {
+
+// The FUSE session from creation to destruction; teardown written once.
+class Session {
+ public:
+  ~Session() {
+    if (se_ == nullptr) return;
+    if (mounted_) fuse_session_unmount(se_);
+    if (handlers_) fuse_remove_signal_handlers(se_);
+    fuse_session_destroy(se_);
+  }
+  Status Create(const Options& o, const char* argv0, Daemon* daemon) {
+    std::string mount_opts = "ro,fsname=" + o.source + ",subtype=omicsfs";
+    for (const auto& f : o.fuse_options) mount_opts += "," + f;
+    std::vector<std::string> args = {argv0, "-o", mount_opts};
+    if (o.debug) args.push_back("-d");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    struct fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+    se_ = fuse_session_new(&fargs, &Operations(), sizeof(fuse_lowlevel_ops), daemon);
+    fuse_opt_free_args(&fargs);
+    if (se_ == nullptr) return InvalidArgumentError("cannot create the FUSE session (bad mount options?)");
+    if (fuse_set_signal_handlers(se_) != 0) return InternalError("cannot install signal handlers");
+    handlers_ = true;
+    if (fuse_session_mount(se_, o.mountpoint.c_str()) != 0) return IoError("cannot mount at " + o.mountpoint, EIO);
+    mounted_ = true;
+    return OkStatus();
+  }
+  fuse_session* get() const { return se_; }
+
+ private:
+  fuse_session* se_ = nullptr;
+  bool handlers_ = false, mounted_ = false;
+};
+
+int Loop(const Options& o, fuse_session* se) {
+  if (o.single_threaded) return fuse_session_loop(se);
+  fuse_loop_config* cfg = fuse_loop_cfg_create();
+  fuse_loop_cfg_set_clone_fd(cfg, 0);
+  fuse_loop_cfg_set_max_threads(cfg, o.threads ? o.threads : 16);
+  fuse_loop_cfg_set_idle_threads(cfg, o.threads ? o.threads : 4);
+  const int rc = fuse_session_loop_mt(se, cfg);
+  fuse_loop_cfg_destroy(cfg);
+  return rc;
+}
+
+}  // namespace
+
 int RunMount(const Options& o, const char* argv0) {
+  if (!o.log_file.empty()) {  // named: every line goes there, from the first
+    if (Status st = SetLogFile(o.log_file); !st.ok()) return Fail(kExitUsage, st.message());
+  }
+  if (Status st = CheckMountpoint(o.mountpoint, o.source); !st.ok()) return Fail(kExitMount, st.message());
+  auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
+  if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
+  fs_error ec;  // the daemon changes directory to / when it detaches: rescans need absolute paths
+  const std::string source = fs::absolute(o.source, ec).lexically_normal().string();
+  const std::string mountpoint = fs::absolute(o.mountpoint, ec).lexically_normal().string();
+  std::string log_file = o.log_file;
+  if (log_file.empty() && !o.foreground) log_file = DefaultLogFile(mountpoint);
+
   cache::CachePool pool(o.cache_size);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
-  text::IndexStore index(o.index_dir, o.rebuild_index);
+  text::IndexStore index(*index_dir, o.rebuild_index);
   index.CollectGarbage(std::chrono::hours(24) * o.index_max_age_days);
-  auto tree = Build(o, &pool, &prefetcher, &index);
-  if (!tree.ok()) {
-    LogError(tree.status().message());
-    return kExitSource;
-  }
-  fs_error ec;  // the daemon changes directory to / when it detaches: rescans need an absolute path
-  const std::string source = fs::absolute(o.source, ec).lexically_normal().string();
   Daemon daemon;
+  vfs::DiscoverOptions discover = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
+  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree});
+  auto tree = Build(discover, o.source);
+  if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   daemon.tree = *tree;
   daemon.pool = &pool;
   daemon.direct_io = o.direct_io;
 
-  std::string mount_opts = "ro,fsname=" + o.source + ",subtype=omicsfs";
-  for (const auto& f : o.fuse_options) mount_opts += "," + f;
-  std::vector<std::string> args = {argv0, "-o", mount_opts};
-  if (o.debug) args.push_back("-d");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  struct fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
-
-  fuse_session* se = fuse_session_new(&fargs, &Operations(), sizeof(fuse_lowlevel_ops), &daemon);
-  fuse_opt_free_args(&fargs);
-  if (se == nullptr) {
-    LogError("cannot create the FUSE session (bad mount options?)");
-    return kExitUsage;
+  Session session;
+  if (Status st = session.Create(o, argv0, &daemon); !st.ok()) {
+    return Fail(st.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitMount, st.message());
   }
-  int rc = kExitOk;
-  if (fuse_set_signal_handlers(se) != 0) {
-    fuse_session_destroy(se);
-    return kExitMount;
-  }
-  if (fuse_session_mount(se, o.mountpoint.c_str()) != 0) {
-    LogError("cannot mount at " + o.mountpoint);
-    fuse_remove_signal_handlers(se);
-    fuse_session_destroy(se);
-    return kExitMount;
-  }
-  LogInfo("mounted " + o.source + " at " + o.mountpoint + " (" +
-          std::to_string(daemon.tree->size()) + " nodes)");
+  fuse_session* se = session.get();
+  LogInfo("mounted " + o.source + " at " + o.mountpoint + " (" + std::to_string(daemon.tree->size()) + " nodes)");
   if (!o.foreground) {
-    if (fuse_daemonize(0) != 0) {
-      fuse_session_unmount(se);
-      fuse_remove_signal_handlers(se);
-      fuse_session_destroy(se);
-      return kExitMount;
+    if (o.log_file.empty()) {
+      if (Status st = SetLogFile(log_file); st.ok()) {
+        LogInfo("mounted " + o.source + " at " + o.mountpoint + "; logging to " + log_file);
+      } else {
+        LogWarning(st.message() + "; logging to syslog");
+        SetLogToSyslog(true);
+      }
     }
-    SetLogToSyslog(true);
+    if (fuse_daemonize(0) != 0) return kExitMount;
   }
   prefetcher.Start(Workers());  // after fuse_daemonize: threads do not survive its fork
-  const vfs::DiscoverOptions rescan_options = DiscoverOptionsFor(o, &pool, &prefetcher, &index);
   Rescanner rescanner(
       [&](const vfs::Tree* previous) {
-        vfs::DiscoverOptions d = rescan_options;
+        vfs::DiscoverOptions d = discover;
         d.previous = previous;
         return vfs::Discover(source, d);
       },
@@ -240,24 +385,10 @@ int RunMount(const Options& o, const char* argv0) {
       RaiseReadahead(mp);
     }
   }).detach();
-  int loop;
-  if (o.single_threaded) {
-    loop = fuse_session_loop(se);
-  } else {
-    fuse_loop_config* cfg = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_clone_fd(cfg, 0);
-    fuse_loop_cfg_set_max_threads(cfg, o.threads ? o.threads : 16);
-    fuse_loop_cfg_set_idle_threads(cfg, o.threads ? o.threads : 4);
-    loop = fuse_session_loop_mt(se, cfg);
-    fuse_loop_cfg_destroy(cfg);
-  }
-  if (loop < 0) rc = kExitMount;
+  const int loop = Loop(o, se);
   rescanner.Stop();  // before the session goes: it sends notifications through it
-  fuse_session_unmount(se);
-  fuse_remove_signal_handlers(se);
-  fuse_session_destroy(se);
   LogInfo("unmounted " + o.mountpoint);
-  return rc;
+  return loop < 0 ? kExitMount : kExitOk;
 }
 
 }  // namespace omicsfs::mount

@@ -74,7 +74,7 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     std::memset(&e, 0, sizeof(e));
     e.ino = *ino;
     e.attr = ToStat(*attr);
-    e.attr_timeout = d.timeout_s;
+    e.attr_timeout = attr->uncached ? 0 : d.timeout_s;
     e.entry_timeout = d.timeout_s;
     d.tree->Remember(*ino);  // before the reply: its forget may follow at once
     if (fuse_reply_entry(req, &e) != 0) d.tree->Forget(*ino, 1);  // interrupted: never seen
@@ -98,7 +98,7 @@ void OpGetattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info*) {
     auto attr = d.tree->GetAttr(ino);
     if (!attr.ok()) return ToErrno(attr.status());
     struct stat st = ToStat(*attr);
-    fuse_reply_attr(req, &st, d.timeout_s);
+    fuse_reply_attr(req, &st, attr->uncached ? 0 : d.timeout_s);
     return 0;
   });
 }
@@ -157,9 +157,12 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
     Daemon& d = D(req);
     auto content = d.tree->Open(ino, fi->flags);
     if (!content.ok()) return ToErrno(content.status());
+    const bool uncached = (*content)->Uncached();
     fi->fh = d.open_files.Add(std::move(content).value());
-    fi->keep_cache = 1;  // an inode's content never changes (a changed file gets a new inode)
-    if (d.direct_io) fi->direct_io = 1;
+    // An inode's content never changes (a changed file gets a new inode at the next rescan);
+    // content that differs from its inode's until then is read past the kernel's caches.
+    fi->keep_cache = uncached ? 0 : 1;
+    if (d.direct_io || uncached) fi->direct_io = 1;
     if (fuse_reply_open(req, fi) != 0) d.open_files.Remove(fi->fh);  // no release will come
     return 0;
   });

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) {
-    std::fprintf(stderr, "omicsfs: %s\n\n%s", options.status().message().c_str(), UsageText());
+    std::fprintf(stderr, "omicsfs: %s\nTry 'omicsfs --help'.\n", options.status().message().c_str());
     return kExitUsage;
   }
   if (options->debug) omicsfs::SetLogLevel(omicsfs::LogLevel::kDebug);
@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
       return RunLs(*options);
     case Command::kCat:
       return RunCat(*options);
+    case Command::kIndex:
+      return RunIndex(*options);
     case Command::kMount:
       return RunMount(*options, argv[0]);
   }

@@ -7,47 +7,55 @@ namespace omicsfs::mount {
 namespace {
 
 // "OPTION=SECONDS": 0..86400, fractions allowed.
-Result<double> ParseSeconds(const std::string& key, const std::string& value) {
+Result<double> ParseSeconds(const std::string& value) {
   char* end = nullptr;
   const double seconds = std::strtod(value.c_str(), &end);
   if (value.empty() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
-    return InvalidArgumentError(key + " must be 0..86400 seconds, not '" + value + "'");
+    return InvalidArgumentError("must be 0..86400 seconds, not '" + value + "'");
   }
   return seconds;
 }
 
-Status ApplyOption(const std::string& opt, Options* o) {
-  auto eq = opt.find('=');
-  std::string key = opt.substr(0, eq);
-  std::string value = eq == std::string::npos ? "" : opt.substr(eq + 1);
+Status ApplyOptionValue(const std::string& opt, const std::string& key, const std::string& value,
+                        Options* o) {
   if (key == "cache_size") {
     ASSIGN_OR_RETURN(o->cache_size, ParseSize(value));
+    if (o->cache_size < kMinCacheSize) return InvalidArgumentError("must be at least 1M, not '" + value + "'");
   } else if (key == "index_dir") {
-    if (value.empty()) return InvalidArgumentError("index_dir needs a directory");
+    if (value.empty()) return InvalidArgumentError("needs a directory");
     o->index_dir = value;
+    o->index_dir_given = true;
+  } else if (key == "log_file") {
+    if (value.empty()) return InvalidArgumentError("needs a file");
+    o->log_file = value;
   } else if (key == "threads") {
     char* end = nullptr;
     unsigned long n = std::strtoul(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || n == 0 || n > 1024) {
-      return InvalidArgumentError("threads must be 1..1024, not '" + value + "'");
+      return InvalidArgumentError("must be 1..1024, not '" + value + "'");
     }
     o->threads = static_cast<unsigned>(n);
   } else if (key == "index_max_age") {
     char* end = nullptr;
     const unsigned long days = std::strtoul(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || days > 36500) {
-      return InvalidArgumentError("index_max_age must be a number of days, not '" + value + "'");
+      return InvalidArgumentError("must be a number of days, not '" + value + "'");
     }
     o->index_max_age_days = static_cast<unsigned>(days);
   } else if (key == "rescan") {
-    ASSIGN_OR_RETURN(o->rescan_s, ParseSeconds(key, value));
+    ASSIGN_OR_RETURN(o->rescan_s, ParseSeconds(value));
   } else if (key == "h5vet") {
-    ASSIGN_OR_RETURN(o->h5vet_s, ParseSeconds(key, value));
+    ASSIGN_OR_RETURN(o->h5vet_s, ParseSeconds(value));
+  } else if (key == "progress") {
+    ASSIGN_OR_RETURN(o->progress_s, ParseSeconds(value));
+    if (o->progress_s <= 0) return InvalidArgumentError("must be more than 0 seconds");
   } else if (key == "h5vet_helper") {
-    if (value.empty()) return InvalidArgumentError("h5vet_helper needs a path");
+    if (value.empty()) return InvalidArgumentError("needs a path");
     o->h5vet_helper = value;
   } else if (key == "direct_io") {
     o->direct_io = true;
+  } else if (key == "follow_symlinks") {
+    o->follow_symlinks = true;
   } else if (key == "no_default_permissions") {
     o->no_default_permissions = true;
   } else if (key == "rebuild_index") {
@@ -56,10 +64,21 @@ Status ApplyOption(const std::string& opt, Options* o) {
              key == "_netdev" || key == "user" || key == "users" || key == "nouser" ||
              key == "defaults" || key.rfind("x-", 0) == 0) {
     // fstab / mount(8) options: omicsfs is always read-only; the rest are mount(8)'s business.
-    if (key == "rw") return InvalidArgumentError("omicsfs is read-only (option rw)");
-  } else if (!opt.empty()) {
+    if (key == "rw") return InvalidArgumentError("omicsfs is read-only");
+  } else {
     o->fuse_options.push_back(opt);
   }
+  return OkStatus();
+}
+
+// One bad value gives one line naming its option: "cache_size: bad size 'abc'".
+Status ApplyOption(const std::string& opt, Options* o) {
+  if (opt.empty()) return OkStatus();
+  const auto eq = opt.find('=');
+  const std::string key = opt.substr(0, eq);
+  const std::string value = eq == std::string::npos ? "" : opt.substr(eq + 1);
+  Status s = ApplyOptionValue(opt, key, value, o);
+  if (!s.ok()) return InvalidArgumentError(key + ": " + s.message());
   return OkStatus();
 }
 
@@ -90,7 +109,23 @@ Result<uint64_t> ParseSize(const std::string& text) {
   else if (suffix == "T" || suffix == "t" || suffix == "TiB") mult = uint64_t{1} << 40;
   else return InvalidArgumentError("bad size suffix in '" + text + "'");
   if (n > UINT64_MAX / mult) return InvalidArgumentError("size too large: '" + text + "'");
+  if (n == 0) return InvalidArgumentError("size must not be 0");
   return static_cast<uint64_t>(n) * mult;
+}
+
+std::string DefaultLogFile(const std::string& mountpoint) {
+  std::string dir;
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) {
+    dir = std::string(x) + "/omicsfs";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    dir = std::string(h) + "/.local/state/omicsfs";
+  } else {
+    return "";
+  }
+  std::string name;
+  for (char c : mountpoint) name += c == '/' ? '-' : c;
+  while (!name.empty() && name.front() == '-') name.erase(0, 1);
+  return dir + "/" + (name.empty() ? "root" : name) + ".log";
 }
 
 std::string DefaultIndexDir() {
@@ -107,6 +142,7 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
     std::string first = argv[1];
     if (first == "ls") { o.command = Command::kLs; i = 2; }
     if (first == "cat") { o.command = Command::kCat; i = 2; }
+    if (first == "index") { o.command = Command::kIndex; i = 2; }
   }
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -114,6 +150,7 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
     if (a == "--rebuild-index") { o.rebuild_index = true; continue; }
     if (a == "--version" || a == "-V") { o.command = Command::kVersion; return o; }
     if (a == "-f") { o.foreground = true; continue; }
+    if (a == "-l" && o.command == Command::kLs) { o.long_listing = true; continue; }
     if (a == "-s") { o.single_threaded = true; continue; }
     if (a == "-d" || a == "--debug") { o.debug = true; o.foreground = true; continue; }
     if (a == "-o") {
@@ -141,6 +178,9 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
       if (positional.size() != 2) return InvalidArgumentError("expected SOURCE VPATH");
       o.vpath = positional[1];
       break;
+    case Command::kIndex:
+      if (positional.size() != 1) return InvalidArgumentError("expected SOURCE");
+      break;
     default:
       break;
   }
@@ -162,26 +202,43 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
 
 const char* UsageText() {
   return R"(usage: omicsfs [options] SOURCE MOUNTPOINT   mount SOURCE read-only at MOUNTPOINT
-       omicsfs ls  [options] SOURCE [VPATH]  list the virtual tree without mounting
+       omicsfs ls [-l] [options] SOURCE [VPATH]  list the virtual tree without mounting
        omicsfs cat [options] SOURCE VPATH    write one virtual file to stdout
+       omicsfs index [options] SOURCE        size every view and build its indexes into
+                                             index_dir now, so a later mount answers at once
        fusermount3 -u MOUNTPOINT             unmount
 
-SOURCE is a directory (mirrored; every BPCells store in it becomes a folder of text views),
-a single BPCells directory store, or an HDF5 file holding BPCells store groups.
+SOURCE is a directory (mirrored: every store in it becomes a folder of views, everything else
+is passed through read-only) or a single store. Stores:
+  BPCells matrix or fragments   directory with a `version` file  -> matrix.mtx, matrix.tsv,
+                                10x files / fragments.bed, fragments.tsv, ...
+  BPCells inside HDF5           FILE.h5 with store groups        -> FILE.h5/GROUP/...
+  VCF Zarr (Zarr v2 or v3)      directory with .zgroup/zarr.json -> STEM.vcf, sites.vcf, samples.txt
+  datg                          NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz
+                                                                 -> NAME.datg/matrix.tsv, ...
+A store that cannot be read shows a folder holding ERROR.txt with the reason.
 
 options:
-  -f                   stay in the foreground
+  -f                   stay in the foreground (log to stderr)
   -s                   single-threaded
   -d                   debug log (implies -f)
   -o OPT[,OPT...]      mount options:
-     cache_size=SIZE   decode cache budget, e.g. 512M, 2G (default 1G)
-     index_dir=DIR     where size/offset indexes persist (default $XDG_CACHE_HOME/omicsfs)
+     cache_size=SIZE   decode cache budget, e.g. 512M, 2G (default 1G, at least 1M)
+     index_dir=DIR     where size/offset indexes persist (default $XDG_CACHE_HOME/omicsfs,
+                       else ~/.cache/omicsfs); omicsfs creates at most its last two levels
+     log_file=PATH     where the daemon logs; default with -f: stderr; detached:
+                       $XDG_STATE_HOME/omicsfs/MOUNTPOINT.log (else ~/.local/state/omicsfs/);
+                       the last problems are also in MOUNTPOINT/.omicsfs/errors, and cache
+                       and index figures in MOUNTPOINT/.omicsfs/status
      threads=N         FUSE worker threads
      rescan=SECONDS    how often SOURCE is checked for changed, new and removed stores
                        (default 5; stretched to 20x the time a check takes; 0 = never)
+     follow_symlinks   show a symlink as its target (a store if it is one), inside or
+                       outside SOURCE; loops are shown as the links they are
+     progress=SECONDS  how often a long sizing or index pass logs its progress (default 10)
      h5vet=SECONDS     before the daemon parses an HDF5 file, a helper process parses it
-                       first (libhdf5 is not safe on damaged files); a helper that crashes or
-                       takes longer than SECONDS leaves the file shown as a plain file
+                       first (libhdf5 is not safe on damaged files); a file the helper refuses
+                       (crash, damage, more than SECONDS) shows ERROR.txt with its reason
                        (default 60; 0 = parse HDF5 in the daemon unvetted)
      h5vet_helper=PATH the helper (default: omicsfs-h5vet beside omicsfs)
      direct_io         bypass the page cache
@@ -196,7 +253,7 @@ options:
   -h, --help           this text
   -V, --version        version
 
-exit codes: 0 ok, 1 usage, 2 SOURCE unusable, 3 mount failed
+exit codes: 0 ok, 1 usage, 2 SOURCE unusable, 3 mount failed, 4 a file could not be read (cat)
 )";
 }
 

@@ -10,18 +10,23 @@
 
 namespace omicsfs::mount {
 
-enum class Command { kMount, kLs, kCat, kHelp, kVersion };
+enum class Command { kMount, kLs, kCat, kIndex, kHelp, kVersion };
 
 struct Options {
   Command command = Command::kMount;
   std::string source;
   std::string mountpoint;  // mount
   std::string vpath;       // ls / cat
+  bool long_listing = false;  // ls -l
   bool foreground = false;
   bool single_threaded = false;
   bool debug = false;
   uint64_t cache_size = uint64_t{1} << 30;
   std::string index_dir;
+  bool index_dir_given = false;  // named with -o index_dir= (else the default)
+  std::string log_file;          // -o log_file=PATH (default when detached: DefaultLogFile)
+  double progress_s = 10;        // long passes log progress this often
+  bool follow_symlinks = false;  // a symlink is shown as its target (a store if it is one)
   unsigned threads = 0;  // 0: default
   bool direct_io = false;
   double rescan_s = 5.0;  // 0: the tree is fixed at mount time
@@ -38,7 +43,12 @@ struct Options {
 Result<Options> ParseOptions(int argc, const char* const* argv);
 // "512M", "2G", "1048576", "64K" → bytes.
 Result<uint64_t> ParseSize(const std::string& text);
+// The smallest decode cache that works: one rendered chunk and a read's pieces.
+inline constexpr uint64_t kMinCacheSize = uint64_t{1} << 20;
 std::string DefaultIndexDir();
+// $XDG_STATE_HOME/omicsfs/NAME.log, else ~/.local/state/omicsfs/NAME.log, NAME from the
+// mountpoint's absolute path ('/' → '-'); empty when neither variable is set.
+std::string DefaultLogFile(const std::string& mountpoint);
 const char* UsageText();
 
 }  // namespace omicsfs::mount

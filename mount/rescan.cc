@@ -53,9 +53,8 @@ void Rescanner::ScanOnce() {
   }
   const vfs::Tree::Changes changes = tree_->Merge(**fresh);
   if (changes.empty()) return;
+  for (const std::string& line : changes.described) LogInfo("rescan: " + line);
   for (const auto& [parent, name] : changes.entries) {
-    const std::string dir = tree_->PathOf(parent);
-    LogInfo("source changed: " + (dir.empty() ? name : dir + "/" + name));
     // -ENOENT: the kernel had no such entry cached. Nothing else can fail usefully here.
     fuse_lowlevel_notify_inval_entry(se_, parent, name.c_str(), name.size());
   }

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <bit>
+#include <algorithm>
 #include <cstring>
 
 #include "util/file.h"
@@ -63,6 +64,15 @@ Result<std::unique_ptr<DirArrayStore>> DirArrayStore::Open(const std::string& di
       if (auto t = ParseMagic(magic)) {
         entry.numeric = true;
         entry.type = *t;
+      } else if (std::any_of(magic, magic + kMagicSize, [](char c) {
+                   const auto u = static_cast<unsigned char>(c);
+                   return u < 0x09 || (u > 0x0d && u < 0x20) || u == 0x7f;
+                 })) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        for (char c : magic) {
+          entry.bad_header += kHex[static_cast<unsigned char>(c) >> 4];
+          entry.bad_header += kHex[static_cast<unsigned char>(c) & 15];
+        }
       }
     }
     store->entries_[n] = entry;
@@ -76,6 +86,10 @@ Result<std::optional<ArrayInfo>> DirArrayStore::Info(const std::string& name) co
   auto it = entries_.find(name);
   if (it == entries_.end()) return std::optional<ArrayInfo>();
   const Entry& e = it->second;
+  if (!e.bad_header.empty()) {
+    return CorruptError(PathOf(name) + ": array '" + name + "' is damaged: its header is " + e.bad_header +
+                        ", not UINT32v1, UINT64v1, FLOATSv1 or DOUBLEv1, and it is no text");
+  }
   if (!e.numeric) {
     ASSIGN_OR_RETURN(std::vector<std::string> v, ReadStrings(name));
     return std::optional<ArrayInfo>(ArrayInfo{ElemType::kString, v.size()});

@@ -30,6 +30,8 @@ class DirArrayStore : public ArrayStore {
     bool numeric = false;
     ElemType type = ElemType::kString;
     uint64_t file_size = 0;
+    // Neither a numeric header nor text (control bytes where a header belongs): a damaged array.
+    std::string bad_header;
   };
   DirArrayStore(std::string dir, ChangeGuard guard) : dir_(std::move(dir)), guard_(guard) {}
   std::string PathOf(const std::string& name) const { return dir_ + "/" + name; }

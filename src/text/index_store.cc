@@ -86,10 +86,7 @@ IndexStore::IndexStore(std::string dir, bool rebuild) : dir_(std::move(dir)), re
 
 void IndexStore::MakeDir() const {
   if (!enabled()) return;
-  fs_error ec;
-  const fs::path parent = fs::path(dir_).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  ::mkdir(dir_.c_str(), 0700);  // failures show when an index is saved
+  ::mkdir(dir_.c_str(), 0700);  // failures show when an index is saved (the commands create it)
 }
 
 void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengths) const {

@@ -12,12 +12,12 @@
 
 namespace omicsfs::text {
 
-inline constexpr uint32_t kIndexSchema = 3;  // 2: VCF chunks are sub-ranges of a variants-chunk; 3: ~512 KiB
+inline constexpr uint32_t kIndexSchema = 4;  // 2: VCF chunks are sub-ranges of a variants-chunk; 3: ~512 KiB; 4: 10x stand-in names row1…/col1…
 
 class IndexStore {
  public:
   // `dir` empty = persistence off (indexes live in memory only). The directory is created when
-  // missing, parents included (a fresh $HOME has no ~/.cache), itself private (0700).
+  // missing (private, 0700), its parents never: mount/setup.h decides which may be created.
   explicit IndexStore(std::string dir, bool rebuild = false);
   bool enabled() const { return !dir_.empty(); }
   bool rebuild() const { return rebuild_; }

@@ -8,11 +8,12 @@
 namespace omicsfs::text {
 
 NamesSource::NamesSource(std::shared_ptr<const std::vector<std::string>> names, Layout layout,
-                         uint64_t fallback_count, std::string describe)
+                         uint64_t fallback_count, std::string describe, std::string fallback_prefix)
     : names_(std::move(names)),
       layout_(layout),
       fallback_(fallback_count),
-      describe_(std::move(describe)) {}
+      describe_(std::move(describe)),
+      fallback_prefix_(std::move(fallback_prefix)) {}
 
 uint64_t NamesSource::ChunkCount() const { return (count() + kNamesPerChunk - 1) / kNamesPerChunk; }
 
@@ -23,7 +24,7 @@ Status NamesSource::RenderChunk(uint64_t k, std::string* out) const {
   for (uint64_t i = first; i < last; ++i) {
     const std::string* name;
     if (names_->empty()) {
-      number.clear();
+      number = fallback_prefix_;
       AppendUInt(&number, i + 1);
       name = &number;
     } else {

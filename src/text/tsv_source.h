@@ -16,9 +16,10 @@ class NamesSource : public RecordSource {
   static constexpr uint64_t kNamesPerChunk = 8192;
 
   // `names` is kept alive by the caller's shared pointer (aliasing the owning reader is fine).
-  // When `names` is empty and `fallback_count` > 0, the numbers 1..fallback_count are written.
+  // When `names` is empty and `fallback_count` > 0, PREFIX1..PREFIXn are written (n =
+  // fallback_count; the 10x files use "row"/"col": R's Read10X refuses numbers as names).
   NamesSource(std::shared_ptr<const std::vector<std::string>> names, Layout layout,
-              uint64_t fallback_count, std::string describe);
+              uint64_t fallback_count, std::string describe, std::string fallback_prefix = {});
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override { return describe_; }
@@ -30,6 +31,7 @@ class NamesSource : public RecordSource {
   Layout layout_;
   uint64_t fallback_;
   std::string describe_;
+  std::string fallback_prefix_;
 };
 
 }  // namespace omicsfs::text

@@ -53,7 +53,21 @@ Status VirtualTextFile::EnsureSized() const {
   std::mutex err_mu;
   Status first_error;
   const auto start = std::chrono::steady_clock::now();
-  std::atomic<int64_t> last_log_s{0};
+  std::atomic<int64_t> last_log_ms{0};
+  const auto interval_ms = static_cast<int64_t>(options_.progress_s * 1000);
+  if (options_.progress) options_.progress->chunks_total.fetch_add(n);
+  // A line every progress_s seconds (measured and rendered chunks alike), so a long pass never
+  // looks like a hang.
+  auto count_done = [&] {
+    const uint64_t d = done.fetch_add(1) + 1;
+    if (options_.progress) options_.progress->chunks_done.fetch_add(1);
+    const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    int64_t last = last_log_ms.load();
+    if (ms - last >= interval_ms && last_log_ms.compare_exchange_strong(last, ms)) {
+      LogInfo("sizing " + source_->Describe() + ": " + std::to_string(d) + "/" + std::to_string(n) + " chunks, " +
+              std::to_string(ms / 1000) + " s");
+    }
+  };
   auto work = [&] {
     std::string buf;
     for (;;) {
@@ -82,21 +96,13 @@ Status VirtualTextFile::EnsureSized() const {
       }
       if (measured) {
         lengths[k] = *measured;
-        done.fetch_add(1);
-        continue;
+      } else {
+        lengths[k] = buf.size();
+        FitForCache(&buf);  // the cache counts size(): hand over an exact-size string, no copy
+        pool_->Insert({owner_, cache::CacheKind::kTextChunk, k}, std::make_shared<const std::string>(std::move(buf)));
+        buf = std::string();
       }
-      lengths[k] = buf.size();
-      FitForCache(&buf);  // the cache counts size(): hand over an exact-size string, no copy
-      pool_->Insert({owner_, cache::CacheKind::kTextChunk, k}, std::make_shared<const std::string>(std::move(buf)));
-      buf = std::string();
-      uint64_t d = done.fetch_add(1) + 1;
-      int64_t secs = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::steady_clock::now() - start).count();
-      int64_t last = last_log_s.load();
-      if (secs - last >= 10 && last_log_s.compare_exchange_strong(last, secs)) {
-        LogInfo("sizing " + source_->Describe() + ": " + std::to_string(d) + "/" +
-                std::to_string(n) + " chunks");
-      }
+      count_done();
     }
   };
   std::vector<std::thread> pool;

@@ -206,8 +206,8 @@ class Builder {
     AddText(dir, "matrix.tsv", meta, std::make_shared<const text::DenseTsvSource>(m, std::vector<std::string>{options_.index_dir}, std::move(persist)));
     AddText(dir, "rownames.txt", meta, std::make_shared<const text::NamesSource>(rows, Layout::kOnePerLine, 0, "rownames.txt of " + where));
     AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, 0, "colnames.txt of " + where));
-    AddText(dir, "barcodes.tsv", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where));
-    AddText(dir, "genes.tsv", meta, std::make_shared<const text::NamesSource>(rows, Layout::kTwoColumns, m->rows(), "genes.tsv of " + where));
+    AddText(dir, "barcodes.tsv", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where, "col"));
+    AddText(dir, "genes.tsv", meta, std::make_shared<const text::NamesSource>(rows, Layout::kTwoColumns, m->rows(), "genes.tsv of " + where, "row"));
   }
 
   static bool IsBpcellsDirStore(const std::string& dir) {
@@ -244,17 +244,14 @@ class Builder {
   }
 
   // BPCells store groups of an HDF5 file, with their versions as the vetting helper read them
-  // (empty when none, not HDF5, or refused by the helper: then libhdf5 never parses it in this
-  // process).
-  std::vector<io::H5GroupAttribute> Hdf5Stores(const std::string& path) const {
-    if (!io::IsHdf5File(path)) return {};
-    auto groups = io::VetHdf5File(options_.h5vet, path);
-    if (!groups.ok()) {
-      LogError(groups.status().message() + "; shown as a plain file");
-      return {};
-    }
+  // (empty when none or not HDF5: then libhdf5 never parses it in this process). A file whose
+  // signature says HDF5 but which the helper refuses (truncated, damaged, crashing libhdf5) is an
+  // error: it is shown as a folder with ERROR.txt, never silently as a plain file.
+  Result<std::vector<io::H5GroupAttribute>> Hdf5Stores(const std::string& path) const {
+    if (!io::IsHdf5File(path)) return std::vector<io::H5GroupAttribute>();
+    ASSIGN_OR_RETURN(std::vector<io::H5GroupAttribute> groups, io::VetHdf5File(options_.h5vet, path));
     std::vector<io::H5GroupAttribute> out;
-    for (auto& g : *groups) {
+    for (auto& g : groups) {
       if (bp::LooksLikeVersion(g.value)) out.push_back(std::move(g));
     }
     return out;
@@ -293,6 +290,15 @@ class Builder {
       LogWarning(path + ": cannot stat; not shown");
       return;
     }
+    if (S_ISLNK(st.st_mode) && options_.follow_symlinks) {
+      // Shown as its target, unless the target is missing or a directory being mirrored (a loop).
+      struct stat target;
+      if (::stat(path.c_str(), &target) == 0 && !OnMirrorPath(target)) {
+        st = target;
+      } else {
+        LogDebug(path + ": a dangling or looping symlink; shown as the link");
+      }
+    }
     Meta meta = MetaOf(st);
     if (S_ISLNK(st.st_mode)) {
       fs_error ec;
@@ -322,36 +328,51 @@ class Builder {
         return;
       }
       Ino dir = AddDir(parent, name, meta);
-      if (dir != 0) MirrorDir(dir, path);
+      if (dir != 0) MirrorDir(dir, path, st);
     } else if (S_ISREG(st.st_mode)) {
       const Stamp stamp = StampOf(path, {path});
       if (Reuse(parent, name, stamp)) return;
       auto stores = Hdf5Stores(path);
-      if (stores.empty()) {
+      if (stores.ok() && stores->empty()) {
         Ino file = AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size, stamp.guard));
         if (file != 0) tree_->node(file).fingerprint = stamp.change;
-      } else {
-        Ino dir = AddDir(parent, name, meta, /*from_file=*/true);
-        if (dir == 0) return;
-        tree_->node(dir).fingerprint = stamp.change;
-        AddHdf5Stores(dir, path, meta, stores, stamp);
+        return;
       }
+      Ino dir = AddDir(parent, name, meta, /*from_file=*/true);
+      if (dir == 0) return;
+      tree_->node(dir).fingerprint = stamp.change;
+      if (!stores.ok()) return AddError(dir, meta, stores.status());
+      AddHdf5Stores(dir, path, meta, *stores, stamp);
     }
     // Sockets, FIFOs and devices are not served.
   }
 
   // A datg matrix: NAME.datg/ with matrix.tsv, rownames.txt, colnames.txt.
-  void AddDatgStore(Ino parent, const std::string& name, const std::string& path, const std::string& stem) {
+  void AddDatgStore(Ino parent, const std::string& name, const std::string& path) {
+    const std::string stem = path.substr(0, path.size() - 5);
+    const Stamp stamp = StampOf(path, {path, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
+    if (Reuse(parent, name, stamp)) return;
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return;
     Meta meta = MetaOf(st);
-    const Stamp stamp = StampOf(path, {path, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
-    if (Reuse(parent, name, stamp)) return;
     meta.perm &= stamp.readable;
     Ino dir = AddDir(parent, name, meta, /*from_file=*/true);
     if (dir == 0) return;
     tree_->node(dir).fingerprint = stamp.change;
+    AddDatgViews(dir, path, meta, stamp);
+  }
+
+  void AddDatgViews(Ino dir, const std::string& path, const Meta& meta, const Stamp& stamp) {
+    const std::string stem = path.substr(0, path.size() - 5);
     fingerprint_ = stamp.index;
+    std::string missing;
+    for (const char* ext : {".rows.txt.gz", ".cols.txt.gz"}) {
+      struct stat st;
+      if (::stat((stem + ext).c_str(), &st) != 0) missing += (missing.empty() ? "" : ", ") + fs::path(stem + ext).filename().string();
+    }
+    if (!missing.empty()) {
+      return AddError(dir, meta, NotFoundError(path + ": a datg matrix needs its name files beside it; missing " + missing));
+    }
     auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz", stamp.guard);
     if (!file.ok()) return AddError(dir, meta, file.status());
     const auto& f = *file;
@@ -363,13 +384,22 @@ class Builder {
         std::shared_ptr<const std::vector<std::string>>(f, &f->col_names()), Layout::kOnePerLine, 0, "colnames.txt of " + path));
   }
 
+  static bool IsDatgName(const std::string& n) { return n.size() > 5 && n.compare(n.size() - 5, 5, ".datg") == 0; }
+
+  // Whether `st` is a directory on the path being mirrored (a symlink to it would loop).
+  bool OnMirrorPath(const struct stat& st) const {
+    return std::any_of(mirror_path_.begin(), mirror_path_.end(),
+                       [&](const auto& d) { return d.first == st.st_dev && d.second == st.st_ino; });
+  }
+
   bool IsIndexDir(const std::string& name, const std::string& path) const {
     if (index_name_.empty() || name != index_name_) return false;
     struct stat st;
     return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == index_dev_ && st.st_ino == index_ino_;
   }
 
-  void MirrorDir(Ino dir, const std::string& path) {
+  void MirrorDir(Ino dir, const std::string& path, const struct stat& st) {
+    mirror_path_.emplace_back(st.st_dev, st.st_ino);
     fs_error ec;
     std::vector<std::string> names;
     for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
@@ -378,14 +408,14 @@ class Builder {
     if (ec) LogWarning(path + ": cannot list: " + ec.message());
     std::sort(names.begin(), names.end());
     // datg matrices consume their companions (names, checksums).
-    std::set<std::string> present(names.begin(), names.end()), consumed, datg;
+    std::set<std::string> consumed, datg;
     for (const auto& n : names) {
-      if (n.size() <= 5 || n.compare(n.size() - 5, 5, ".datg") != 0) continue;
-      const std::string stem = n.substr(0, n.size() - 5);
-      struct stat st;
-      if (::lstat((path + "/" + n).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      if (!present.count(stem + ".rows.txt.gz") || !present.count(stem + ".cols.txt.gz")) continue;
+      if (!IsDatgName(n)) continue;
+      struct stat fst;
+      const int r = options_.follow_symlinks ? ::stat((path + "/" + n).c_str(), &fst) : ::lstat((path + "/" + n).c_str(), &fst);
+      if (r != 0 || !S_ISREG(fst.st_mode)) continue;
       datg.insert(n);
+      const std::string stem = n.substr(0, n.size() - 5);
       for (const char* ext : {".rows.txt.gz", ".cols.txt.gz", ".sha256", ".md5"}) consumed.insert(stem + ext);
     }
     for (const auto& n : names) {
@@ -395,11 +425,33 @@ class Builder {
         continue;
       }
       if (datg.count(n)) {
-        AddDatgStore(dir, n, path + "/" + n, path + "/" + n.substr(0, n.size() - 5));
+        AddDatgStore(dir, n, path + "/" + n);
       } else {
         AddEntry(dir, n, path + "/" + n);
       }
     }
+    mirror_path_.pop_back();
+  }
+
+  // The hidden control folder: found by lookup, never listed.
+  void AddControlFolder() {
+    if (options_.control_files.empty()) return;
+    const Node& root = tree_->root();
+    if (auto it = root.children.find(kControlDir); it != root.children.end()) {
+      // Copied with an unchanged single-store root on a rescan, or a real file of that name.
+      if (!tree_->node(it->second).hidden) {
+        LogWarning(std::string("SOURCE has an entry named ") + kControlDir + "; the control folder is not shown");
+      }
+      return;
+    }
+    Meta meta;
+    meta.perm = root.perm & 0444;
+    meta.mtime = root.mtime;
+    meta.uid = root.uid;
+    meta.gid = root.gid;
+    const Ino dir = AddDir(kRootIno, kControlDir, meta, /*from_file=*/true);
+    tree_->node(dir).hidden = true;
+    for (const auto& [name, content] : options_.control_files) AddFile(dir, name, meta, content);
   }
 
   Status BuildRoot(const std::string& source) {
@@ -423,22 +475,29 @@ class Builder {
           AddVczStore(kRootIno, source, fs::path(source).filename().string(), meta, stamp);
         }
       } else {
-        MirrorDir(kRootIno, source);
+        MirrorDir(kRootIno, source, st);
       }
       return OkStatus();
     }
-    if (S_ISREG(st.st_mode)) {
-      const Stamp stamp = StampOf(source, {source});
+    if (!S_ISREG(st.st_mode)) return InvalidArgumentError(source + ": not a directory or regular file");
+    if (IsDatgName(source)) {  // a single datg matrix: its views at the root
+      const std::string stem = source.substr(0, source.size() - 5);
+      const Stamp stamp = StampOf(source, {source, stem + ".rows.txt.gz", stem + ".cols.txt.gz"});
       if (Reuse(kRootIno, "", stamp)) return OkStatus();
-      auto stores = Hdf5Stores(source);
-      if (stores.empty()) {
-        return InvalidArgumentError(source + ": not a directory and not an HDF5 file with BPCells stores");
-      }
       root.fingerprint = stamp.change;
-      AddHdf5Stores(kRootIno, source, meta, stores, stamp);
+      meta.perm &= stamp.readable;
+      AddDatgViews(kRootIno, source, meta, stamp);
       return OkStatus();
     }
-    return InvalidArgumentError(source + ": not a directory or regular file");
+    const Stamp stamp = StampOf(source, {source});
+    if (Reuse(kRootIno, "", stamp)) return OkStatus();
+    ASSIGN_OR_RETURN(auto stores, Hdf5Stores(source));
+    if (stores.empty()) {
+      return InvalidArgumentError(source + ": not a directory, a datg matrix or an HDF5 file with BPCells stores");
+    }
+    root.fingerprint = stamp.change;
+    AddHdf5Stores(kRootIno, source, meta, stores, stamp);
+    return OkStatus();
   }
 
  private:
@@ -448,6 +507,7 @@ class Builder {
   ino_t index_ino_ = 0;
   std::string index_name_;  // empty: no index directory to hide
   std::string fingerprint_;  // of the store whose views are being added
+  std::vector<std::pair<dev_t, ino_t>> mirror_path_;  // directories being mirrored, outermost first
 };
 
 }  // namespace
@@ -461,6 +521,7 @@ Result<std::shared_ptr<Tree>> Discover(const std::string& source, const Discover
   auto tree = std::make_shared<Tree>();
   Builder b(tree.get(), options);
   RETURN_IF_ERROR(b.BuildRoot(absolute.size() > 1 && absolute.back() == '/' ? absolute.substr(0, absolute.size() - 1) : absolute));
+  b.AddControlFolder();
   return tree;
 }
 

@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cache/cache_pool.h"
 #include "io/h5_vet.h"
@@ -20,7 +22,14 @@ struct DiscoverOptions {
   // A rescan: the tree being served. Stores and files whose fingerprint is unchanged are copied
   // from it (same contents, no reopening); only changed ones are opened again.
   const Tree* previous = nullptr;
+  // Symlinks are shown as their targets (stores if they are), not as links; loops stay links.
+  bool follow_symlinks = false;
+  // Files of the hidden control folder `.omicsfs/` at the root (the same contents on every
+  // scan, so a rescan keeps them); none: no folder.
+  std::vector<std::pair<std::string, std::shared_ptr<const FileContent>>> control_files;
 };
+
+inline constexpr const char* kControlDir = ".omicsfs";
 
 // SOURCE may be a directory (mirrored), a BPCells directory store, or an HDF5 file. Returns
 // NotFound/Io when SOURCE cannot be used at all; problems with single stores become ERROR.txt.

@@ -1,5 +1,7 @@
 #include "vfs/files.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "util/file.h"
@@ -22,6 +24,16 @@ Result<std::vector<text::Piece>> PassthroughFileContent::Read(uint64_t offset, u
   }
   pieces.push_back(text::Piece{std::make_shared<const std::string>(std::move(buf)), 0, want});
   return pieces;
+}
+
+std::shared_ptr<const FileContent> PassthroughFileContent::Fresh() const {
+  struct stat st;
+  if (!guard_.active || ::stat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !guard_.ChangedSince(st)) {
+    return nullptr;  // unchanged, or gone (reads then fail as they would have)
+  }
+  ChangeGuard now;
+  now.Observe(st);
+  return std::make_shared<const PassthroughFileContent>(path_, static_cast<uint64_t>(st.st_size), now, true);
 }
 
 }  // namespace omicsfs::vfs

@@ -28,16 +28,21 @@ class TextFileContent : public FileContent {
 class PassthroughFileContent : public FileContent {
  public:
   // With an active guard, reads refuse the file once it changed (never old size, new bytes).
-  PassthroughFileContent(std::string path, uint64_t size, ChangeGuard guard = {})
-      : path_(std::move(path)), size_(size), guard_(guard) {}
+  PassthroughFileContent(std::string path, uint64_t size, ChangeGuard guard = {}, bool uncached = false)
+      : path_(std::move(path)), size_(size), guard_(guard), uncached_(uncached) {}
   Result<uint64_t> Size() const override { return size_; }
   bool SizeKnown() const override { return true; }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override;
+  // Rewritten since it was discovered: a new open reads the file as it is now (the next rescan
+  // gives it a new inode); only files already open refuse with ESTALE.
+  std::shared_ptr<const FileContent> Fresh() const override;
+  bool Uncached() const override { return uncached_; }
 
  private:
   std::string path_;
   uint64_t size_;
   ChangeGuard guard_;
+  bool uncached_;
 };
 
 }  // namespace omicsfs::vfs

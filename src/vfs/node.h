@@ -4,7 +4,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +28,49 @@ class FileContent {
   // True when Size() is known without work (listing never waits for a sizing pass).
   virtual bool SizeKnown() const = 0;
   virtual Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const = 0;
+  // The content as it is now, when it may differ from what the node was discovered with (the
+  // .omicsfs/ files; a pass-through file rewritten since the last scan): a new open reads from
+  // it. nullptr: unchanged.
+  virtual std::shared_ptr<const FileContent> Fresh() const { return nullptr; }
+  // True for content the kernel must not cache (pages or size): what Fresh() returns.
+  virtual bool Uncached() const { return false; }
+};
+
+// A fixed text, served uncached (a snapshot of changing content).
+class SnapshotContent : public FileContent {
+ public:
+  explicit SnapshotContent(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}
+  Result<uint64_t> Size() const override { return text_->size(); }
+  bool SizeKnown() const override { return true; }
+  Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override {
+    std::vector<text::Piece> out;
+    if (offset < text_->size() && length > 0) {
+      out.push_back({text_, static_cast<size_t>(offset), static_cast<size_t>(std::min<uint64_t>(length, text_->size() - offset))});
+    }
+    return out;
+  }
+  bool Uncached() const override { return true; }
+
+ private:
+  std::shared_ptr<const std::string> text_;
+};
+
+// Content generated when read (the .omicsfs/ files): every open takes a snapshot.
+class GeneratedContent : public FileContent {
+ public:
+  explicit GeneratedContent(std::function<std::string()> generate) : generate_(std::move(generate)) {}
+  Result<uint64_t> Size() const override { return generate_().size(); }
+  bool SizeKnown() const override { return true; }
+  Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override {
+    return SnapshotContent(generate_()).Read(offset, length);
+  }
+  std::shared_ptr<const FileContent> Fresh() const override {
+    return std::make_shared<const SnapshotContent>(generate_());
+  }
+  bool Uncached() const override { return true; }
+
+ private:
+  std::function<std::string()> generate_;
 };
 
 enum class NodeKind { kDirectory, kFile, kSymlink };
@@ -45,6 +90,7 @@ struct Node {
   // paths, sizes, mtimes, ctimes and modes of their source files); empty for other nodes.
   std::string fingerprint;
   bool detached = false;  // removed from the tree by a rescan; alive while the kernel knows it
+  bool hidden = false;    // found by lookup, not listed (the .omicsfs/ control folder)
 };
 
 struct Attr {
@@ -55,6 +101,7 @@ struct Attr {
   struct timespec mtime {};
   uid_t uid = 0;
   gid_t gid = 0;
+  bool uncached = false;  // the kernel must not keep it (content that changes while mounted)
 };
 
 struct DirEntry {

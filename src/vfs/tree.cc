@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace omicsfs::vfs {
@@ -53,6 +54,10 @@ Ino Tree::AddChild(Ino parent, Node child) {
 
 std::string Tree::PathOf(Ino ino) const {
   std::shared_lock lock(mu_);
+  return PathOfLocked(ino);
+}
+
+std::string Tree::PathOfLocked(Ino ino) const {
   std::string path;
   while (ino != kRootIno) {
     const Node& n = nodes_[ino - 1];
@@ -139,6 +144,8 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
     }
   }
   if (content == nullptr) return NotFoundError("inode " + std::to_string(ino) + " was removed");
+  if (auto fresh = content->Fresh()) content = std::move(fresh);  // a rewritten pass-through file
+  a.uncached = content->Uncached();
   ASSIGN_OR_RETURN(a.size, content->Size());  // may run the sizing pass: no lock held
   return a;
 }
@@ -159,7 +166,9 @@ Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino) const {
   out.reserve(n->children.size() + 2);
   out.push_back({".", ino, NodeKind::kDirectory});
   out.push_back({"..", n->parent, NodeKind::kDirectory});
-  for (const auto& [name, child] : n->children) out.push_back({name, child, nodes_[child - 1].kind});
+  for (const auto& [name, child] : n->children) {
+    if (!nodes_[child - 1].hidden) out.push_back({name, child, nodes_[child - 1].kind});
+  }
   return out;
 }
 
@@ -173,6 +182,7 @@ Result<std::shared_ptr<const FileContent>> Tree::Open(Ino ino, int flags) const 
   if (n->kind == NodeKind::kDirectory) return Status(ErrorCode::kIo, "is a directory", EISDIR);
   if (n->kind != NodeKind::kFile) return InvalidArgumentError("not a regular file");
   if (n->content == nullptr) return NotFoundError("inode " + std::to_string(ino) + " was removed");
+  if (auto fresh = n->content->Fresh()) return fresh;
   return n->content;
 }
 
@@ -245,7 +255,7 @@ void Tree::Detach(Ino ino) {
   ReleaseIfUnused(ino);
 }
 
-void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes) {
+void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes, bool quiet) {
   const Node& f = fresh.nodes_[from - 1];
   {
     Node& l = node(live);
@@ -256,8 +266,17 @@ void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes) {
       l.gid = f.gid;
       changes.inodes.push_back(live);
     }
+    if (!quiet && !f.fingerprint.empty() && l.fingerprint != f.fingerprint) {
+      const std::string path = PathOfLocked(live);
+      changes.described.push_back("changed: " + (path.empty() ? "SOURCE" : path));
+      quiet = true;  // the store is described; not its views
+    }
     l.fingerprint = f.fingerprint;
   }
+  const std::string dir = quiet ? "" : PathOfLocked(live);
+  auto describe = [&](const char* what, const std::string& name) {
+    if (!quiet) changes.described.push_back(what + (dir.empty() ? name : dir + "/" + name));
+  };
   bool listing = false;
   std::vector<std::string> gone;
   for (const auto& [name, child] : node(live).children) {
@@ -273,6 +292,7 @@ void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes) {
     changes.entries.emplace_back(live, name);
     changes.inodes.push_back(child);
     listing = true;
+    describe(f.children.count(name) ? "changed: " : "removed: ", name);
   }
   for (const auto& [name, child] : f.children) {
     auto it = node(live).children.find(name);
@@ -280,8 +300,9 @@ void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes) {
       CopyFrom(fresh, child, live);
       changes.entries.emplace_back(live, name);  // a negative lookup may be cached
       listing = true;
+      if (!std::binary_search(gone.begin(), gone.end(), name)) describe("added: ", name);
     } else if (fresh.nodes_[child - 1].kind == NodeKind::kDirectory) {
-      MergeDir(it->second, fresh, child, changes);
+      MergeDir(it->second, fresh, child, changes, quiet);
     }
   }
   if (listing) changes.inodes.push_back(live);
@@ -290,7 +311,7 @@ void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes) {
 Tree::Changes Tree::Merge(const Tree& fresh) {
   Changes changes;
   std::unique_lock lock(mu_);
-  MergeDir(kRootIno, fresh, kRootIno, changes);
+  MergeDir(kRootIno, fresh, kRootIno, changes, /*quiet=*/false);
   return changes;
 }
 

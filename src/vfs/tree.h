@@ -61,6 +61,9 @@ class Tree {
   struct Changes {
     std::vector<Ino> inodes;                          // attributes / listings / data to drop
     std::vector<std::pair<Ino, std::string>> entries;  // (parent, name) lookups to drop
+    // For the log, one line per changed store or source file (never per view inside a store):
+    // "changed: PATH", "added: PATH", "removed: PATH".
+    std::vector<std::string> described;
     bool empty() const { return inodes.empty() && entries.empty(); }
   };
   // Grafts `fresh` (a newly discovered tree) in: unchanged nodes keep their inodes; changed and
@@ -69,7 +72,9 @@ class Tree {
 
  private:
   const Node* GetLocked(Ino ino) const;
-  void MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes);
+  std::string PathOfLocked(Ino ino) const;
+  // `quiet`: inside a store already described as changed.
+  void MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes, bool quiet);
   Ino CopyFrom(const Tree& src, Ino from, Ino parent);
   void Detach(Ino ino);
   void ReleaseIfUnused(Ino ino);

@@ -47,11 +47,11 @@ std::string VirtualDir(const Row& r) {
   return r.store + r.group;
 }
 
-std::string NumberLines(size_t n, bool twice) {
+std::string NumberLines(const std::string& prefix, size_t n, bool twice) {
   std::string s;
   for (size_t i = 1; i <= n; ++i) {
-    s += std::to_string(i);
-    if (twice) s.append("\t").append(std::to_string(i));
+    s += prefix + std::to_string(i);
+    if (twice) s.append("\t").append(prefix + std::to_string(i));
     s += '\n';
   }
   return s;
@@ -86,15 +86,16 @@ TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
     EXPECT_EQ(got, rows);
     ASSERT_TRUE(ReadWhole(dir + "/colnames.txt", &got));
     EXPECT_EQ(got, cols);
-    // 10x folder: barcodes = column names, genes = "name\tname" per row (numbers when unnamed).
+    // 10x folder: barcodes = column names, genes = "name\tname" per row (col1…, row1… when
+    // unnamed: Read10X refuses numbers as names).
     std::istringstream header(want.substr(want.find('\n') + 1));
     size_t nrow = 0, ncol = 0;
     header >> nrow >> ncol;
     ASSERT_TRUE(ReadWhole(dir + "/barcodes.tsv", &got));
-    EXPECT_EQ(got, cols.empty() ? NumberLines(ncol, false) : cols);
+    EXPECT_EQ(got, cols.empty() ? NumberLines("col", ncol, false) : cols);
     std::string genes;
     if (rows.empty()) {
-      genes = NumberLines(nrow, true);
+      genes = NumberLines("row", nrow, true);
     } else {
       std::istringstream ss(rows);
       std::string line;

@@ -376,7 +376,8 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   TempDir src, idx;
   auto spec = testutil::RandomMatrix(400, 300, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 5);
   ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
-  // Missing parents are created (a fresh $HOME has no ~/.cache).
+  // The last two levels are created when missing (a fresh $HOME has no ~/.cache).
+  fs::create_directories(idx.path() / "home");
   const std::string index_dir = idx.str() + "/home/.cache/omicsfs";
   const std::vector<std::string> opts = {"-o", "index_dir=" + index_dir};
   std::string first;
@@ -495,7 +496,7 @@ TEST(PersistedIndex, OldIndexFilesAreCollectedAtMount) {
 }
 
 TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
-  auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=/proc/omicsfs-cannot-write"});
+  auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=/proc"});
   ASSERT_NE(m, nullptr);
   std::string got;
   ASSERT_TRUE(ReadWhole(m->path() + "/counts.packed/matrix.mtx", &got));

@@ -1,5 +1,7 @@
 #include "formats/bpcells/bitpacked_array.h"
 
+#include "formats/bpcells/version.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -19,17 +21,11 @@ Result<BitpackedArray> BitpackedArray::Open(std::shared_ptr<const io::ArrayStore
   a.blocks_ = length / kBp128BlockSize + (length % kBp128BlockSize != 0);  // no overflow
   const std::string where = a.store_->Describe();
 
-  ASSIGN_OR_RETURN(auto data_info, a.store_->Info(a.Name("_data")));
-  ASSIGN_OR_RETURN(auto idx_info, a.store_->Info(a.Name("_idx")));
-  if (!data_info) return CorruptError(where + ": array '" + a.Name("_data") + "' is missing");
-  if (!idx_info) return CorruptError(where + ": array '" + a.Name("_idx") + "' is missing");
-  if (data_info->type != io::ElemType::kUInt32 || idx_info->type != io::ElemType::kUInt32) {
-    return CorruptError(where + ": arrays '" + a.Name("_data") + "'/'" + a.Name("_idx") +
-                        "' must be uint32");
-  }
-  if (idx_info->length != a.blocks_ + 1) {
+  ASSIGN_OR_RETURN(const uint64_t data_length, CheckArray(*a.store_, a.Name("_data"), io::ElemType::kUInt32));
+  ASSIGN_OR_RETURN(const uint64_t idx_length, CheckArray(*a.store_, a.Name("_idx"), io::ElemType::kUInt32));
+  if (idx_length != a.blocks_ + 1) {
     return CorruptError(where + ": array '" + a.Name("_idx") + "' has " +
-                        std::to_string(idx_info->length) + " entries, expected " +
+                        std::to_string(idx_length) + " entries, expected " +
                         std::to_string(a.blocks_ + 1) + " for " + std::to_string(length) +
                         " values");
   }
@@ -37,33 +33,27 @@ Result<BitpackedArray> BitpackedArray::Open(std::shared_ptr<const io::ArrayStore
   if (off_info) {
     ASSIGN_OR_RETURN(a.idx_offsets_, a.store_->ReadAllAsU64(a.Name("_idx_offsets")));
     const auto& o = a.idx_offsets_;
-    bool ok = o.size() >= 2 && o.front() == 0 && o.back() == idx_info->length &&
+    bool ok = o.size() >= 2 && o.front() == 0 && o.back() == idx_length &&
               std::is_sorted(o.begin(), o.end());
     if (!ok) {
       return CorruptError(where + ": array '" + a.Name("_idx_offsets") +
                           "' is not a monotone partition of " + a.Name("_idx"));
     }
   } else {
-    a.idx_offsets_ = {0, idx_info->length};  // v1
+    a.idx_offsets_ = {0, idx_length};  // v1
   }
   if (variant == Bp128Variant::kD1 || variant == Bp128Variant::kD1Z) {
-    ASSIGN_OR_RETURN(auto starts_info, a.store_->Info(a.Name("_starts")));
-    if (!starts_info || starts_info->type != io::ElemType::kUInt32 ||
-        starts_info->length != a.blocks_) {
-      return CorruptError(where + ": array '" + a.Name("_starts") +
-                          "' is missing or does not hold one uint32 per block (" +
-                          std::to_string(a.blocks_) + ")");
-    }
+    RETURN_IF_ERROR(CheckArray(*a.store_, a.Name("_starts"), io::ElemType::kUInt32, a.blocks_).status());
   }
   // The first and last idx entries bound the data array.
   uint32_t first_idx = 0, last_idx = 0;
   RETURN_IF_ERROR(a.store_->ReadRange(a.Name("_idx"), 0, 1, &first_idx));
   RETURN_IF_ERROR(a.store_->ReadRange(a.Name("_idx"), a.blocks_, 1, &last_idx));
   uint64_t end = a.HighPart(a.blocks_) + last_idx;
-  if (first_idx != 0 || end != data_info->length) {
+  if (first_idx != 0 || end != data_length) {
     return CorruptError(where + ": array '" + a.Name("_idx") + "' spans [" +
                         std::to_string(first_idx) + ", " + std::to_string(end) + ") but '" +
-                        a.Name("_data") + "' holds " + std::to_string(data_info->length) +
+                        a.Name("_data") + "' holds " + std::to_string(data_length) +
                         " words");
   }
   return a;

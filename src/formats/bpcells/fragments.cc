@@ -30,14 +30,9 @@ Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const i
     f->start_ = std::move(start);
     f->end_ = std::move(end);
   } else {
-    ASSIGN_OR_RETURN(auto info, store->Info("start"));
-    if (!info || info->type != io::ElemType::kUInt32) return CorruptError(where + ": array 'start' is missing or not uint32");
-    f->count_ = info->length;
+    ASSIGN_OR_RETURN(f->count_, CheckArray(*store, "start", io::ElemType::kUInt32));
     for (const char* name : {"end", "cell"}) {
-      ASSIGN_OR_RETURN(auto other, store->Info(name));
-      if (!other || other->type != io::ElemType::kUInt32 || other->length != f->count_) {
-        return CorruptError(where + ": array '" + name + "' must be uint32[" + std::to_string(f->count_) + "]");
-      }
+      RETURN_IF_ERROR(CheckArray(*store, name, io::ElemType::kUInt32, f->count_).status());
     }
   }
   for (size_t c = 0; c < f->chr_names_.size(); ++c) {

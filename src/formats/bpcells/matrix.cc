@@ -5,19 +5,6 @@
 namespace omicsfs::formats::bpcells {
 namespace {
 
-Status CheckNumeric(const io::ArrayStore& s, const std::string& name, io::ElemType type,
-                    uint64_t length) {
-  ASSIGN_OR_RETURN(auto info, s.Info(name));
-  if (!info) return CorruptError(s.Describe() + ": array '" + name + "' is missing");
-  if (info->type != type || info->length != length) {
-    return CorruptError(s.Describe() + ": array '" + name + "' is " +
-                        std::string(io::ElemTypeName(info->type)) + "[" +
-                        std::to_string(info->length) + "], expected " +
-                        std::string(io::ElemTypeName(type)) + "[" + std::to_string(length) + "]");
-  }
-  return OkStatus();
-}
-
 io::ElemType ElemOf(ValueType t) {
   switch (t) {
     case ValueType::kUInt32: return io::ElemType::kUInt32;
@@ -94,11 +81,11 @@ Result<std::shared_ptr<const Matrix>> Matrix::Open(std::shared_ptr<const io::Arr
       ASSIGN_OR_RETURN(auto val, BitpackedArray::Open(store, "val", codec::Bp128Variant::kM1, m->nnz_));
       m->packed_val_ = std::move(val);
     } else {
-      RETURN_IF_ERROR(CheckNumeric(*store, "val", vt, m->nnz_));
+      RETURN_IF_ERROR(CheckArray(*store, "val", vt, m->nnz_).status());
     }
   } else {
-    RETURN_IF_ERROR(CheckNumeric(*store, "index", io::ElemType::kUInt32, m->nnz_));
-    RETURN_IF_ERROR(CheckNumeric(*store, "val", vt, m->nnz_));
+    RETURN_IF_ERROR(CheckArray(*store, "index", io::ElemType::kUInt32, m->nnz_).status());
+    RETURN_IF_ERROR(CheckArray(*store, "val", vt, m->nnz_).status());
   }
 
   ASSIGN_OR_RETURN(m->row_names_, ReadNames(*store, "row_names", m->rows_));

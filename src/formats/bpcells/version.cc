@@ -46,4 +46,16 @@ bool LooksLikeVersion(std::string_view v) {
   return true;
 }
 
+Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io::ElemType type,
+                            uint64_t length) {
+  ASSIGN_OR_RETURN(auto info, s.Info(name));
+  if (!info) return CorruptError(s.Describe() + ": array '" + name + "' is missing");
+  if (info->type != type || (length != UINT64_MAX && info->length != length)) {
+    const std::string want = length == UINT64_MAX ? "" : "[" + std::to_string(length) + "]";
+    return CorruptError(s.Describe() + ": array '" + name + "' is " + std::string(io::ElemTypeName(info->type)) +
+                        "[" + std::to_string(info->length) + "], expected " + std::string(io::ElemTypeName(type)) + want);
+  }
+  return info->length;
+}
+
 }  // namespace omicsfs::formats::bpcells

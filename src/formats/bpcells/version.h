@@ -2,8 +2,12 @@
 // "[packed|unpacked]-fragments-v[1|2]".
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
+
+#include "io/array_store.h"
+#include "util/status.h"
 
 namespace omicsfs::formats::bpcells {
 
@@ -22,5 +26,11 @@ std::optional<StoreVersion> ParseVersion(std::string_view version);
 // True for strings shaped like a BPCells version ("packed-…-vN", "unpacked-…-vN"), including
 // versions this build does not support: such a store is shown with ERROR.txt, not passed through.
 bool LooksLikeVersion(std::string_view version);
+
+// One wording for every array a reader needs, whichever it is: "WHERE: array 'NAME' is missing",
+// "WHERE: array 'NAME' is float32[7], expected uint32[9]". `length` UINT64_MAX: any length.
+// Returns the array's length.
+Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io::ElemType type,
+                            uint64_t length = UINT64_MAX);
 
 }  // namespace omicsfs::formats::bpcells

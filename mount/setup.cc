@@ -1,0 +1,193 @@
+#include "mount/setup.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "util/fs.h"
+#include "util/log.h"
+
+namespace omicsfs::mount {
+namespace {
+
+// /proc/self/mountinfo escapes spaces, tabs, newlines and backslashes as \ooo.
+std::string Unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size()) {
+      out += static_cast<char>(std::strtol(s.substr(i + 1, 3).c_str(), nullptr, 8));
+      i += 3;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The filesystem type of the mount at `path` ("" when `path` is not a mountpoint).
+std::string MountTypeAt(const std::string& path) {
+  std::ifstream info("/proc/self/mountinfo");
+  std::string line, type;
+  while (std::getline(info, line)) {
+    std::istringstream ss(line);
+    std::string id, parent, dev, root, mp, field;
+    ss >> id >> parent >> dev >> root >> mp;
+    if (Unescape(mp) != path) continue;
+    while (ss >> field && field != "-") {
+    }
+    ss >> type;  // the last mount at a path is the one in effect
+  }
+  return type;
+}
+
+std::string RealPath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : std::string();
+}
+
+bool Inside(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         (dir == "/" || path[dir.size()] == '/'));
+}
+
+size_t CountEntries(const std::string& dir, uint64_t* bytes = nullptr) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  size_t n = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    ++n;
+    struct stat st;
+    if (bytes != nullptr && ::stat((dir + "/" + name).c_str(), &st) == 0) *bytes += static_cast<uint64_t>(st.st_size);
+  }
+  ::closedir(d);
+  return n;
+}
+
+}  // namespace
+
+Status CheckMountpoint(const std::string& mountpoint, const std::string& source) {
+  struct stat st;
+  if (::stat(mountpoint.c_str(), &st) != 0) {
+    if (errno == ENOTCONN) {
+      return IoError("mountpoint " + mountpoint +
+                         ": an earlier mount there died (Transport endpoint is not connected); "
+                         "unmount it with `fusermount3 -u " + mountpoint + "`, then mount again",
+                     ENOTCONN);
+    }
+    return IoError("mountpoint " + mountpoint, errno);
+  }
+  if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("mountpoint " + mountpoint + " is not a directory");
+  const std::string mp = RealPath(mountpoint), src = RealPath(source);
+  if (!mp.empty() && !src.empty()) {
+    if (Inside(mp, src)) {
+      return InvalidArgumentError("mountpoint " + mountpoint + " is inside SOURCE " + source +
+                                  " (the mount would show itself)");
+    }
+    if (Inside(src, mp)) {
+      return InvalidArgumentError("SOURCE " + source + " is inside mountpoint " + mountpoint +
+                                  " (the mount would hide its own source)");
+    }
+  }
+  if (MountTypeAt(mp) == "fuse.omicsfs") {
+    return InvalidArgumentError("mountpoint " + mountpoint + " is already an omicsfs mount; unmount it first (`fusermount3 -u " +
+                                mountpoint + "`)");
+  }
+  if (const size_t n = CountEntries(mountpoint); n > 0) {
+    LogWarning("mountpoint " + mountpoint + " is not empty: its " + std::to_string(n) +
+               " entries are hidden while mounted");
+  }
+  return OkStatus();
+}
+
+Result<std::string> PrepareIndexDir(const std::string& dir, bool named) {
+  if (dir.empty()) return dir;
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("index_dir: " + dir + " is not a directory");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+      LogWarning("index_dir " + dir + " is not writable: indexes are read from it but new ones stay in memory");
+    }
+    return dir;
+  }
+  // Missing: find the nearest existing parent.
+  std::vector<fs::path> missing{fs::path(dir).lexically_normal()};
+  if (missing.back().filename().empty() || missing.back().filename() == ".") missing.back() = missing.back().parent_path();
+  fs::path parent = missing.back().parent_path();
+  while (!parent.empty() && parent != parent.root_path() && ::stat(parent.c_str(), &st) != 0) {
+    missing.push_back(parent);
+    parent = parent.parent_path();
+  }
+  if (parent.empty()) parent = ".";
+  std::string why;
+  if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    why = parent.string() + " is not a directory";
+  } else if (parent == parent.root_path() && parent.is_absolute()) {
+    why = "omicsfs does not create directories directly under /";
+  } else if (missing.size() > 2) {
+    why = "omicsfs creates at most its last two levels, and " + missing[1].parent_path().string() + " is missing too";
+  } else if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    why = parent.string() + " is not writable";
+  }
+  for (auto it = missing.rbegin(); why.empty() && it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) why = "mkdir " + it->string() + ": " + std::strerror(errno);
+  }
+  if (why.empty()) return dir;
+  if (named) return InvalidArgumentError("index_dir: cannot create " + dir + ": " + why);
+  LogWarning("index_dir " + dir + " cannot be created (" + why + "); indexes stay in memory");
+  return std::string();
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> ControlFiles(StatusSources s) {
+  auto errors = std::make_shared<const vfs::GeneratedContent>([] {
+    std::string out;
+    for (const std::string& line : RecentProblems()) out += line + "\n";
+    return out;
+  });
+  auto status = std::make_shared<const vfs::GeneratedContent>([s] {
+    std::ostringstream out;
+    out << "source: " << s.source << "\nmountpoint: " << s.mountpoint << "\npid: " << ::getpid()
+        << "\nlog_file: " << (s.log_file.empty() ? "(stderr)" : s.log_file) << "\n";
+    if (s.pool != nullptr) {
+      const cache::CacheStats c = s.pool->Stats();
+      out << "cache: " << c.bytes << " of " << s.pool->budget() << " bytes in " << c.entries << " entries; "
+          << c.hits << " hits, " << c.misses << " misses, " << c.waits << " waits, " << c.evictions
+          << " evictions, " << c.uncached << " too large to keep\n";
+    }
+    uint64_t bytes = 0;
+    const size_t files = s.index_dir.empty() ? 0 : CountEntries(s.index_dir, &bytes);
+    out << "index_dir: " << (s.index_dir.empty() ? "(none: indexes in memory)" : s.index_dir) << ", " << files
+        << " files, " << bytes << " bytes\n";
+    if (s.tree != nullptr) {
+      const std::shared_ptr<vfs::Tree> tree = *s.tree;
+      uint64_t views = 0, sized = 0;
+      std::function<void(vfs::Ino)> walk = [&](vfs::Ino dir) {
+        auto entries = tree->ReadDir(dir);
+        if (!entries.ok()) return;
+        for (const auto& e : *entries) {
+          if (e.name == "." || e.name == "..") continue;
+          if (e.kind == vfs::NodeKind::kDirectory) walk(e.ino);
+          if (e.kind != vfs::NodeKind::kFile) continue;
+          auto content = tree->Open(e.ino, 0);
+          if (!content.ok()) continue;
+          ++views;
+          sized += (*content)->SizeKnown();
+        }
+      };
+      walk(vfs::kRootIno);
+      out << "files: " << views << ", sizes known: " << sized << ", nodes: " << tree->size() << "\n";
+    }
+    return out.str();
+  });
+  return {{"errors", errors}, {"status", status}};
+}
+
+}  // namespace omicsfs::mount
