@@ -336,7 +336,13 @@ int RunMount(const Options& o, const char* argv0) {
   const std::string source = fs::absolute(o.source, ec).lexically_normal().string();
   const std::string mountpoint = fs::absolute(o.mountpoint, ec).lexically_normal().string();
   std::string log_file = o.log_file;
-  if (log_file.empty() && !o.foreground) log_file = DefaultLogFile(mountpoint);
+  if (log_file.empty() && !o.foreground) {  // detaching: the default file gets every line
+    log_file = DefaultLogFile(mountpoint);
+    if (Status st = SetLogFile(log_file, /*also_stderr=*/true); !st.ok()) {
+      LogWarning(st.message() + "; logging to syslog once detached");
+      log_file.clear();
+    }
+  }
 
   cache::CachePool pool(o.cache_size);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
@@ -358,14 +364,9 @@ int RunMount(const Options& o, const char* argv0) {
   fuse_session* se = session.get();
   LogInfo("mounted " + o.source + " at " + o.mountpoint + " (" + std::to_string(daemon.tree->size()) + " nodes)");
   if (!o.foreground) {
-    if (o.log_file.empty()) {
-      if (Status st = SetLogFile(log_file); st.ok()) {
-        LogInfo("mounted " + o.source + " at " + o.mountpoint + "; logging to " + log_file);
-      } else {
-        LogWarning(st.message() + "; logging to syslog");
-        SetLogToSyslog(true);
-      }
-    }
+    if (!log_file.empty()) LogInfo("logging to " + log_file);
+    SetLogTee(false);
+    if (log_file.empty()) SetLogToSyslog(true);
     if (fuse_daemonize(0) != 0) return kExitMount;
   }
   prefetcher.Start(Workers());  // after fuse_daemonize: threads do not survive its fork

@@ -30,11 +30,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string notes;
-  std::vector<omicsfs::io::H5GroupAttribute> stores;
-  omicsfs::Status st = omicsfs::io::VetHdf5InProcess(argv[i], budget, &notes, &stores);
+  omicsfs::io::VetReport report;
+  omicsfs::Status st = omicsfs::io::VetHdf5InProcess(argv[i], budget, &notes, &report.stores);
   std::fputs(notes.c_str(), stdout);
-  if (!st.ok()) std::printf("%s\n", st.message().c_str());
-  std::fputs(omicsfs::io::FormatVetReport(stores).c_str(), stdout);  // last: the daemon reads it
+  if (!st.ok()) report.error = st.message();
+  std::fputs(omicsfs::io::FormatVetReport(report).c_str(), stdout);  // last: the daemon reads it
   std::fflush(stdout);
   // No exit handlers: libhdf5 leaks on the error paths of damaged files, and a leak report would
   // turn a file the daemon can parse safely into a refused one in sanitizer builds.

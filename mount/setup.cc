@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <climits>
@@ -75,19 +76,22 @@ size_t CountEntries(const std::string& dir, uint64_t* bytes = nullptr) {
 }  // namespace
 
 Status CheckMountpoint(const std::string& mountpoint, const std::string& source) {
+  const Status dead = IoError("mountpoint " + mountpoint +
+                                  ": an earlier mount there died (Transport endpoint is not connected); "
+                                  "unmount it with `fusermount3 -u " + mountpoint + "`, then mount again",
+                              ENOTCONN);
   struct stat st;
-  if (::stat(mountpoint.c_str(), &st) != 0) {
-    if (errno == ENOTCONN) {
-      return IoError("mountpoint " + mountpoint +
-                         ": an earlier mount there died (Transport endpoint is not connected); "
-                         "unmount it with `fusermount3 -u " + mountpoint + "`, then mount again",
-                     ENOTCONN);
-    }
-    return IoError("mountpoint " + mountpoint, errno);
-  }
+  if (::stat(mountpoint.c_str(), &st) != 0) return errno == ENOTCONN ? dead : IoError("mountpoint " + mountpoint, errno);
   if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("mountpoint " + mountpoint + " is not a directory");
-  const std::string mp = RealPath(mountpoint), src = RealPath(source);
-  if (!mp.empty() && !src.empty()) {
+  fs_error ec;
+  std::string mp = RealPath(mountpoint);
+  if (mp.empty()) mp = fs::absolute(mountpoint, ec).lexically_normal().string();
+  const std::string src = RealPath(source);
+  const std::string type = MountTypeAt(mp);
+  // The kernel may answer stat from its cache for a dead FUSE mount; statfs always asks.
+  struct statfs sfs;
+  if (type.rfind("fuse", 0) == 0 && ::statfs(mountpoint.c_str(), &sfs) != 0 && errno == ENOTCONN) return dead;
+  if (!src.empty()) {
     if (Inside(mp, src)) {
       return InvalidArgumentError("mountpoint " + mountpoint + " is inside SOURCE " + source +
                                   " (the mount would show itself)");
@@ -97,7 +101,7 @@ Status CheckMountpoint(const std::string& mountpoint, const std::string& source)
                                   " (the mount would hide its own source)");
     }
   }
-  if (MountTypeAt(mp) == "fuse.omicsfs") {
+  if (type == "fuse.omicsfs") {
     return InvalidArgumentError("mountpoint " + mountpoint + " is already an omicsfs mount; unmount it first (`fusermount3 -u " +
                                 mountpoint + "`)");
   }

@@ -131,20 +131,22 @@ std::optional<std::string> Unhex(std::string_view s) {
 
 }  // namespace
 
-std::string FormatVetReport(const std::vector<H5GroupAttribute>& stores) {
+std::string FormatVetReport(const VetReport& report) {
   std::string out(kReportHeader);
-  for (const auto& g : stores) out += "store " + Hex(g.group) + " " + Hex(g.value) + "\n";
-  return out + "end " + std::to_string(stores.size()) + "\n";
+  if (!report.error.empty()) out += "error " + Hex(report.error) + "\n";
+  for (const auto& g : report.stores) out += "store " + Hex(g.group) + " " + Hex(g.value) + "\n";
+  return out + "end " + std::to_string(report.stores.size()) + "\n";
 }
 
-Result<std::vector<H5GroupAttribute>> ParseVetReport(std::string_view output) {
+Result<VetReport> ParseVetReport(std::string_view output) {
   size_t at = output.rfind(kReportHeader);
   while (at != std::string_view::npos && at != 0 && output[at - 1] != '\n') {
     at = at == 0 ? std::string_view::npos : output.rfind(kReportHeader, at - 1);
   }
   if (at == std::string_view::npos) return CorruptError("no report");
   std::string_view rest = output.substr(at + kReportHeader.size());
-  std::vector<H5GroupAttribute> stores;
+  VetReport report;
+  std::vector<H5GroupAttribute>& stores = report.stores;
   while (!rest.empty()) {
     const size_t nl = rest.find('\n');
     if (nl == std::string_view::npos) return CorruptError("report cut short");
@@ -152,7 +154,13 @@ Result<std::vector<H5GroupAttribute>> ParseVetReport(std::string_view output) {
     rest.remove_prefix(nl + 1);
     if (line.starts_with("end ")) {
       if (!rest.empty() || line.substr(4) != std::to_string(stores.size())) return CorruptError("report miscounted");
-      return stores;
+      return report;
+    }
+    if (line.starts_with("error ") && report.error.empty() && stores.empty()) {
+      auto error = Unhex(line.substr(6));
+      if (!error || error->empty()) return CorruptError("report line unreadable");
+      report.error = std::move(*error);
+      continue;
     }
     const size_t space = line.find(' ', 6);
     if (!line.starts_with("store ") || space == std::string_view::npos) return CorruptError("report line unreadable");
@@ -170,10 +178,13 @@ Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const 
                           vetter.timeout_s, vetter.max_rss_bytes, size_t{8} << 20);
   if (!outcome.ok()) return outcome.status();
   if (outcome->Succeeded()) {
-    auto stores = ParseVetReport(outcome->output);
-    if (stores.ok()) return stores;
-    return CorruptError(path + ": not opened: the report of " + vetter.helper + " is unreadable (" +
-                        stores.status().message() + ")");
+    auto report = ParseVetReport(outcome->output);
+    if (!report.ok()) {
+      return CorruptError(path + ": not opened: the report of " + vetter.helper + " is unreadable (" +
+                          report.status().message() + ")");
+    }
+    if (!report->error.empty()) return CorruptError(report->error);
+    return std::move(report->stores);
   }
   if (outcome->too_big) {
     return CorruptError(path + ": not opened: libhdf5 needed more than " + std::to_string(vetter.max_rss_bytes >> 20) +

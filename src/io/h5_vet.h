@@ -47,7 +47,13 @@ Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::
 
 // The helper prints its store groups last, after its notes, in this form (hex-encoded, so names
 // cannot forge it); the daemon parses the last report in the helper's output.
-std::string FormatVetReport(const std::vector<H5GroupAttribute>& stores);
-Result<std::vector<H5GroupAttribute>> ParseVetReport(std::string_view output);
+// `error`: the file could not be opened at all (truncated, not HDF5 inside): the daemon shows it
+// as a store folder with ERROR.txt giving this reason.
+struct VetReport {
+  std::vector<H5GroupAttribute> stores;
+  std::string error;
+};
+std::string FormatVetReport(const VetReport& report);
+Result<VetReport> ParseVetReport(std::string_view output);
 
 }  // namespace omicsfs::io

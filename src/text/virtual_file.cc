@@ -117,6 +117,8 @@ Status VirtualTextFile::EnsureSized() const {
   index_ = std::make_unique<const ChunkIndex>(lengths);
   ready_.store(index_.get(), std::memory_order_release);
   if (persist) options_.index->Save(options_.index_key, lengths);
+  LogDebug("sized " + source_->Describe() + ": " + std::to_string(n) + " chunks in " +
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()) + " ms");
   return OkStatus();
 }
 

@@ -19,6 +19,7 @@ std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 std::atomic<bool> g_syslog{false};
 std::atomic<int> g_fd{STDERR_FILENO};
 std::atomic<bool> g_stamp{false};  // time stamps: in log files, not on a terminal's stderr
+std::atomic<bool> g_tee{false};    // a log file, and stderr too
 constexpr const char* kNames[] = {"debug", "info", "warning", "error"};
 
 std::mutex g_recent_mu;
@@ -44,7 +45,9 @@ void SetLogToSyslog(bool enabled) {
   g_syslog = enabled;
 }
 
-Status SetLogFile(const std::string& path) {
+void SetLogTee(bool also_stderr) { g_tee = also_stderr; }
+
+Status SetLogFile(const std::string& path, bool also_stderr) {
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) {
     fs_error ec;
@@ -60,6 +63,7 @@ Status SetLogFile(const std::string& path) {
   if (old != STDERR_FILENO) ::close(old);
   g_stamp = true;
   g_syslog = false;
+  g_tee = also_stderr;
   return OkStatus();
 }
 
@@ -81,12 +85,13 @@ void Log(LogLevel level, std::string_view message) {
     return;
   }
   // One write per line so concurrent lines never interleave.
-  std::string line = g_stamp ? Now() + " omicsfs[" + std::to_string(::getpid()) + "]: " : "omicsfs: ";
-  line += kNames[lv];
-  line += ": ";
-  line += message;
-  line += '\n';
+  std::string tail = kNames[lv];
+  tail += ": ";
+  tail += message;
+  tail += '\n';
+  const std::string line = (g_stamp ? Now() + " omicsfs[" + std::to_string(::getpid()) + "]: " : "omicsfs: ") + tail;
   ssize_t ignored = ::write(g_fd.load(), line.data(), line.size());
+  if (g_tee) ignored = ::write(STDERR_FILENO, ("omicsfs: " + tail).data(), tail.size() + 9);
   (void)ignored;
 }
 

@@ -16,8 +16,10 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3, kSilent =
 void SetLogLevel(LogLevel level);
 void SetLogToSyslog(bool enabled);
 // Appends every later line to `path` (created 0600, its missing parent directories 0700), with a
-// time stamp; replaces stderr and syslog.
-Status SetLogFile(const std::string& path);
+// time stamp; replaces syslog, and stderr unless `also_stderr` (until SetLogTee(false): a daemon
+// about to detach logs its start to both).
+Status SetLogFile(const std::string& path, bool also_stderr = false);
+void SetLogTee(bool also_stderr);
 bool LogEnabled(LogLevel level);
 void Log(LogLevel level, std::string_view message);
 // The last warnings and errors, oldest first, each "YYYY-MM-DDTHH:MM:SSZ level: message"

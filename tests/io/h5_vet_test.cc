@@ -71,16 +71,21 @@ TEST(H5Vet, CorpusFilesPassAndMakeNoComplaint) {
 TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
   const std::vector<H5GroupAttribute> stores = {
       {"/", "v2-matrix"}, {"/odd name\nomicsfs-h5vet report\nend 0", "unpacked-uint-matrix-v2"}, {"/\xc3\xa9", ""}};
-  const std::string report = FormatVetReport(stores);
-  for (const std::string& notes : {std::string(), std::string("omicsfs-h5vet report\nend 0\nsome note\n")}) {
+  const std::string report = FormatVetReport({stores, ""});
+  for (const std::string& notes : {std::string(), std::string("omicsfs-h5vet report\nerror 41\nend 0\nsome note\n")}) {
     auto parsed = ParseVetReport(notes + report);
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-    ASSERT_EQ(parsed->size(), stores.size());
+    EXPECT_EQ(parsed->error, "");
+    ASSERT_EQ(parsed->stores.size(), stores.size());
     for (size_t i = 0; i < stores.size(); ++i) {
-      EXPECT_EQ((*parsed)[i].group, stores[i].group);
-      EXPECT_EQ((*parsed)[i].value, stores[i].value);
+      EXPECT_EQ(parsed->stores[i].group, stores[i].group);
+      EXPECT_EQ(parsed->stores[i].value, stores[i].value);
     }
   }
+  // A file that cannot be opened at all: its reason travels in the report.
+  auto refused = ParseVetReport("note\n" + FormatVetReport({{}, "x.h5: truncated file: eof = 10\nend 0"}));
+  ASSERT_TRUE(refused.ok()) << refused.status().message();
+  EXPECT_EQ(refused->error, "x.h5: truncated file: eof = 10\nend 0");
   EXPECT_FALSE(ParseVetReport("").ok());
   EXPECT_FALSE(ParseVetReport(report.substr(0, report.size() - 1)).ok());
   const size_t end = report.rfind("end ");
