@@ -28,6 +28,7 @@
 #include "text/index_store.h"
 #include "text/prefetcher.h"
 #include "util/fs.h"
+#include "util/huge_arena.h"
 #include "util/log.h"
 #include "vfs/discover.h"
 
@@ -91,6 +92,17 @@ std::string ModeString(const vfs::Attr& a) {
   const char* rwx = "rwxrwxrwx";
   for (int i = 0; i < 9; ++i) m += (a.mode & (0400 >> i)) ? rwx[i] : '-';
   return m;
+}
+
+// The huge-page arena (util/huge_arena.h) holds the cache (which counts its blocks' footprints)
+// and 16 MiB for buffers being rendered; past it, malloc. The rest of the daemon (code, small
+// objects, FUSE buffers, stacks) is ~45 MB, so RSS stays within cache_size + 64 MB.
+// OMICSFS_ARENA=off (malloc only) or =4k (no huge pages) are for benchmarks.
+void ConfigureArena(const Options& o) {
+  const char* mode = std::getenv("OMICSFS_ARENA");
+  const std::string m = mode ? mode : "";
+  if (m == "off") return;
+  arena::Configure(o.cache_size + (uint64_t{16} << 20), m != "4k");
 }
 
 // Read-ahead workers: one more than the cores, so rendering keeps every core busy while FUSE
@@ -170,6 +182,7 @@ int RunLs(const Options& o) {
 
 int RunCat(const Options& o) {
   Quiet(o);
+  ConfigureArena(o);
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
   cache::CachePool pool(o.cache_size);
@@ -326,6 +339,7 @@ int Loop(const Options& o, fuse_session* se) {
 }  // namespace
 
 int RunMount(const Options& o, const char* argv0) {
+  ConfigureArena(o);
   if (!o.log_file.empty()) {  // named: every line goes there, from the first
     if (Status st = SetLogFile(o.log_file); !st.ok()) return Fail(kExitUsage, st.message());
   }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "util/fs.h"
+#include "util/huge_arena.h"
 #include "util/log.h"
 
 namespace omicsfs::mount {
@@ -166,6 +167,15 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
           << c.hits << " hits, " << c.misses << " misses, " << c.waits << " waits, " << c.evictions
           << " evictions, " << c.uncached << " too large to keep\n";
     }
+    const arena::Stats a = arena::GetStats();
+    out << "arena: " << (a.enabled ? (a.huge_pages ? "huge pages" : "4 KiB pages") : "off") << ", " << a.carved
+        << " of " << a.limit << " bytes carved, " << a.free_bytes << " free; " << a.allocations << " blocks ("
+        << a.reused << " reused), " << a.fallbacks << " past the limit to malloc\n";
+    std::ifstream stat("/proc/self/stat");
+    std::string field;
+    for (int i = 1; i <= 10 && stat >> field; ++i) {
+    }
+    out << "minor faults: " << field << "\n";
     uint64_t bytes = 0;
     const size_t files = s.index_dir.empty() ? 0 : CountEntries(s.index_dir, &bytes);
     out << "index_dir: " << (s.index_dir.empty() ? "(none: indexes in memory)" : s.index_dir) << ", " << files

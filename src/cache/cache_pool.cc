@@ -1,5 +1,7 @@
 #include "cache/cache_pool.h"
 
+#include "util/huge_arena.h"
+
 #include <fcntl.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -57,7 +59,7 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value) {
 void CachePool::Insert(const CacheKey& key, Buffer value) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const uint64_t bytes = value->size();
+    const uint64_t bytes = arena::Footprint(value->data(), value->size());
     InsertLocked(key, Sized{std::move(value), bytes});
   }
   MaybeReleaseMemory();
@@ -106,7 +108,7 @@ CachePool::ComputeObject CachePool::FromString(const Compute& compute) {
   return [&compute]() -> Result<Sized> {
     ASSIGN_OR_RETURN(std::string s, compute());
     auto buffer = std::make_shared<const std::string>(std::move(s));
-    const uint64_t bytes = buffer->size();
+    const uint64_t bytes = arena::Footprint(buffer->data(), buffer->size());
     return Sized{std::move(buffer), bytes};
   };
 }

@@ -1,5 +1,7 @@
 #include "formats/zarr/array.h"
 
+#include "util/huge_arena.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -206,7 +208,7 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<u
   for (size_t d = 0; d < grid.size(); ++d) linear = linear * meta_.GridSize(d) + grid[d];
   return pool_->GetOrComputeAs<DecodedChunk>({owner_, cache::CacheKind::kSourceBlock, linear}, [&]() -> Result<cache::Sized> {
     ASSIGN_OR_RETURN(DecodedChunk c, decode());
-    uint64_t bytes = c.bytes.size() + sizeof(DecodedChunk);
+    uint64_t bytes = arena::Footprint(c.bytes.data(), c.bytes.size()) + sizeof(DecodedChunk);
     for (const auto& str : c.strings) bytes += sizeof(std::string) + (str.size() > 15 ? str.size() : 0);
     return cache::Sized{std::make_shared<const DecodedChunk>(std::move(c)), bytes};
   });
