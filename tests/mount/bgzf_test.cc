@@ -72,7 +72,7 @@ struct Region {
   int64_t lo = 0, hi = 0;  // 1-based, inclusive
 };
 
-// Whole contigs (at most three) and a window of each, from the plain text's first two columns.
+// Whole contigs (at most two) and two windows of each, from the plain text's first two columns.
 std::vector<std::string> RegionsOf(const std::string& text) {
   std::vector<Region> contigs;
   std::istringstream ss(text);
@@ -87,7 +87,7 @@ std::vector<std::string> RegionsOf(const std::string& text) {
     contigs.back().hi = std::max(contigs.back().hi, pos);
   }
   std::vector<std::string> out;
-  for (size_t i = 0; i < contigs.size() && i < 3; ++i) {
+  for (size_t i = 0; i < contigs.size() && i < 2; ++i) {
     const Region& r = contigs[i];
     out.push_back(r.contig);
     const int64_t mid = r.lo + (r.hi - r.lo) / 2;
@@ -106,25 +106,33 @@ void ExpectSameQuery(const std::string& what, const std::string& on_mount,
   EXPECT_EQ(rc, copy_rc) << what << ": " << err;
   EXPECT_TRUE(mine == theirs) << what << ": " << mine.size() << " vs " << theirs.size() << " bytes";
   EXPECT_EQ(err, copy_err) << what;
-  EXPECT_EQ(err, "") << what;
+  // htslib warns about nothing in our files: only the store's own header draws warnings (tag
+  // names that VCF 4.3 does not allow, from the source VCF), on the copy just the same.
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_EQ(line.rfind("[W::bcf_hrec_check] Invalid tag name", 0), 0u) << what << ": " << line;
+  }
 }
 
 const char kPysam[] = R"(
 import sys, pysam
-path, region, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+path, region, kind, ext = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 if kind == "vcf":
-    with pysam.VariantFile(path) as f:
+    with pysam.VariantFile(path, index_filename=path + ext) as f:
         for r in f.fetch(region=region):
             sys.stdout.write(str(r))
 else:
-    with pysam.TabixFile(path) as f:
+    with pysam.TabixFile(path, index=path + ext, encoding="utf-8") as f:
         for line in f.fetch(region=region):
             sys.stdout.write(line + "\n")
 )";
 
 // One view NAME of a mounted store: NAME.gz, its index, region queries, random reads.
-void CheckView(const std::string& dir, const std::string& name, bool vcf, const std::string& tmp) {
+void CheckView(const std::string& dir, const std::string& name, bool vcf, const std::string& tmp_root) {
   SCOPED_TRACE(dir + "/" + name);
+  static int views = 0;  // a fresh folder per view: no index of another view lies beside the copy
+  const std::string tmp = tmp_root + "/" + std::to_string(++views);
+  fs::create_directories(tmp);
   std::string plain, gz;
   int err = 0;
   ASSERT_TRUE(ReadWhole(dir + "/" + name, &plain, &err)) << "errno " << err;
@@ -137,12 +145,13 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
   EXPECT_EQ(Sh("bgzip -t " + Quote(dir + "/" + name + ".gz"), &out, &serr, tmp), 0) << serr;
   EXPECT_EQ(serr, "");
 
-  struct stat st;
-  const bool csi = ::stat((dir + "/" + name + ".gz.csi").c_str(), &st) == 0;
+  // From the listing (a stat would wait for the index, and fail with it when tabix refuses).
+  std::set<std::string> names;
+  for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  const bool csi = names.count(name + ".gz.csi") > 0;
   const std::string ext = csi ? ".csi" : ".tbi";
-  EXPECT_NE(::stat((dir + "/" + name + ".gz" + (csi ? ".tbi" : ".csi")).c_str(), &st), 0);
+  EXPECT_EQ(names.count(name + ".gz.tbi") + names.count(name + ".gz.csi"), 1u);
   const std::string copy = tmp + "/copy" + (vcf ? ".vcf.gz" : ".bed.gz");
-  fs::remove(copy + ext);
   ASSERT_TRUE(WriteFile(copy, ref));
   const int tabix_rc = Sh(std::string("tabix ") + (csi ? "-C " : "") + "-p " + (vcf ? "vcf " : "bed ") +
                               Quote(copy), &out, &serr, tmp);
@@ -167,7 +176,7 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
     const std::string r = Quote(region);
     ExpectSameQuery("tabix " + region, "tabix " + on + " " + r, "tabix " + cp + " " + r, tmp);
     const std::string py = "/usr/bin/python3 " + Quote(tmp + "/fetch.py") + " ";
-    const std::string kind = vcf ? " vcf" : " bed";
+    const std::string kind = (vcf ? " vcf " : " bed ") + ext;
     ExpectSameQuery("pysam " + region, py + on + " " + r + kind, py + cp + " " + r + kind, tmp);
     if (vcf) {
       ExpectSameQuery("bcftools -r " + region, "bcftools view --no-version -r " + r + " " + on,
@@ -198,6 +207,7 @@ TEST(BgzfMount, EveryVczStore) {
   ASSERT_NE(m, nullptr);
   int stores = 0;
   for (auto& folder : fs::directory_iterator(kCorpus + "/vcf-zarr")) {
+    if (!fs::is_directory(folder.path())) continue;
     for (auto& e : fs::directory_iterator(folder.path())) {
       if (e.path().extension() != ".vcz") continue;
       const std::string dir = m->path() + "/" + folder.path().filename().string() + "/" + e.path().filename().string();
@@ -220,8 +230,7 @@ TEST(BgzfMount, EveryFragmentsStore) {
       ReadWhole(e.path().string() + "/version", &version);
       if (version.find("fragments") == std::string::npos) continue;
       const std::string dir = m->path() + "/" + v + "/" + e.path().filename().string();
-      struct stat st;
-      csi += ::stat((dir + "/fragments.bed.gz.csi").c_str(), &st) == 0;
+      csi += fs::exists(e.path()) && ::access((dir + "/fragments.bed.gz.csi").c_str(), F_OK) == 0;
       CheckView(dir, "fragments.bed", false, tmp.path());
       CheckView(dir, "fragments.tsv", false, tmp.path());
       ++stores;
