@@ -120,7 +120,7 @@ class BinHash {
       flags_[j] = kDel;
       for (;;) {  // kick-out: an element still unmoved in its new slot is moved next
         uint32_t i = key & (want - 1), step = 0;
-        while (fresh[i] & kEmpty ? false : true) i = (i + (++step)) & (want - 1);
+        while (!(fresh[i] & kEmpty)) i = (i + (++step)) & (want - 1);
         fresh[i] &= ~kEmpty;
         if (i < n_buckets_ && flags_[i] == 0) {
           std::swap(key, keys_[i]);
@@ -135,7 +135,6 @@ class BinHash {
     }
     keys_.resize(want);
     vals_.resize(want);
-    for (auto& f : fresh) f = (f & kEmpty) ? kEmpty : 0;
     flags_ = std::move(fresh);
     n_buckets_ = want;
     n_occupied_ = size_;
