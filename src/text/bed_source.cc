@@ -20,6 +20,35 @@ std::string BedSource::Describe() const {
   return std::string(style_ == Style::kBed ? "fragments.bed" : "fragments.tsv") + " of " + fragments_->Describe();
 }
 
+namespace {
+
+uint64_t Digits(uint32_t v) {
+  uint64_t n = 1;
+  for (; v >= 10; v /= 10) ++n;
+  return n;
+}
+
+}  // namespace
+
+Status BedSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
+  const Range& r = chunks_[k];
+  formats::bpcells::FragmentRange f;
+  RETURN_IF_ERROR(fragments_->Read(r.begin, r.end, &f));
+  const std::string& chrom = fragments_->chr_names()[r.chr];
+  if (!chrom.empty() && chrom[0] == '#') return OkStatus();  // tabix reads such lines as headers
+  const auto& cells = fragments_->cell_names();
+  const uint32_t minus = style_ == Style::kTenX ? 1 : 0;
+  out->contigs.push_back(chrom);
+  out->records.reserve(f.start.size());
+  uint64_t at = 0;
+  for (size_t i = 0; i < f.start.size(); ++i) {
+    const uint32_t end = static_cast<uint32_t>(f.end[i] - minus);
+    at += chrom.size() + Digits(f.start[i]) + Digits(end) + cells[f.cell[i]].size() + 4;
+    out->records.push_back({0, f.start[i], end, at});
+  }
+  return OkStatus();
+}
+
 Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
   const Range& r = chunks_[k];
   formats::bpcells::FragmentRange f;

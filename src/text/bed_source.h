@@ -21,6 +21,9 @@ class BedSource : public RecordSource {
   uint64_t ChunkCount() const override { return chunks_.size(); }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override;
+  // From the decoded fragments, no text: [start, end) (10x: end − 1, as its third column says).
+  bool HasRecordSpans() const override { return true; }
+  Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
 
  private:
   struct Range {

@@ -32,10 +32,43 @@ uint64_t Fnv1a(std::string_view data, uint64_t h) {
   return h;
 }
 
-std::string IndexStore::PathFor(const std::string& key) const {
+std::string IndexStore::PathFor(const std::string& key, const char* ext) const {
   char name[32];
-  std::snprintf(name, sizeof(name), "%016llx.idx", static_cast<unsigned long long>(Fnv1a(key)));
+  std::snprintf(name, sizeof(name), "%016llx%s", static_cast<unsigned long long>(Fnv1a(key)), ext);
   return dir_ + "/" + name;
+}
+
+std::optional<std::string> IndexStore::LoadBlob(const std::string& key) const {
+  if (!enabled() || rebuild_) return std::nullopt;
+  const std::string path = PathFor(key, ".rix");
+  auto data = ReadWholeFile(path, size_t{1} << 34);
+  if (!data.ok()) return std::nullopt;
+  const std::string& d = *data;
+  const size_t head = 8 + 4 + 8 + key.size() + 8;
+  if (d.size() < head + 8 || std::memcmp(d.data(), kMagic, 8) != 0) return std::nullopt;
+  uint32_t schema;
+  uint64_t key_len, count, sum;
+  std::memcpy(&schema, d.data() + 8, 4);
+  std::memcpy(&key_len, d.data() + 12, 8);
+  if (schema != kIndexSchema || key_len != key.size() || d.compare(20, key.size(), key) != 0) return std::nullopt;
+  std::memcpy(&count, d.data() + 20 + key.size(), 8);
+  if (d.size() != head + count + 8) return std::nullopt;
+  std::memcpy(&sum, d.data() + d.size() - 8, 8);
+  if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
+  TouchFile(path);
+  return d.substr(head, count);
+}
+
+void IndexStore::SaveBlob(const std::string& key, const std::string& bytes) const {
+  if (!enabled()) return;
+  std::string d(kMagic, 8);  // the size index's framing, with bytes for lengths
+  d.append(reinterpret_cast<const char*>(&kIndexSchema), 4);
+  PutU64(&d, key.size());
+  d += key;
+  PutU64(&d, bytes.size());
+  d += bytes;
+  PutU64(&d, Fnv1a(d));
+  WriteAtomically(PathFor(key, ".rix"), key, d);
 }
 
 std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key, uint64_t chunks) const {
@@ -71,7 +104,7 @@ size_t IndexStore::CollectGarbage(std::chrono::seconds max_age) const {
     // Only what omicsfs writes: 16 hex digits + .idx / .csr (and their stale temp files).
     if (name.size() < 20 || name.find_first_not_of("0123456789abcdef") != 16) continue;
     const std::string ext = name.substr(16, 4);
-    if (ext != ".idx" && ext != ".csr") continue;
+    if (ext != ".idx" && ext != ".csr" && ext != ".rix") continue;
     const std::string path = dir_ + "/" + name;
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime >= cutoff) continue;
@@ -98,9 +131,13 @@ void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengt
   PutU64(&d, lengths.size());
   d.append(reinterpret_cast<const char*>(lengths.data()), lengths.size() * 8);
   PutU64(&d, Fnv1a(d));
+  WriteAtomically(PathFor(key), key, d);
+}
+
+void IndexStore::WriteAtomically(const std::string& path, const std::string& key, const std::string& payload) const {
+  const std::string& d = payload;
   static std::atomic<bool> warned{false};
   MakeDir();  // removed since the mount began
-  const std::string path = PathFor(key);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(Fnv1a(key) & 0xffff);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   bool ok = fd >= 0;

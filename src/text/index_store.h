@@ -25,13 +25,19 @@ class IndexStore {
   std::optional<std::vector<uint64_t>> Load(const std::string& key, uint64_t chunks) const;
   // Best effort: failures are logged once and otherwise ignored (falls back to memory).
   void Save(const std::string& key, const std::vector<uint64_t>& lengths) const;
+  // Derived bytes (region indexes), checked and written the same way, in `.rix` files.
+  std::optional<std::string> LoadBlob(const std::string& key) const;
+  void SaveBlob(const std::string& key, const std::string& bytes) const;
   // Removes the index files (size indexes, transposed copies) not used for `max_age`: every
   // use refreshes a file's mtime. Returns how many were removed; 0 or less disables.
   size_t CollectGarbage(std::chrono::seconds max_age) const;
 
  private:
-  std::string PathFor(const std::string& key) const;
+  std::string PathFor(const std::string& key, const char* ext = ".idx") const;
   void MakeDir() const;
+  // The file's payload after its checked header (magic, schema, key), or nullopt.
+  std::optional<std::string> LoadChecked(const std::string& path, const std::string& key) const;
+  void WriteAtomically(const std::string& path, const std::string& key, const std::string& data) const;
 
   std::string dir_;
   bool rebuild_;

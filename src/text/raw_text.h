@@ -33,6 +33,8 @@ class RawText {
     std::memcpy(Reserve(v.size()), v.data(), v.size());
     n_ += v.size();
   }
+  // Bytes of the chunk so far: appended plus pending.
+  size_t written() const { return out_->size() + n_; }
   void Flush() {
     out_->append(s_.data.get(), n_);
     n_ = 0;

@@ -7,10 +7,29 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
 namespace omicsfs::text {
+
+// One record of a coordinate view as a region index sees its line: the contig (an index into
+// ChunkSpans::contigs), the 0-based half-open interval [begin, end) tabix derives from the line,
+// and the offset in the chunk just past the line's newline. Records fill their chunk back to back.
+struct RecordSpan {
+  uint32_t contig = 0;
+  int64_t begin = 0;
+  int64_t end = 0;
+  uint64_t end_in_chunk = 0;
+};
+
+struct ChunkSpans {
+  std::vector<std::string> contigs;
+  std::vector<RecordSpan> records;  // lines tabix would index, in text order
+  // Offset in the chunk just past the last meta (header) line before the first record; 0 when
+  // the chunk starts with a record. tabix's first chunk starts there.
+  uint64_t meta_end = 0;
+};
 
 class RecordSource {
  public:
@@ -24,6 +43,11 @@ class RecordSource {
   // (dense views: arithmetic on row lengths; datg: digit counts); nullopt: the sizing pass renders
   // the chunk. Errors are the chunk's errors.
   virtual Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const { return std::optional<uint64_t>(); }
+  // Record spans of chunk k, for region indexes (tabix/CSI); only coordinate views have them.
+  virtual bool HasRecordSpans() const { return false; }
+  virtual Status RecordSpans(uint64_t k, ChunkSpans* out) const {
+    return UnsupportedError(Describe() + ": no record spans");
+  }
   // For messages: "matrix.mtx of /data/counts".
   virtual std::string Describe() const = 0;
 };

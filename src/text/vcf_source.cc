@@ -10,6 +10,7 @@
 
 #include "text/number_format.h"
 #include "text/raw_text.h"
+#include "text/tabix_index.h"
 
 namespace omicsfs::text {
 namespace {
@@ -397,7 +398,33 @@ Result<std::optional<uint64_t>> VcfSource::MeasureChunk(uint64_t k) const {
   return std::optional<uint64_t>(text.size() + samples);
 }
 
-Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured) const {
+Status VcfSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
+  if (k == 0) {  // the header: meta lines only
+    out->meta_end = Header().size();
+    return OkStatus();
+  }
+  std::string text;
+  uint64_t samples = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> rows;
+  RETURN_IF_ERROR(Render(k, &text, &samples, &rows));
+  uint64_t line_start = 0;
+  for (const auto& [text_end, measured] : rows) {
+    std::string_view line(text.data() + line_start, text_end - 1 - line_start);
+    line_start = text_end;
+    std::string_view contig;
+    RecordSpan r;
+    if (!ParseTabixLine(TabixPreset::kVcf, line, &contig, &r.begin, &r.end)) continue;
+    if (!contig.empty() && contig[0] == '#') continue;  // tabix reads it as a header line
+    if (out->contigs.empty() || out->contigs.back() != contig) out->contigs.emplace_back(contig);
+    r.contig = static_cast<uint32_t>(out->contigs.size() - 1);
+    r.end_in_chunk = text_end + measured;
+    out->records.push_back(r);
+  }
+  return OkStatus();
+}
+
+Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
+                         std::vector<std::pair<uint64_t, uint64_t>>* rows) const {
   const auto& s = *store_;
   const uint64_t r = rows_per_chunk_;
   const uint64_t v0 = (k - 1) * r, v1 = std::min(v0 + r, s.num_variants());
@@ -556,6 +583,7 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured) const
       }
     }
     o.Put('\n');
+    if (rows != nullptr) rows->emplace_back(o.written(), measured ? *measured : 0);
   }
   return OkStatus();
 }

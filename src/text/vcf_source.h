@@ -24,14 +24,20 @@ class VcfSource : public RecordSource {
   // Records are rendered but their per-sample integer columns only counted.
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
   std::string Describe() const override { return name_ + " of " + store_->Describe(); }
+  // Each record's interval as tabix reads its line, from the measuring render (sample columns
+  // counted, not written): the index pass costs no more than a sizing pass.
+  bool HasRecordSpans() const override { return true; }
+  Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
 
   std::string Header() const;
 
  private:
   bool with_samples() const { return view_ == View::kFull && !store_->samples().empty(); }
   // Records of chunk k ≥ 1 into out; with `measured`, the all-integer sample columns are not
-  // written but their length added to *measured.
-  Status Render(uint64_t k, std::string* out, uint64_t* measured) const;
+  // written but their length added to *measured. With `rows`, each record's end in `out` and
+  // the bytes measured until then.
+  Status Render(uint64_t k, std::string* out, uint64_t* measured,
+                std::vector<std::pair<uint64_t, uint64_t>>* rows = nullptr) const;
 
   std::shared_ptr<const formats::vcz::Store> store_;
   View view_;

@@ -127,6 +127,13 @@ Result<uint64_t> VirtualTextFile::Size() const {
   return ready_.load(std::memory_order_acquire)->total_size();
 }
 
+Result<std::pair<uint64_t, uint64_t>> VirtualTextFile::ChunkSpan(uint64_t k) const {
+  RETURN_IF_ERROR(EnsureSized());
+  const ChunkIndex* index = ready_.load(std::memory_order_acquire);
+  if (k >= index->chunk_count()) return InternalError(Describe() + ": no chunk " + std::to_string(k));
+  return std::make_pair(index->ChunkStart(k), index->ChunkLength(k));
+}
+
 Status VirtualTextFile::EnsurePrepared() const {
   std::call_once(prepare_once_, [this] {
     try {

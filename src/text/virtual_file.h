@@ -11,16 +11,11 @@
 #include <vector>
 
 #include "cache/cache_pool.h"
+#include "text/byte_view.h"
 #include "text/chunk_index.h"
 #include "text/record_source.h"
 
 namespace omicsfs::text {
-
-struct Piece {
-  cache::Buffer buffer;  // keeps the bytes alive
-  size_t offset = 0;
-  size_t length = 0;
-};
 
 class Prefetcher;
 class IndexStore;
@@ -40,15 +35,19 @@ struct SizingOptions {
   Progress* progress = nullptr;
 };
 
-class VirtualTextFile : public std::enable_shared_from_this<VirtualTextFile> {
+class VirtualTextFile : public ByteView, public std::enable_shared_from_this<VirtualTextFile> {
  public:
   VirtualTextFile(std::shared_ptr<const RecordSource> source, cache::CachePool* pool,
                   SizingOptions options = {});
 
   // Exact size in bytes; the first call runs the sizing pass (once; concurrent callers wait).
-  Result<uint64_t> Size() const;
+  Result<uint64_t> Size() const override;
   // Up to `length` bytes at `offset` (fewer only at end of file).
-  Result<std::vector<Piece>> Read(uint64_t offset, uint64_t length) const;
+  Result<std::vector<Piece>> Read(uint64_t offset, uint64_t length) const override;
+  bool SizeKnown() const override { return sized(); }
+  std::string Describe() const override { return source_->Describe(); }
+  // Where chunk k starts in the text and how long it is (sizes the file first).
+  Result<std::pair<uint64_t, uint64_t>> ChunkSpan(uint64_t k) const;
 
   bool sized() const;
   uint64_t owner() const { return owner_; }

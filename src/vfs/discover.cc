@@ -16,9 +16,11 @@
 #include "io/dir_array_store.h"
 #include "io/h5_array_store.h"
 #include "text/bed_source.h"
+#include "text/bgzf_view.h"
 #include "text/dense_source.h"
 #include "text/index_store.h"
 #include "text/mtx_source.h"
+#include "text/tabix_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
 #include "util/fs.h"
@@ -100,6 +102,32 @@ class Builder {
     AddFile(parent, name, meta, std::make_shared<const TextFileContent>(std::move(file)));
   }
 
+  // A coordinate view NAME with its BGZF twin NAME.gz (stored blocks: `bgzip -l 0` of NAME) and
+  // the twin's region index NAME.gz.tbi, or NAME.gz.csi when positions may pass 2^29. All three
+  // share the store's mtime, so the index is never older than its data file.
+  void AddIndexedText(Ino dir, const std::string& name, const Meta& meta, const std::string& where,
+                      std::shared_ptr<const text::RecordSource> source, text::TabixPreset preset,
+                      bool csi) {
+    text::SizingOptions sizing = options_.sizing;
+    if (!fingerprint_.empty()) sizing.index_key = fingerprint_ + "\nview " + name;
+    auto plain = std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, sizing);
+    AddFile(dir, name, meta, std::make_shared<const ByteViewContent>(plain));
+    const std::string gz = name + ".gz";
+    AddFile(dir, gz, meta, std::make_shared<const ByteViewContent>(
+        std::make_shared<const text::BgzfStoredView>(plain, gz + " of " + where)));
+    const std::string index = gz + (csi ? ".csi" : ".tbi");
+    text::TabixIndexSource::Options o;
+    o.preset = preset;
+    o.csi = csi;
+    o.store = options_.sizing.index;
+    if (!fingerprint_.empty()) o.key = fingerprint_ + "\nregion index " + index;
+    o.threads = options_.sizing.threads;
+    auto raw = std::make_shared<const text::VirtualTextFile>(
+        std::make_shared<const text::TabixIndexSource>(plain, o, index + " of " + where), options_.pool);
+    AddFile(dir, index, meta, std::make_shared<const ByteViewContent>(
+        std::make_shared<const text::BgzfDeflatedView>(raw, options_.pool, index + " of " + where)));
+  }
+
   void AddError(Ino dir, const Meta& meta, const Status& status) {
     LogError(status.message());
     AddText(dir, "ERROR.txt", meta,
@@ -114,8 +142,14 @@ class Builder {
     const std::string where = f->Describe();
     using text::BedSource;
     using Layout = text::NamesSource::Layout;
-    AddText(dir, "fragments.bed", meta, std::make_shared<const BedSource>(f, BedSource::Style::kBed));
-    AddText(dir, "fragments.tsv", meta, std::make_shared<const BedSource>(f, BedSource::Style::kTenX));
+    // CSI when an end passes 2^29 (end_max: n/128 values, read once here); without end_max,
+    // .tbi, whose build then fails with EIO on such a position.
+    auto max_end = f->MaxEnd();
+    const bool csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    AddIndexedText(dir, "fragments.bed", meta, where, std::make_shared<const BedSource>(f, BedSource::Style::kBed),
+                   text::TabixPreset::kBed, csi);
+    AddIndexedText(dir, "fragments.tsv", meta, where, std::make_shared<const BedSource>(f, BedSource::Style::kTenX),
+                   text::TabixPreset::kBed, csi);
     AddText(dir, "chromosomes.txt", meta, std::make_shared<const text::NamesSource>(
         std::shared_ptr<const std::vector<std::string>>(f, &f->chr_names()), Layout::kOnePerLine, 0, "chromosomes.txt of " + where));
     AddText(dir, "cells.txt", meta, std::make_shared<const text::NamesSource>(
@@ -237,8 +271,14 @@ class Builder {
       if (stem.size() > n && stem.compare(stem.size() - n, n, ext) == 0) stem.resize(stem.size() - n);
     }
     using text::VcfSource;
-    AddText(dir, stem + ".vcf", meta, std::make_shared<const VcfSource>(*store, VcfSource::View::kFull, stem + ".vcf"));
-    AddText(dir, "sites.vcf", meta, std::make_shared<const VcfSource>(*store, VcfSource::View::kSites, "sites.vcf"));
+    bool csi = false;  // a contig as long as 2^29 needs CSI
+    if (const auto& lengths = (*store)->contig_lengths()) {
+      for (int64_t len : *lengths) csi = csi || len >= text::kTbiMaxPosition;
+    }
+    AddIndexedText(dir, stem + ".vcf", meta, path, std::make_shared<const VcfSource>(*store, VcfSource::View::kFull, stem + ".vcf"),
+                   text::TabixPreset::kVcf, csi);
+    AddIndexedText(dir, "sites.vcf", meta, path, std::make_shared<const VcfSource>(*store, VcfSource::View::kSites, "sites.vcf"),
+                   text::TabixPreset::kVcf, csi);
     auto samples = std::shared_ptr<const std::vector<std::string>>(*store, &(*store)->samples());
     AddText(dir, "samples.txt", meta, std::make_shared<const text::NamesSource>(samples, text::NamesSource::Layout::kOnePerLine, 0, "samples.txt of " + path));
   }

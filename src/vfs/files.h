@@ -1,28 +1,30 @@
-// FileContent implementations: a rendered text view and a plain source file passed through.
+// FileContent implementations: any byte view of text/ (rendered text, BGZF twins, indexes) and a
+// plain source file passed through.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "text/virtual_file.h"
+#include "text/byte_view.h"
 #include "util/file.h"
 #include "vfs/node.h"
 
 namespace omicsfs::vfs {
 
-class TextFileContent : public FileContent {
+class ByteViewContent : public FileContent {
  public:
-  explicit TextFileContent(std::shared_ptr<const text::VirtualTextFile> file) : file_(std::move(file)) {}
-  Result<uint64_t> Size() const override { return file_->Size(); }
-  bool SizeKnown() const override { return file_->sized(); }
+  explicit ByteViewContent(std::shared_ptr<const text::ByteView> view) : view_(std::move(view)) {}
+  Result<uint64_t> Size() const override { return view_->Size(); }
+  bool SizeKnown() const override { return view_->SizeKnown(); }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override {
-    return file_->Read(offset, length);
+    return view_->Read(offset, length);
   }
-  const text::VirtualTextFile& file() const { return *file_; }
+  const text::ByteView& view() const { return *view_; }
 
  private:
-  std::shared_ptr<const text::VirtualTextFile> file_;
+  std::shared_ptr<const text::ByteView> view_;
 };
+using TextFileContent = ByteViewContent;  // the name discovery used before byte views
 
 // A source file served byte for byte. Opened per read (stateless; no descriptor per file).
 class PassthroughFileContent : public FileContent {

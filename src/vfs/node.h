@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "text/virtual_file.h"
+#include "text/byte_view.h"
 #include "util/status.h"
 
 namespace omicsfs::vfs {

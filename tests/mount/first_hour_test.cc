@@ -255,7 +255,13 @@ TEST(FirstHour, IndexCommandMeansNoSizingPassAtMount) {
   const std::string log = m->Log();
   EXPECT_NE(log.find("debug: sample.vcf of " + s.dir / "sample.vcz: size from the persisted index"), std::string::npos) << log;
   EXPECT_NE(log.find("matrix.mtx of"), std::string::npos) << log;
-  EXPECT_EQ(log.find("debug: sized "), std::string::npos) << "a sizing pass ran: " << log;
+  // No view is sized again (a region index is loaded from its persisted copy: "sized X.tbi" is
+  // that load).
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const bool index = line.find(".tbi of") != std::string::npos || line.find(".csi of") != std::string::npos;
+    EXPECT_TRUE(line.find("debug: sized ") == std::string::npos || index) << "a sizing pass ran: " << line;
+  }
   // Without the index, the same listing sizes (the check above can fail).
   Dir empty;
   auto fresh = MountedFs::Start(OMICSFS_BINARY, s.dir.str(), {"-d", "-o", "index_dir=" + empty.str()});

@@ -45,6 +45,13 @@ Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const i
   return std::shared_ptr<const Fragments>(std::move(f));
 }
 
+Result<std::optional<uint64_t>> Fragments::MaxEnd() const {
+  ASSIGN_OR_RETURN(auto info, store_->Info("end_max"));
+  if (!info) return std::optional<uint64_t>();
+  ASSIGN_OR_RETURN(std::vector<uint64_t> v, store_->ReadAllAsU64("end_max"));
+  return std::optional<uint64_t>(v.empty() ? 0 : *std::max_element(v.begin(), v.end()));
+}
+
 Status Fragments::Read(uint64_t i0, uint64_t i1, FragmentRange* out) const {
   if (i0 > i1 || i1 > count_) return InternalError(Describe() + ": fragment range beyond the store");
   const uint64_t n = i1 - i0;

@@ -30,6 +30,10 @@ class Fragments {
   // Physical range [begin, end) of chromosome ID c.
   std::pair<uint64_t, uint64_t> ChrRange(size_t c) const { return {chr_ptr_[2 * c], chr_ptr_[2 * c + 1]}; }
 
+  // The largest end coordinate, from the stored `end_max` array (the running maximum per block
+  // of 128 fragments); nullopt when the store has none. Reads n/128 values: call it once.
+  Result<std::optional<uint64_t>> MaxEnd() const;
+
   // Fragments [i0, i1) in physical order; validates cell IDs and end >= start.
   Status Read(uint64_t i0, uint64_t i1, FragmentRange* out) const;
 

@@ -1,0 +1,72 @@
+// Region indexes of coordinate views: the bytes htslib 1.16 `tabix -p vcf|bed [-C]` writes
+// (before BGZF compression) for the BGZF twin of a view, built in one pass from each record's
+// (contig, begin, end, virtual offset). The rules are htslib's (tbx.c, hts.c), reimplemented:
+// - a line's interval (tbx_parse1): VCF [POS−1, POS−1+len(REF)), or up to INFO/END when that is
+//   past the start; BED [col2, col3);
+// - hts_idx_push: one bin per record (reg2bin), a chunk per run of records in one bin, the
+//   linear index (first record start per 16 kb window), a pseudo-bin per contig holding its
+//   [first, last) offsets and record counts;
+// - hts_idx_finish: small bins merged into their parent, chunks within one BGZF block merged;
+// - bins are written in the order of htslib's hash table (khash, reproduced here).
+// Errors are what tabix refuses: unsorted positions, a contig in two separate blocks, an end
+// before its begin, a position beyond what the format holds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "text/record_source.h"
+#include "util/status.h"
+
+namespace omicsfs::text {
+
+enum class TabixPreset { kVcf, kBed };
+
+// A line's interval as tbx_parse1 computes it (no newline in `line`); false when tabix would skip
+// the line as unparsable.
+bool ParseTabixLine(TabixPreset preset, std::string_view line, std::string_view* contig,
+                    int64_t* begin, int64_t* end);
+
+// With CSI: the largest ##contig length of VCF header lines (tabix sizes the levels from it).
+void NoteVcfContigLength(std::string_view meta_line, int64_t* max_ref_len);
+
+// TBI holds positions up to 2^29; beyond that only CSI.
+inline constexpr int64_t kTbiMaxPosition = int64_t{1} << 29;
+
+class TabixIndexBuilder {
+ public:
+  // `offset0`: virtual offset where the first record starts (after leading header lines).
+  TabixIndexBuilder(TabixPreset preset, bool csi, uint64_t offset0, int64_t max_ref_len = 0);
+  ~TabixIndexBuilder();
+
+  // One record, in file order; `end_voffset` is the virtual offset just past its line.
+  Status Push(std::string_view contig, int64_t begin, int64_t end, uint64_t end_voffset);
+  // The index file's uncompressed bytes; `final_voffset` is where reading ends (the EOF block).
+  std::string Finish(uint64_t final_voffset);
+
+  struct Ref;  // one contig's bins and linear index
+
+ private:
+  std::string Serialize() const;
+
+  TabixPreset preset_;
+  bool csi_;
+  int min_shift_ = 14;
+  int n_lvls_ = 5;
+  uint32_t n_bins_;
+  std::vector<std::unique_ptr<Ref>> refs_;  // by tid (order of first appearance)
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, int> tids_;
+  // hts_idx_t's `z` state while pushing.
+  int last_tid_ = -1, save_tid_ = -1;
+  uint32_t last_bin_ = 0xffffffffu, save_bin_ = 0xffffffffu;
+  int64_t last_coor_ = 0xffffffffu;
+  uint64_t last_off_, save_off_, off_beg_, off_end_;
+  uint64_t n_mapped_ = 0;
+};
+
+}  // namespace omicsfs::text

@@ -1,0 +1,331 @@
+// BGZF twins and their region indexes through real mounts, with the real tools as reference:
+// every corpus VCF Zarr and BPCells fragments view's `.gz` equals `bgzip -l 0 -c` of the plain
+// view and passes `bgzip -t`; its `.tbi`/`.csi` decompresses to what `tabix [-C]` writes for a
+// copy (or both refuse); bcftools view -r, tabix REGION and pysam fetch answer the same on the
+// mount as on the indexed copy, without a warning; random reads and tail equal a sequential read.
+// A VCF store written here with positions past 2^29 gets a .csi; an unsorted store's index is
+// EIO with a log line, its plain and .gz views keep working.
+#include <errno.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "testutil/mount_fixture.h"
+#include "testutil/store_writer.h"
+#include "testutil/zarr_writer.h"
+#include "util/fs.h"
+
+namespace omicsfs {
+namespace {
+
+using testutil::MountedFs;
+using testutil::ReadWhole;
+
+const std::string kCorpus = OMICSFS_CORPUS_DIR;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/omicsfs-bgzf-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    fs_error ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `cmd` in sh; stdout into *out, stderr into *err. Returns the exit status.
+int Sh(const std::string& cmd, std::string* out, std::string* err, const std::string& tmp) {
+  const std::string err_path = tmp + "/stderr.txt";
+  int rc = testutil::RunCommand({"sh", "-c", cmd + " 2>" + Quote(err_path)}, out);
+  if (err != nullptr) ReadWhole(err_path, err);
+  return rc;
+}
+
+bool WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream f(path, std::ios::binary);
+  f << data;
+  return static_cast<bool>(f);
+}
+
+struct Region {
+  std::string contig;
+  int64_t lo = 0, hi = 0;  // 1-based, inclusive
+};
+
+// Whole contigs (at most two) and two windows of each, from the plain text's first two columns.
+std::vector<std::string> RegionsOf(const std::string& text) {
+  std::vector<Region> contigs;
+  std::istringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+    const std::string contig = line.substr(0, t1);
+    const int64_t pos = std::stoll(line.substr(t1 + 1, t2 - t1 - 1));
+    if (contigs.empty() || contigs.back().contig != contig) contigs.push_back({contig, pos, pos});
+    contigs.back().lo = std::min(contigs.back().lo, pos);
+    contigs.back().hi = std::max(contigs.back().hi, pos);
+  }
+  std::vector<std::string> out;
+  for (size_t i = 0; i < contigs.size() && i < 2; ++i) {
+    const Region& r = contigs[i];
+    out.push_back(r.contig);
+    const int64_t mid = r.lo + (r.hi - r.lo) / 2;
+    out.push_back(r.contig + ":" + std::to_string(std::max<int64_t>(1, r.lo)) + "-" + std::to_string(mid));
+    out.push_back(r.contig + ":" + std::to_string(mid + 1) + "-" + std::to_string(r.hi + 1000));
+  }
+  return out;
+}
+
+// The same query on the mounted file and on the indexed copy: same output, no stderr on the mount.
+void ExpectSameQuery(const std::string& what, const std::string& on_mount,
+                     const std::string& on_copy, const std::string& tmp) {
+  std::string mine, theirs, err, copy_err;
+  const int rc = Sh(on_mount, &mine, &err, tmp);
+  const int copy_rc = Sh(on_copy, &theirs, &copy_err, tmp);
+  EXPECT_EQ(rc, copy_rc) << what << ": " << err;
+  EXPECT_TRUE(mine == theirs) << what << ": " << mine.size() << " vs " << theirs.size() << " bytes";
+  EXPECT_EQ(err, copy_err) << what;
+  // htslib warns about nothing in our files: only the store's own header draws warnings (tag
+  // names that VCF 4.3 does not allow, from the source VCF), on the copy just the same.
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_EQ(line.rfind("[W::bcf_hrec_check] Invalid tag name", 0), 0u) << what << ": " << line;
+  }
+}
+
+const char kPysam[] = R"(
+import sys, pysam
+path, region, kind, ext = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+if kind == "vcf":
+    with pysam.VariantFile(path, index_filename=path + ext) as f:
+        for r in f.fetch(region=region):
+            sys.stdout.write(str(r))
+else:
+    with pysam.TabixFile(path, index=path + ext, encoding="utf-8") as f:
+        for line in f.fetch(region=region):
+            sys.stdout.write(line + "\n")
+)";
+
+// One view NAME of a mounted store: NAME.gz, its index, region queries, random reads.
+void CheckView(const std::string& dir, const std::string& name, bool vcf, const std::string& tmp_root) {
+  SCOPED_TRACE(dir + "/" + name);
+  static int views = 0;  // a fresh folder per view: no index of another view lies beside the copy
+  const std::string tmp = tmp_root + "/" + std::to_string(++views);
+  fs::create_directories(tmp);
+  std::string plain, gz;
+  int err = 0;
+  ASSERT_TRUE(ReadWhole(dir + "/" + name, &plain, &err)) << "errno " << err;
+  ASSERT_TRUE(ReadWhole(dir + "/" + name + ".gz", &gz, &err)) << "errno " << err;
+  ASSERT_TRUE(WriteFile(tmp + "/plain", plain));
+  std::string ref;
+  ASSERT_EQ(Sh("bgzip -l 0 -c " + Quote(tmp + "/plain"), &ref, nullptr, tmp), 0);
+  EXPECT_TRUE(gz == ref) << name << ".gz: " << gz.size() << " bytes, bgzip -l 0 wrote " << ref.size();
+  std::string out, serr;
+  EXPECT_EQ(Sh("bgzip -t " + Quote(dir + "/" + name + ".gz"), &out, &serr, tmp), 0) << serr;
+  EXPECT_EQ(serr, "");
+
+  // From the listing (a stat would wait for the index, and fail with it when tabix refuses).
+  std::set<std::string> names;
+  for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  const bool csi = names.count(name + ".gz.csi") > 0;
+  const std::string ext = csi ? ".csi" : ".tbi";
+  EXPECT_EQ(names.count(name + ".gz.tbi") + names.count(name + ".gz.csi"), 1u);
+  const std::string copy = tmp + "/copy" + (vcf ? ".vcf.gz" : ".bed.gz");
+  ASSERT_TRUE(WriteFile(copy, ref));
+  const int tabix_rc = Sh(std::string("tabix ") + (csi ? "-C " : "") + "-p " + (vcf ? "vcf " : "bed ") +
+                              Quote(copy), &out, &serr, tmp);
+  std::string index;
+  const bool readable = ReadWhole(dir + "/" + name + ".gz" + ext, &index, &err);
+  if (tabix_rc != 0) {  // tabix refuses this text: so does the mount
+    EXPECT_FALSE(readable) << "tabix refused: " << serr;
+    EXPECT_EQ(err, EIO);
+    return;
+  }
+  ASSERT_TRUE(readable) << "errno " << err;
+  ASSERT_TRUE(WriteFile(tmp + "/mine" + ext, index));
+  std::string mine_raw, theirs_raw;
+  ASSERT_EQ(Sh("bgzip -dc " + Quote(tmp + "/mine" + ext), &mine_raw, &serr, tmp), 0) << serr;
+  ASSERT_EQ(Sh("bgzip -dc " + Quote(copy + ext), &theirs_raw, nullptr, tmp), 0);
+  EXPECT_TRUE(mine_raw == theirs_raw) << name << ext << " differs: " << mine_raw.size() << " vs "
+                                      << theirs_raw.size() << " bytes";
+
+  const std::string on = Quote(dir + "/" + name + ".gz"), cp = Quote(copy);
+  ASSERT_TRUE(WriteFile(tmp + "/fetch.py", kPysam));
+  for (const std::string& region : RegionsOf(plain)) {
+    const std::string r = Quote(region);
+    ExpectSameQuery("tabix " + region, "tabix " + on + " " + r, "tabix " + cp + " " + r, tmp);
+    const std::string py = "/usr/bin/python3 " + Quote(tmp + "/fetch.py") + " ";
+    const std::string kind = (vcf ? " vcf " : " bed ") + ext;
+    ExpectSameQuery("pysam " + region, py + on + " " + r + kind, py + cp + " " + r + kind, tmp);
+    if (vcf) {
+      ExpectSameQuery("bcftools -r " + region, "bcftools view --no-version -r " + r + " " + on,
+                      "bcftools view --no-version -r " + r + " " + cp, tmp);
+    }
+  }
+
+  // Random reads and the tail equal the sequential read.
+  const int fd = ::open((dir + "/" + name + ".gz").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::mt19937_64 rng(gz.size());
+  for (int i = 0; i < 40; ++i) {
+    const uint64_t off = rng() % gz.size(), len = 1 + rng() % 150000;
+    std::string buf(len, '\0');
+    const ssize_t n = ::pread(fd, buf.data(), len, static_cast<off_t>(off));
+    ASSERT_GE(n, 0);
+    EXPECT_EQ(buf.substr(0, n), gz.substr(off, len)) << "pread at " << off;
+  }
+  ::close(fd);
+  std::string tail;
+  ASSERT_EQ(Sh("tail -c 70000 " + on, &tail, nullptr, tmp), 0);
+  EXPECT_TRUE(tail == gz.substr(gz.size() - std::min<size_t>(gz.size(), 70000)));
+}
+
+TEST(BgzfMount, EveryVczStore) {
+  TempDir idx, tmp;
+  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/vcf-zarr", {"-o", "index_dir=" + idx.path()});
+  ASSERT_NE(m, nullptr);
+  int stores = 0;
+  for (auto& folder : fs::directory_iterator(kCorpus + "/vcf-zarr")) {
+    if (!fs::is_directory(folder.path())) continue;
+    for (auto& e : fs::directory_iterator(folder.path())) {
+      if (e.path().extension() != ".vcz") continue;
+      const std::string dir = m->path() + "/" + folder.path().filename().string() + "/" + e.path().filename().string();
+      CheckView(dir, e.path().stem().string() + ".vcf", true, tmp.path());
+      CheckView(dir, "sites.vcf", true, tmp.path());
+      ++stores;
+    }
+  }
+  EXPECT_EQ(stores, 23);
+}
+
+TEST(BgzfMount, EveryFragmentsStore) {
+  TempDir idx, tmp;
+  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/bpcells/dir", {"-o", "index_dir=" + idx.path()});
+  ASSERT_NE(m, nullptr);
+  int stores = 0, csi = 0;
+  for (const char* v : {"v1", "v2"}) {
+    for (auto& e : fs::directory_iterator(kCorpus + "/bpcells/dir/" + v)) {
+      std::string version;
+      ReadWhole(e.path().string() + "/version", &version);
+      if (version.find("fragments") == std::string::npos) continue;
+      const std::string dir = m->path() + "/" + v + "/" + e.path().filename().string();
+      csi += fs::exists(e.path()) && ::access((dir + "/fragments.bed.gz.csi").c_str(), F_OK) == 0;
+      CheckView(dir, "fragments.bed", false, tmp.path());
+      CheckView(dir, "fragments.tsv", false, tmp.path());
+      ++stores;
+    }
+  }
+  EXPECT_EQ(stores, 5);
+  EXPECT_EQ(csi, 4);  // the frags stores hold a fragment at 2 000 000 000: past what .tbi holds
+}
+
+// sample.vcz with every position moved past 2^29 and contig lengths of 7·10^8: a .csi (tabix -C).
+TEST(BgzfMount, CsiForPositionsPastTbi) {
+  TempDir src, idx, tmp;
+  const std::string store = src.path() + "/big.vcz";
+  const fs::path from = kCorpus + "/vcf-zarr/sample/sample.vcz";
+  for (fs::recursive_directory_iterator it(from), end; it != end; ++it) {
+    const fs::path dst = fs::path(store) / fs::relative(it->path(), from);
+    if (fs::is_directory(it->status())) {
+      fs::create_directories(dst);
+    } else {
+      fs::create_directories(dst.parent_path());
+      fs::copy_file(it->path(), dst);
+    }
+  }
+  const std::vector<int32_t> pos = {111, 112, 14370, 17330, 1110696, 1230237, 1234567, 1235237, 10};
+  std::string bytes;
+  for (int32_t p : pos) {
+    const int32_t moved = p + 600000000;
+    bytes.append(reinterpret_cast<const char*>(&moved), 4);
+  }
+  testutil::ZarrArraySpec spec;
+  spec.shape = spec.chunks = {pos.size()};
+  spec.dimension_names = {"variants"};
+  fs::remove_all(store + "/variant_position");
+  ASSERT_TRUE(testutil::WriteZarrArray(store, "variant_position", spec, bytes).ok());
+  std::string lengths;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t len = 700000000;
+    lengths.append(reinterpret_cast<const char*>(&len), 8);
+  }
+  testutil::ZarrArraySpec lspec;
+  lspec.dtype = "<i8";
+  lspec.shape = lspec.chunks = {3};
+  lspec.dimension_names = {"contigs"};
+  ASSERT_TRUE(testutil::WriteZarrArray(store, "contig_length", lspec, lengths).ok());
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + idx.path()});
+  ASSERT_NE(m, nullptr);
+  struct stat st;
+  ASSERT_EQ(::stat((m->path() + "/big.vcz/big.vcf.gz.csi").c_str(), &st), 0);
+  std::string head;
+  ASSERT_TRUE(ReadWhole(m->path() + "/big.vcz/sites.vcf", &head));
+  ASSERT_NE(head.find("\t600014370\t"), std::string::npos);
+  CheckView(m->path() + "/big.vcz", "big.vcf", true, tmp.path());
+  CheckView(m->path() + "/big.vcz", "sites.vcf", true, tmp.path());
+}
+
+// Starts out of order within chr1: tabix refuses it, the index is EIO with a line naming the
+// store, the contig and the record; fragments.bed and fragments.bed.gz still read.
+TEST(BgzfMount, UnsortedStoreIndexIsEio) {
+  TempDir src, idx, tmp;
+  testutil::FragmentsSpec f;
+  f.chr_names = {"chr1", "chr2"};
+  f.cell_names = {"AAA", "CCC"};
+  f.by_chr = {{{100, 200, 0}, {300, 400, 1}, {250, 260, 0}}, {{5, 9, 1}}};
+  f.packed = false;
+  const std::string store = src.path() + "/unsorted";
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeFragmentsStore(f), store).ok());
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + idx.path()});
+  ASSERT_NE(m, nullptr);
+  const std::string dir = m->path() + "/unsorted";
+  std::string text, gz, index;
+  ASSERT_TRUE(ReadWhole(dir + "/fragments.bed", &text));
+  EXPECT_EQ(text, "chr1\t100\t200\tAAA\nchr1\t300\t400\tCCC\nchr1\t250\t260\tAAA\nchr2\t5\t9\tCCC\n");
+  ASSERT_TRUE(ReadWhole(dir + "/fragments.bed.gz", &gz));
+  ASSERT_TRUE(WriteFile(tmp.path() + "/plain", text));
+  std::string ref;
+  ASSERT_EQ(Sh("bgzip -l 0 -c " + Quote(tmp.path() + "/plain"), &ref, nullptr, tmp.path()), 0);
+  EXPECT_TRUE(gz == ref);
+  int err = 0;
+  EXPECT_FALSE(ReadWhole(dir + "/fragments.bed.gz.tbi", &index, &err));
+  EXPECT_EQ(err, EIO);
+  const std::string log = m->Log();
+  const size_t at = log.find("fragments.bed.gz.tbi");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string line = log.substr(at, log.find('\n', at) - at);
+  EXPECT_NE(line.find(store), std::string::npos) << line;
+  EXPECT_NE(line.find("contig chr1"), std::string::npos) << line;
+  EXPECT_NE(line.find("record 3"), std::string::npos) << line;
+  // tabix refuses the same text.
+  ASSERT_TRUE(WriteFile(tmp.path() + "/x.bed.gz", ref));
+  std::string out;
+  EXPECT_NE(Sh("tabix -p bed " + Quote(tmp.path() + "/x.bed.gz"), &out, nullptr, tmp.path()), 0);
+  // Still readable after the failed index.
+  ASSERT_TRUE(ReadWhole(dir + "/fragments.bed", &text));
+  ASSERT_TRUE(ReadWhole(dir + "/fragments.bed.gz", &gz));
+}
+
+}  // namespace
+}  // namespace omicsfs

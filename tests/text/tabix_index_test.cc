@@ -1,0 +1,170 @@
+// TabixIndexBuilder against htslib 1.16's tabix on texts large enough to grow htslib's bin hash
+// many times, merge bins into parents, fill linear-index gaps and span many BGZF blocks: the
+// uncompressed index bytes must be equal, for TBI and CSI, VCF and BED rules.
+#include "text/tabix_index.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "codec/bgzf.h"
+
+namespace omicsfs::text {
+namespace {
+
+namespace bgzf = codec::bgzf;
+
+std::string Run(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  EXPECT_EQ(::pclose(p), 0) << cmd;
+  return out;
+}
+
+// What tabix writes for `text` (bgzip -l 0 first), decompressed.
+std::string Tabix(const std::string& text, bool vcf, bool csi) {
+  char dir[] = "/tmp/omicsfs-tabix-unit-XXXXXX";
+  EXPECT_NE(::mkdtemp(dir), nullptr);
+  const std::string plain = std::string(dir) + "/t", gz = plain + ".gz";
+  std::ofstream(plain, std::ios::binary) << text;
+  Run("bgzip -l 0 " + plain);
+  Run(std::string("tabix ") + (csi ? "-C " : "") + (vcf ? "-p vcf " : "-p bed ") + gz);
+  std::string index = Run("bgzip -dc " + gz + (csi ? ".csi" : ".tbi"));
+  Run(std::string("rm -rf ") + dir);
+  return index;
+}
+
+// The builder fed line by line, as TabixIndexSource feeds it from record spans.
+std::string Mine(const std::string& text, bool vcf, bool csi) {
+  const TabixPreset preset = vcf ? TabixPreset::kVcf : TabixPreset::kBed;
+  auto tell = [&](uint64_t pos) {
+    return pos == text.size() ? bgzf::StoredDataEnd(text.size()) << 16 : bgzf::StoredVirtualOffset(pos);
+  };
+  uint64_t at = 0, offset0 = 0;
+  int64_t max_len = 0;
+  std::unique_ptr<TabixIndexBuilder> b;
+  while (at < text.size()) {
+    const size_t nl = text.find('\n', at);
+    const std::string_view line(text.data() + at, nl - at);
+    at = nl + 1;
+    if (line[0] == '#') {
+      if (csi && vcf) NoteVcfContigLength(line, &max_len);
+      if (!b) offset0 = at;
+      continue;
+    }
+    if (!b) b = std::make_unique<TabixIndexBuilder>(preset, csi, tell(offset0), max_len);
+    std::string_view contig;
+    int64_t beg, end;
+    if (!ParseTabixLine(preset, line, &contig, &beg, &end)) continue;
+    Status st = b->Push(contig, beg, end, tell(at));
+    EXPECT_TRUE(st.ok()) << st.message();
+  }
+  if (!b) b = std::make_unique<TabixIndexBuilder>(preset, csi, tell(offset0), max_len);
+  return b->Finish(tell(text.size()));
+}
+
+std::string BedText(uint32_t seed, int records, int64_t spread) {
+  std::mt19937_64 rng(seed);
+  std::string t;
+  for (int c = 0; c < 4; ++c) {
+    int64_t pos = rng() % 1000;
+    for (int i = 0; i < records; ++i) {
+      pos += rng() % spread;
+      const int64_t len = rng() % 8 == 0 ? rng() % 3000000 : rng() % 700;  // some span many bins
+      t += "chr" + std::to_string(c + 1) + "\t" + std::to_string(pos) + "\t" + std::to_string(pos + len) +
+           "\tCELL" + std::to_string(rng() % 5000) + "\n";
+    }
+  }
+  return t;
+}
+
+std::string VcfText(uint32_t seed, int records, bool big) {
+  std::mt19937_64 rng(seed);
+  std::string t = "##fileformat=VCFv4.3\n";
+  t += std::string("##contig=<ID=1,length=") + (big ? "3000000000" : "250000000") + ">\n";
+  t += "##contig=<ID=2,length=240000000>\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+  for (int c = 1; c <= 2; ++c) {
+    int64_t pos = big && c == 1 ? 600000000 : 1;
+    for (int i = 0; i < records; ++i) {
+      pos += rng() % 20000;
+      std::string ref(1 + rng() % 4, 'A');
+      std::string info = "DP=" + std::to_string(rng() % 100);
+      switch (rng() % 10) {
+        case 0: info = "END=" + std::to_string(pos + rng() % 100000) + ";" + info; break;
+        case 1: info += ";END=" + std::to_string(pos + rng() % 5000); break;
+        case 2: info += ";XEND=" + std::to_string(pos + 50); break;  // not an END
+        case 3: info = "."; break;
+        default: break;
+      }
+      t += std::to_string(c) + "\t" + std::to_string(pos) + "\t.\t" + ref + "\tT\t.\tPASS\t" + info + "\n";
+    }
+  }
+  return t;
+}
+
+TEST(TabixIndex, BedTbiLikeTabix) {
+  for (uint32_t seed : {1u, 2u}) {
+    const std::string text = BedText(seed, 40000, 3000);
+    EXPECT_TRUE(Mine(text, false, false) == Tabix(text, false, false)) << "seed " << seed;
+  }
+}
+
+TEST(TabixIndex, BedCsiLikeTabix) {
+  const std::string text = BedText(3, 30000, 30000);
+  EXPECT_TRUE(Mine(text, false, true) == Tabix(text, false, true));
+}
+
+TEST(TabixIndex, VcfTbiAndCsiLikeTabix) {
+  const std::string text = VcfText(4, 30000, false);
+  EXPECT_TRUE(Mine(text, true, false) == Tabix(text, true, false));
+  EXPECT_TRUE(Mine(text, true, true) == Tabix(text, true, true));
+  const std::string big = VcfText(5, 20000, true);
+  EXPECT_TRUE(Mine(big, true, true) == Tabix(big, true, true));
+}
+
+TEST(TabixIndex, EmptyLikeTabix) {
+  const std::string header = "##fileformat=VCFv4.3\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+  EXPECT_TRUE(Mine(header, true, false) == Tabix(header, true, false));
+}
+
+TEST(TabixIndex, RefusesWhatTabixRefuses) {
+  TabixIndexBuilder b(TabixPreset::kBed, false, 0);
+  ASSERT_TRUE(b.Push("chr1", 100, 200, 10).ok());
+  EXPECT_FALSE(b.Push("chr1", 50, 60, 20).ok());  // unsorted
+  TabixIndexBuilder c(TabixPreset::kBed, false, 0);
+  ASSERT_TRUE(c.Push("chr1", 100, 200, 10).ok());
+  ASSERT_TRUE(c.Push("chr2", 100, 200, 20).ok());
+  EXPECT_FALSE(c.Push("chr1", 300, 400, 30).ok());  // chr1 in two blocks
+  TabixIndexBuilder d(TabixPreset::kBed, false, 0);
+  EXPECT_FALSE(d.Push("chr1", 100, 99, 10).ok());  // end before begin
+  TabixIndexBuilder e(TabixPreset::kBed, false, 0);
+  EXPECT_FALSE(e.Push("chr1", 600000000, 600000100, 10).ok());  // past 2^29: CSI only
+  TabixIndexBuilder f(TabixPreset::kBed, true, 0);
+  EXPECT_TRUE(f.Push("chr1", 600000000, 600000100, 10).ok());
+}
+
+TEST(TabixIndex, ParsesLinesAsTbxParse1) {
+  std::string_view contig;
+  int64_t b, e;
+  ASSERT_TRUE(ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tDP=3;END=500", &contig, &b, &e));
+  EXPECT_EQ(contig, "20");
+  EXPECT_EQ(b, 99);
+  EXPECT_EQ(e, 500);
+  ASSERT_TRUE(ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tXEND=900", &contig, &b, &e));
+  EXPECT_EQ(e, 102);
+  ASSERT_TRUE(ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tEND=50", &contig, &b, &e));
+  EXPECT_EQ(e, 102);  // an END before POS is ignored
+  EXPECT_FALSE(ParseTabixLine(TabixPreset::kVcf, "20\t.\t.\tA\tT\t.\t.\t.", &contig, &b, &e));
+  ASSERT_TRUE(ParseTabixLine(TabixPreset::kBed, "chr1\t5\t9\tx", &contig, &b, &e));
+  EXPECT_EQ(b, 5);
+  EXPECT_EQ(e, 9);
+}
+
+}  // namespace
+}  // namespace omicsfs::text
