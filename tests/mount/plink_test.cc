@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "testutil/mount_fixture.h"
+#include "text/plink_source.h"
 #include "util/fs.h"
 
 namespace omicsfs {
@@ -187,6 +188,37 @@ TEST(PlinkCohort, RandomParallelReadsEqualSequentialAndPlink2) {
   EXPECT_EQ(mismatches.load(), 0);
   m.reset();
   fs::remove_all(src);
+}
+
+// plink2's chromosome codes, asked of plink2 itself: one one-record VCF per contig name.
+TEST(PlinkChromosome, MatchesPlink2OnEveryNameKind) {
+  const fs::path tmp = TempDir("omicsfs-plinkchr-%%%%%%");
+  const std::vector<std::string> names = {
+      "1", "chr1", "CHR1", "cHr5", "01", "chr02", "001", "chr001", "0", "chr00", "22", "23", "chr24", "25", "26",
+      "27", "chr28", "29", "chr99", "100", "X", "x", "chrX", "Y", "XY", "chrxy", "Xy", "M", "chrM", "MT", "chrMt",
+      "PAR1", "par2", "chrPAR1", "PAR3", "chr", "chrchr1", "1_random", "chrUn_gl000220", "HLA-A*01", "26a", "-1"};
+  int refused = 0;
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const std::string vcf = (tmp / "c.vcf").string(), out = (tmp / "c").string();
+    {
+      std::ofstream(vcf) << "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tS1\n"
+                         << name << "\t5\t.\tA\tC\t.\t.\t.\tGT\t0/1\n";
+    }
+    fs::remove(out + ".bim");
+    const int rc = Plink2MakeBed(vcf, out);
+    const auto code = text::PlinkChromosome(name);
+    if (rc != 0) {
+      ++refused;
+      EXPECT_FALSE(code.has_value()) << *code;
+      continue;
+    }
+    const std::string bim = Slurp(out + ".bim");
+    ASSERT_TRUE(code.has_value());
+    EXPECT_EQ(bim.substr(0, bim.find('\t')), *code);
+  }
+  EXPECT_EQ(refused, 2);  // 29 and chr99
+  fs::remove_all(tmp);
 }
 
 void CopyTree(const fs::path& from, const fs::path& to) {
