@@ -20,6 +20,7 @@
 #include "text/dense_source.h"
 #include "text/index_store.h"
 #include "text/mtx_source.h"
+#include "text/plink_source.h"
 #include "text/tabix_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
@@ -281,6 +282,7 @@ class Builder {
                    text::TabixPreset::kVcf, csi);
     auto samples = std::shared_ptr<const std::vector<std::string>>(*store, &(*store)->samples());
     AddText(dir, "samples.txt", meta, std::make_shared<const text::NamesSource>(samples, text::NamesSource::Layout::kOnePerLine, 0, "samples.txt of " + path));
+    for (auto& [view, source] : text::PlinkViews(*store, stem)) AddText(dir, view, meta, std::move(source));
   }
 
   // BPCells store groups of an HDF5 file, with their versions as the vetting helper read them

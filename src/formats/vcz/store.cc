@@ -238,4 +238,20 @@ Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples, bo
   return b;
 }
 
+Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const {
+  VariantBlock b;
+  b.first = v0;
+  b.count = v1 - v0;
+  std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>> reads;
+  if (parts & kContig) reads.emplace_back(&*contig_, &b.contig);
+  if (parts & kPosition) reads.emplace_back(&*position_, &b.position);
+  if ((parts & kId) && id_) reads.emplace_back(&*id_, &b.id.emplace());
+  if (parts & kAllele) reads.emplace_back(&*allele_, &b.allele);
+  if ((parts & kGenotype) && genotype_ && !samples_.empty()) reads.emplace_back(&*genotype_, &b.genotype.emplace());
+  for (auto& [array, out] : reads) {
+    ASSIGN_OR_RETURN(*out, array->ReadRows(v0, v1));
+  }
+  return b;
+}
+
 }  // namespace omicsfs::formats::vcz

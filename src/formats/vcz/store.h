@@ -64,6 +64,11 @@ class Store {
   // opposite orders, so that each decodes different arrays instead of waiting for the other's.
   Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse = false) const;
 
+  // Only some arrays of rows [v0, v1) (the PLINK views need neither INFO nor FORMAT); blocks not
+  // asked for stay empty. kGenotype gives `genotype` only when the store has call_genotype.
+  enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16 };
+  Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
+
  private:
   Store() = default;
 
