@@ -8,12 +8,12 @@
 // that class: the arena's memory is faulted in once, as the cache grows to its budget, in 2 MiB
 // huge pages where the kernel allows it, and recycled from then on.
 //
-// Blocks are carved from the mapping with a bump pointer up to a limit (the cache budget plus a
-// slack, set by the daemon). A request whose class has no free block takes a free block of a
-// class up to two doublings larger before the arena carves more (the cache counts footprints, so
-// the waste is budgeted); past the limit, and for sizes outside the classes, allocation falls
-// back to malloc, so the arena never holds more than its limit. Thread-safe. The daemon routes operator
-// new/delete through it (mount/memory.cc); sanitizer builds do not (they must see every block).
+// Blocks (page multiples) are carved from the mapping with a bump pointer up to a limit (the
+// cache budget plus a slack, set by the daemon); freed blocks are coalesced with free neighbours
+// and served best-fit, the rest split off. Past the limit with no free extent large enough, and
+// for sizes outside [kMinBlock, kMaxBlock], allocation falls back to malloc, so the arena never
+// holds more than its limit. Thread-safe. The daemon routes operator new/delete through it
+// (mount/memory.cc); sanitizer builds do not (they must see every block).
 #pragma once
 
 #include <cstddef>
@@ -31,7 +31,7 @@ struct Stats {
   uint64_t carved = 0;       // bytes carved so far (touched at most once each)
   uint64_t free_bytes = 0;   // bytes on the free lists
   uint64_t allocations = 0;  // served by the arena
-  uint64_t reused = 0;       // of those, from a free list
+  uint64_t reused = 0;       // of those, from freed memory
   uint64_t fallbacks = 0;    // in the size range but past the limit: malloc
 };
 
@@ -44,7 +44,7 @@ void Configure(uint64_t limit_bytes, bool huge_pages = true);
 void* Allocate(size_t size);
 // Returns true when `p` is an arena block (then it is recycled); false for any other pointer.
 bool Release(void* p);
-// Usable size of an arena block.
+// Usable size of an arena block (its size rounded up to whole pages, less the header).
 size_t BlockSize(const void* p);
 // The memory a buffer of `size` bytes at `data` really holds: its arena block (with its header)
 // when it is one, else `size`. Budgets count this.
