@@ -96,8 +96,8 @@ class Builder {
   }
 
   // A text view; `key` names it in the persisted size index (the store's fingerprint + key).
-  std::shared_ptr<const text::VirtualTextFile> MakeText(const std::string& key,
-                                                        std::shared_ptr<const text::RecordSource> source) {
+  std::shared_ptr<const text::VirtualTextFile> MakeText(
+      const std::string& key, std::shared_ptr<const text::RecordSource> source) {
     text::SizingOptions sizing = options_.sizing;
     if (!fingerprint_.empty()) sizing.index_key = fingerprint_ + "\nview " + key;
     return std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, sizing);
@@ -105,7 +105,8 @@ class Builder {
 
   void AddText(Ino parent, const std::string& name, const Meta& meta,
                std::shared_ptr<const text::RecordSource> source) {
-    AddFile(parent, name, meta, std::make_shared<const TextFileContent>(MakeText(name, std::move(source))));
+    AddFile(parent, name, meta,
+            std::make_shared<const TextFileContent>(MakeText(name, std::move(source))));
   }
 
   // NAME.gz in `dir`: `bgzip -l 0` of `plain` (stored blocks, no index); `describe` names it in
@@ -265,14 +266,16 @@ class Builder {
   // of the store's matrix.mtx and barcodes.tsv (the same views: sizes and cached chunks shared),
   // features.tsv.gz that of `name\tname\tGene Expression` per row.
   void AddTenXFolder(Ino dir, const Meta& meta, const std::string& where,
-                     std::shared_ptr<const text::ByteView> mtx, std::shared_ptr<const text::ByteView> barcodes,
+                     std::shared_ptr<const text::ByteView> mtx,
+                     std::shared_ptr<const text::ByteView> barcodes,
                      std::shared_ptr<const text::RecordSource> features) {
     const Ino tenx = AddDir(dir, "10x", meta, /*from_file=*/true);
     if (tenx == 0) return;  // a file named 10x is already there
     AddStoredGz(tenx, "matrix.mtx.gz", meta, "10x/matrix.mtx.gz of " + where, std::move(mtx));
     AddStoredGz(tenx, "features.tsv.gz", meta, "10x/features.tsv.gz of " + where,
                 MakeText("10x/features.tsv", std::move(features)));
-    AddStoredGz(tenx, "barcodes.tsv.gz", meta, "10x/barcodes.tsv.gz of " + where, std::move(barcodes));
+    AddStoredGz(tenx, "barcodes.tsv.gz", meta, "10x/barcodes.tsv.gz of " + where,
+                std::move(barcodes));
   }
 
   static bool IsBpcellsDirStore(const std::string& dir) {

@@ -30,7 +30,7 @@ using testutil::RunCommand;
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/bpcells";
 
 struct Store {
-  std::string dir;  // inside the mount, relative
+  std::string dir;                      // inside the mount, relative
   std::string mtx, rownames, colnames;  // expected texts
   size_t rows = 0, cols = 0;
 };
@@ -76,7 +76,8 @@ std::vector<std::string> NamesOr(const std::string& text, const std::string& pre
 
 std::string FeaturesText(const Store& s) {
   std::string t;
-  for (const auto& n : NamesOr(s.rownames, "row", s.rows)) t += n + "\t" + n + "\tGene Expression\n";
+  for (const auto& n : NamesOr(s.rownames, "row", s.rows))
+    t += n + "\t" + n + "\tGene Expression\n";
   return t;
 }
 
@@ -153,7 +154,8 @@ TEST_F(TenXMount, EveryMatrixStoreHasTheV3Folder) {
     std::vector<std::string> names;
     for (auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
-    EXPECT_EQ(names, (std::vector<std::string>{"barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"}));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"}));
     CheckGz(dir + "/matrix.mtx.gz", s.mtx, tmp.path());
     CheckGz(dir + "/features.tsv.gz", FeaturesText(s), tmp.path());
     CheckGz(dir + "/barcodes.tsv.gz", BarcodesText(s), tmp.path());
@@ -223,7 +225,8 @@ TEST_F(TenXMount, SeuratRead10xGivesTheSameMatrixAsTheV2Files) {
     // quote: a name holding one (counts.rownames.txt has `quote"s`) is misread from genes.tsv
     // and from features.tsv alike (there it even splits the matrix by "feature type"). Cell
     // Ranger never writes such names; those stores are left out here.
-    if (s.rownames.find('"') != std::string::npos || s.colnames.find('"') != std::string::npos) continue;
+    if (s.rownames.find('"') != std::string::npos || s.colnames.find('"') != std::string::npos)
+      continue;
     const Expected e = ExpectedOf(s);
     want[s.dir] = {s, e};
     for (const std::string& a : {s.dir, std::to_string(e.first.row), std::to_string(e.first.col),
