@@ -31,10 +31,11 @@ Status NamesSource::RenderChunk(uint64_t k, std::string* out) const {
       name = &(*names_)[i];
     }
     out->append(*name);
-    if (layout_ == Layout::kTwoColumns) {
+    if (layout_ != Layout::kOnePerLine) {
       out->push_back('\t');
       out->append(*name);
     }
+    if (layout_ == Layout::kFeatures) out->append("\tGene Expression");
     out->push_back('\n');
   }
   return OkStatus();

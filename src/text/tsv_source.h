@@ -1,5 +1,6 @@
-// Name lists as text: one name per line (rownames.txt, colnames.txt, barcodes.tsv), or
-// `name\tname` per line (10x genes.tsv). Optionally 1-based numbers stand in for absent names.
+// Name lists as text: one name per line (rownames.txt, colnames.txt, barcodes.tsv),
+// `name\tname` per line (10x v2 genes.tsv), or `name\tname\tGene Expression` per line (10x v3
+// features.tsv). Optionally PREFIX1..PREFIXn stand in for absent names.
 #pragma once
 
 #include <memory>
@@ -12,7 +13,7 @@ namespace omicsfs::text {
 
 class NamesSource : public RecordSource {
  public:
-  enum class Layout { kOnePerLine, kTwoColumns };
+  enum class Layout { kOnePerLine, kTwoColumns, kFeatures };
   static constexpr uint64_t kNamesPerChunk = 8192;
 
   // `names` is kept alive by the caller's shared pointer (aliasing the owning reader is fine).

@@ -95,12 +95,26 @@ class Builder {
     return tree_->AddChild(parent, std::move(n));
   }
 
+  // A text view; `key` names it in the persisted size index (the store's fingerprint + key).
+  std::shared_ptr<const text::VirtualTextFile> MakeText(
+      const std::string& key, std::shared_ptr<const text::RecordSource> source) {
+    text::SizingOptions sizing = options_.sizing;
+    if (!fingerprint_.empty()) sizing.index_key = fingerprint_ + "\nview " + key;
+    return std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, sizing);
+  }
+
   void AddText(Ino parent, const std::string& name, const Meta& meta,
                std::shared_ptr<const text::RecordSource> source) {
-    text::SizingOptions sizing = options_.sizing;
-    if (!fingerprint_.empty()) sizing.index_key = fingerprint_ + "\nview " + name;
-    auto file = std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, sizing);
-    AddFile(parent, name, meta, std::make_shared<const TextFileContent>(std::move(file)));
+    AddFile(parent, name, meta,
+            std::make_shared<const TextFileContent>(MakeText(name, std::move(source))));
+  }
+
+  // NAME.gz in `dir`: `bgzip -l 0` of `plain` (stored blocks, no index); `describe` names it in
+  // errors.
+  void AddStoredGz(Ino dir, const std::string& name, const Meta& meta, const std::string& describe,
+                   std::shared_ptr<const text::ByteView> plain) {
+    AddFile(dir, name, meta, std::make_shared<const ByteViewContent>(
+        std::make_shared<const text::BgzfStoredView>(std::move(plain), describe)));
   }
 
   // A coordinate view NAME with its BGZF twin NAME.gz (stored blocks: `bgzip -l 0` of NAME) and
@@ -109,13 +123,10 @@ class Builder {
   void AddIndexedText(Ino dir, const std::string& name, const Meta& meta, const std::string& where,
                       std::shared_ptr<const text::RecordSource> source, text::TabixPreset preset,
                       bool csi) {
-    text::SizingOptions sizing = options_.sizing;
-    if (!fingerprint_.empty()) sizing.index_key = fingerprint_ + "\nview " + name;
-    auto plain = std::make_shared<const text::VirtualTextFile>(std::move(source), options_.pool, sizing);
+    auto plain = MakeText(name, std::move(source));
     AddFile(dir, name, meta, std::make_shared<const ByteViewContent>(plain));
     const std::string gz = name + ".gz";
-    AddFile(dir, gz, meta, std::make_shared<const ByteViewContent>(
-        std::make_shared<const text::BgzfStoredView>(plain, gz + " of " + where)));
+    AddStoredGz(dir, gz, meta, gz + " of " + where, plain);
     const std::string index = gz + (csi ? ".csi" : ".tbi");
     text::TabixIndexSource::Options o;
     o.preset = preset;
@@ -229,7 +240,8 @@ class Builder {
     auto rows = std::shared_ptr<const std::vector<std::string>>(m, &m->row_names());
     auto cols = std::shared_ptr<const std::vector<std::string>>(m, &m->col_names());
     using Layout = text::NamesSource::Layout;
-    AddText(dir, "matrix.mtx", meta, std::make_shared<const text::MtxSource>(m));
+    auto mtx = MakeText("matrix.mtx", std::make_shared<const text::MtxSource>(m));
+    AddFile(dir, "matrix.mtx", meta, std::make_shared<const TextFileContent>(mtx));
     formats::bpcells::TransposedCopy persist;
     if (!options_.index_dir.empty() && !fingerprint_.empty() && !m->row_major()) {
       persist.key = fingerprint_;
@@ -241,8 +253,29 @@ class Builder {
     AddText(dir, "matrix.tsv", meta, std::make_shared<const text::DenseTsvSource>(m, std::vector<std::string>{options_.index_dir}, std::move(persist)));
     AddText(dir, "rownames.txt", meta, std::make_shared<const text::NamesSource>(rows, Layout::kOnePerLine, 0, "rownames.txt of " + where));
     AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, 0, "colnames.txt of " + where));
-    AddText(dir, "barcodes.tsv", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where, "col"));
+    auto barcodes = MakeText("barcodes.tsv", std::make_shared<const text::NamesSource>(
+        cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where, "col"));
+    AddFile(dir, "barcodes.tsv", meta, std::make_shared<const TextFileContent>(barcodes));
     AddText(dir, "genes.tsv", meta, std::make_shared<const text::NamesSource>(rows, Layout::kTwoColumns, m->rows(), "genes.tsv of " + where, "row"));
+    AddTenXFolder(dir, meta, where, mtx, barcodes, std::make_shared<const text::NamesSource>(
+        rows, Layout::kFeatures, m->rows(), "10x/features.tsv of " + where, "row"));
+  }
+
+  // The Cell Ranger v3 folder `10x/` (what scanpy's read_10x_mtx and Seurat's Read10X read when
+  // no genes.tsv lies beside the matrix): matrix.mtx.gz and barcodes.tsv.gz are the BGZF twins
+  // of the store's matrix.mtx and barcodes.tsv (the same views: sizes and cached chunks shared),
+  // features.tsv.gz that of `name\tname\tGene Expression` per row.
+  void AddTenXFolder(Ino dir, const Meta& meta, const std::string& where,
+                     std::shared_ptr<const text::ByteView> mtx,
+                     std::shared_ptr<const text::ByteView> barcodes,
+                     std::shared_ptr<const text::RecordSource> features) {
+    const Ino tenx = AddDir(dir, "10x", meta, /*from_file=*/true);
+    if (tenx == 0) return;  // a file named 10x is already there
+    AddStoredGz(tenx, "matrix.mtx.gz", meta, "10x/matrix.mtx.gz of " + where, std::move(mtx));
+    AddStoredGz(tenx, "features.tsv.gz", meta, "10x/features.tsv.gz of " + where,
+                MakeText("10x/features.tsv", std::move(features)));
+    AddStoredGz(tenx, "barcodes.tsv.gz", meta, "10x/barcodes.tsv.gz of " + where,
+                std::move(barcodes));
   }
 
   static bool IsBpcellsDirStore(const std::string& dir) {

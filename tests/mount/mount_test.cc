@@ -12,6 +12,7 @@
 #include <csignal>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "testutil/mount_fixture.h"
@@ -58,7 +59,50 @@ TEST(MountTest, BundledExamples) {
     EXPECT_EQ(got, Expected("counts.rownames.txt"));
     ASSERT_TRUE(ReadWhole(m->path() + "/" + dir + "/colnames.txt", &got));
     EXPECT_EQ(got, Expected("counts.colnames.txt"));
+    std::string unzipped;
+    ASSERT_EQ(testutil::RunCommand({"zcat", m->path() + "/" + dir + "/10x/matrix.mtx.gz"}, &unzipped), 0);
+    EXPECT_TRUE(unzipped == want) << dir << "/10x/matrix.mtx.gz";
   }
+  // One store of every other kind, copies of corpus stores: their views equal the corpus's
+  // expected texts, and tabix answers region queries on the twins (what .ci/demo shows).
+  std::vector<std::string> names;
+  for (auto& e : fs::directory_iterator(m->path())) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"counts.packed", "counts_gzip.h5", "frags.packed", "sample.vcz", "tiny_3x4.datg"}));
+  const std::string corpus = OMICSFS_CORPUS_DIR;
+  const std::string vcf = testutil::ReadMaybeGz(corpus + "/vcf-zarr/sample/expected.vcf");
+  const std::string bed = testutil::ReadMaybeGz(corpus + "/bpcells/expected/frags.bed.tsv");
+  for (const auto& [view, text] : {std::pair<std::string, std::string>{"sample.vcz/sample.vcf", vcf},
+                                   {"frags.packed/fragments.bed", bed},
+                                   {"tiny_3x4.datg/matrix.tsv", testutil::ReadMaybeGz(corpus + "/datg/tiny_3x4.expected.tsv")}}) {
+    std::string got;
+    ASSERT_TRUE(ReadWhole(m->path() + "/" + view, &got)) << view;
+    EXPECT_FALSE(text.empty()) << view;
+    EXPECT_TRUE(got == text) << view;
+  }
+  // tabix REGION: the records of the expected text that overlap the region.
+  auto overlapping = [](const std::string& text, const std::string& contig, int64_t lo, int64_t hi, bool is_vcf) {
+    std::string out;
+    std::istringstream ss(text);
+    for (std::string line; std::getline(ss, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream fields(line);
+      std::string chrom;
+      int64_t a = 0, b = 0;
+      fields >> chrom >> a;
+      if (!is_vcf) fields >> b;
+      const bool hit = is_vcf ? a >= lo && a <= hi : a < hi && b >= lo;  // bed: 0-based half-open
+      if (chrom == contig && hit) out += line + "\n";
+    }
+    return out;
+  };
+  std::string out;
+  ASSERT_EQ(testutil::RunCommand({"tabix", m->path() + "/sample.vcz/sample.vcf.gz", "20:1000000-1240000"}, &out), 0);
+  EXPECT_EQ(out, overlapping(vcf, "20", 1000000, 1240000, true));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);
+  ASSERT_EQ(testutil::RunCommand({"tabix", m->path() + "/frags.packed/fragments.bed.gz", "chr2:1-100000"}, &out), 0);
+  EXPECT_EQ(out, overlapping(bed, "chr2", 1, 100000, false));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 34);
 }
 
 class GeneratedMount : public ::testing::Test {

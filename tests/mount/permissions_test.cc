@@ -106,6 +106,7 @@ TEST(Permissions, AllowOtherEnforcesTheSourcesModes) {
   // ...and what is not is refused, as on disk (EACCES: cat and ls exit 1, `exec 3<` fails).
   EXPECT_NE(NobodyCanOpen(l.src / "private.packed/matrix"), 0) << "the test's premise";
   for (const char* f : {"private.packed/matrix.mtx", "halfopen.packed/matrix.mtx", "halfopen.packed/genes.tsv",
+                        "halfopen.packed/10x/matrix.mtx.gz", "private.h5/mat/10x/features.tsv.gz",
                         "private.h5/mat/matrix.mtx", "secret.txt"}) {
     EXPECT_NE(NobodyCanOpen(mp + "/" + f), 0) << f << " readable by nobody";
   }
@@ -125,6 +126,15 @@ TEST(Permissions, AllowOtherEnforcesTheSourcesModes) {
   EXPECT_EQ(st.st_mode & 07777, 0400u);
   ASSERT_EQ(::stat((mp + "/public.packed/matrix.mtx").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0444u);
+  // The 10x folder: entered and read by whoever reads the store's views.
+  ASSERT_EQ(::stat((mp + "/public.packed/10x").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0555u);
+  ASSERT_EQ(::stat((mp + "/halfopen.packed/10x").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0500u);
+  ASSERT_EQ(::stat((mp + "/halfopen.packed/10x/barcodes.tsv.gz").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0400u);
+  EXPECT_EQ(NobodyCanOpen(mp + "/public.packed/10x/matrix.mtx.gz"), 0);
+  EXPECT_NE(AsNobody({"ls", mp + "/halfopen.packed/10x"}, &out), 0);
 }
 
 TEST(Permissions, ViewsKeepTheOwnerAndGroupOfTheirSource) {

@@ -106,6 +106,10 @@ TEST(NamesSourceTest, LayoutsAndFallback) {
   auto none = std::make_shared<const std::vector<std::string>>();
   EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kOnePerLine, 0, "x")), "");
   EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kTwoColumns, 3, "x")), "1\t1\n2\t2\n3\t3\n");
+  EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kFeatures, 0, "x")),
+            "a b\ta b\tGene Expression\nü\tü\tGene Expression\n");
+  EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kFeatures, 2, "x", "row")),
+            "row1\trow1\tGene Expression\nrow2\trow2\tGene Expression\n");
   std::vector<std::string> many;
   for (int i = 0; i < 20000; ++i) many.push_back(std::string("n").append(std::to_string(i)));
   NamesSource big(std::make_shared<const std::vector<std::string>>(many), NamesSource::Layout::kOnePerLine, 0, "x");

@@ -69,10 +69,12 @@ class DiscoverTest : public ::testing::Test {
 TEST_F(DiscoverTest, MirrorsSourceAndReplacesStores) {
   EXPECT_EQ(Names(""), (std::vector<std::string>{"broken", "link", "notes.txt", "sub", "x.h5"}));
   EXPECT_EQ(Names("sub/m.packed"),
-            (std::vector<std::string>{"barcodes.tsv", "colnames.txt", "genes.tsv", "matrix.mtx", "matrix.tsv", "rownames.txt"}));
+            (std::vector<std::string>{"10x", "barcodes.tsv", "colnames.txt", "genes.tsv", "matrix.mtx", "matrix.tsv", "rownames.txt"}));
+  EXPECT_EQ(Names("sub/m.packed/10x"), (std::vector<std::string>{"barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"}));
+  EXPECT_EQ(Names("x.h5/g1/m/10x").size(), 3u);
   EXPECT_EQ(Names("x.h5"), (std::vector<std::string>{"g1", "g2"}));
   EXPECT_EQ(Names("x.h5/g1"), (std::vector<std::string>{"m"}));
-  EXPECT_EQ(Names("x.h5/g1/m").size(), 6u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 7u);
   EXPECT_EQ(Names("broken"), (std::vector<std::string>{"ERROR.txt"}));
   EXPECT_NE(ReadAll("broken/ERROR.txt").find("idxptr"), std::string::npos);
   EXPECT_EQ(ReadAll("notes.txt"), "hello\n");
@@ -100,6 +102,12 @@ TEST_F(DiscoverTest, AttributesAndReadOnly) {
   EXPECT_TRUE(S_ISDIR(tree_->GetAttr(*dir)->mode));
   EXPECT_EQ(tree_->Lookup(*dir, "nope").status().code(), ErrorCode::kNotFound);
   EXPECT_EQ(*tree_->Lookup(*dir, ".."), kRootIno);
+  // The 10x folder can be entered by whoever reads the store's views.
+  auto tenx = tree_->Resolve("sub/m.packed/10x");
+  ASSERT_TRUE(tenx.ok());
+  const mode_t mode = tree_->GetAttr(*tenx)->mode;
+  EXPECT_TRUE(S_ISDIR(mode));
+  EXPECT_EQ(mode & 0111, (attr->mode & 0444) >> 2);
 }
 
 TEST_F(DiscoverTest, SingleStoreAsSource) {
@@ -120,8 +128,8 @@ namespace omicsfs::vfs {
 namespace {
 
 TEST_F(DiscoverTest, ListingNeverSizes) {
-  EXPECT_EQ(Names("sub/m.packed").size(), 6u);
-  EXPECT_EQ(Names("x.h5/g1/m").size(), 6u);
+  EXPECT_EQ(Names("sub/m.packed").size(), 7u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 7u);
   EXPECT_EQ(pool_->Stats().entries, 0u);  // nothing rendered yet
   auto ino = tree_->Resolve("sub/m.packed/matrix.mtx");
   ASSERT_TRUE(ino.ok());
@@ -202,7 +210,7 @@ TEST_F(RescanTest, RemovedAndAddedStores) {
   ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src_ / "new.packed").string()).ok());
   const Tree::Changes changes = Rescan();
   EXPECT_EQ(Names(""), (std::vector<std::string>{"link", "new.packed", "notes.txt", "sub", "x.h5"}));
-  EXPECT_EQ(Names("new.packed").size(), 6u);
+  EXPECT_EQ(Names("new.packed").size(), 7u);
   bool dropped = false;
   for (const auto& [parent, name] : changes.entries) dropped |= parent == kRootIno && name == "broken";
   EXPECT_TRUE(dropped);
