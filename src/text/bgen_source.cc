@@ -85,11 +85,6 @@ void AppendIdentity(const Identity& id, const std::string& chrom, int64_t pos, s
 }  // namespace
 
 Status BgenRefusal(const Store& store) {
-  if (store.ploidy() > 2) {
-    return UnsupportedError("ploidy " + std::to_string(store.ploidy()) +
-                            " (BGEN blocks of a fixed size cannot carry the calls of other ploidies; plink2 reads no BGEN "
-                            "ploidy above 2)");
-  }
   if (store.samples().size() >= (uint64_t{1} << 32)) return UnsupportedError("more than 2^32 samples");
   for (const std::string& id : store.samples()) {
     if (id.size() > kMaxString) return UnsupportedError("a sample ID is longer than 65535 bytes");

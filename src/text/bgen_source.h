@@ -3,7 +3,10 @@
 // .bed's reading of every call, as layout 2, unphased, 8-bit probabilities from hard calls; each
 // genotype block is a zlib stream of *stored* deflate blocks, so a variant block's size is
 // arithmetic: its identifying strings plus 10 + N + N·P bytes of probabilities and the zlib
-// framing (N samples, P the store's ploidy). See docs/formats/vcf-zarr.md.
+// framing (N samples; P = 1 for a haploid store, else 2, for every sample of every record).
+// Per-call ploidy is therefore not carried: as in the .bed, a haploid call of a diploid store is
+// its homozygous diploid call (REGENIE's coding of male chrX) and a call with a third allele is
+// missing. See docs/formats/vcf-zarr.md.
 #pragma once
 
 #include <functional>
@@ -18,9 +21,8 @@
 
 namespace omicsfs::text {
 
-// Why BGEN cannot express a store the .bed accepts, or OK: a ploidy above 2 (fixed-size blocks
-// cannot carry the calls of other ploidies such a store mixes in, and plink2 reads no BGEN ploidy
-// above 2), a sample ID longer than 65 535 bytes.
+// Why BGEN cannot hold a store the .bed accepts, or OK: a sample ID longer than 65 535 bytes
+// (2-byte lengths), 2^32 samples or more. (An ID or CHROM over 65 535 bytes fails its chunk.)
 Status BgenRefusal(const formats::vcz::Store& store);
 
 // One variant block of the .bgen, for the index.
