@@ -5,6 +5,7 @@
 #include <map>
 #include <type_traits>
 
+#include "text/bgen_source.h"
 #include "text/number_format.h"
 #include "util/log.h"
 
@@ -272,12 +273,15 @@ Status PlinkBedSource::RenderChunk(uint64_t k, std::string* out) const {
     return OkStatus();
   }
   RETURN_IF_ERROR(plan_->Checked());
-  const Store& s = plan_->store();
   const auto [v0, v1] = Range(k);
-  ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, s.ReadParts(v0, v1, Store::kAllele | Store::kGenotype));
-  const uint64_t ns = s.samples().size();
+  ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, plan_->store().ReadParts(v0, v1, Store::kAllele | Store::kGenotype));
+  return PlinkBedRows(plan_->store(), b, out);
+}
+
+Status PlinkBedRows(const Store& s, const formats::vcz::VariantBlock& b, std::string* out) {
+  const uint64_t ns = s.samples().size(), bytes_per_variant = (ns + 3) / 4;
   if (!b.genotype) {  // no call_genotype: no GT in the VCF view, every call missing
-    std::string missing(bytes_per_variant_, '\0');
+    std::string missing(bytes_per_variant, '\0');
     for (uint64_t i = 0; i < ns; ++i) missing[i / 4] = static_cast<char>(missing[i / 4] | (kMissing << (2 * (i % 4))));
     for (uint64_t row = 0; row < b.count; ++row) {
       if (AlleleCount(b.allele, row) == 2) out->append(missing);
@@ -285,16 +289,24 @@ Status PlinkBedSource::RenderChunk(uint64_t k, std::string* out) const {
     return OkStatus();
   }
   switch (b.genotype->dtype) {
-    case DType::kInt8: return EncodeBlock<int8_t>(b, ns, bytes_per_variant_, out);
-    case DType::kInt16: return EncodeBlock<int16_t>(b, ns, bytes_per_variant_, out);
-    case DType::kInt32: return EncodeBlock<int32_t>(b, ns, bytes_per_variant_, out);
-    case DType::kInt64: return EncodeBlock<int64_t>(b, ns, bytes_per_variant_, out);
-    case DType::kUInt8: return EncodeBlock<uint8_t>(b, ns, bytes_per_variant_, out);
-    case DType::kUInt16: return EncodeBlock<uint16_t>(b, ns, bytes_per_variant_, out);
-    case DType::kUInt32: return EncodeBlock<uint32_t>(b, ns, bytes_per_variant_, out);
+    case DType::kInt8: return EncodeBlock<int8_t>(b, ns, bytes_per_variant, out);
+    case DType::kInt16: return EncodeBlock<int16_t>(b, ns, bytes_per_variant, out);
+    case DType::kInt32: return EncodeBlock<int32_t>(b, ns, bytes_per_variant, out);
+    case DType::kInt64: return EncodeBlock<int64_t>(b, ns, bytes_per_variant, out);
+    case DType::kUInt8: return EncodeBlock<uint8_t>(b, ns, bytes_per_variant, out);
+    case DType::kUInt16: return EncodeBlock<uint16_t>(b, ns, bytes_per_variant, out);
+    case DType::kUInt32: return EncodeBlock<uint32_t>(b, ns, bytes_per_variant, out);
     default: return UnsupportedError(s.Describe() + ": call_genotype: element type not supported by the .bed view");
   }
 }
+
+bool PlinkBiallelic(const DenseBlock& alleles, uint64_t row) { return AlleleCount(alleles, row) == 2; }
+
+void PlinkAppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n, std::string* out) {
+  AppendStrings(v, first, n, out);
+}
+
+int64_t PlinkInt(const DenseBlock& b, uint64_t i) { return IntAt(b, i); }
 
 PlinkBimSource::PlinkBimSource(std::shared_ptr<const PlinkPlan> plan, std::string name, uint64_t target_chunk_bytes)
     : plan_(std::move(plan)), name_(std::move(name)) {
@@ -353,16 +365,19 @@ Status PlinkFamSource::RenderChunk(uint64_t k, std::string* out) const {
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> PlinkViews(
-    std::shared_ptr<const Store> store, const std::string& stem) {
+    std::shared_ptr<const Store> store, const std::string& stem, const GwasViewOptions& options) {
   Status why = PlinkRefusal(*store);
   if (!why.ok()) {
     LogWarning(store->Describe() + ": no " + stem + ".bed/.bim/.fam: " + why.message());
     return {};
   }
   auto plan = std::make_shared<const PlinkPlan>(store);
-  return {{stem + ".bed", std::make_shared<const PlinkBedSource>(plan, stem + ".bed")},
-          {stem + ".bim", std::make_shared<const PlinkBimSource>(plan, stem + ".bim")},
-          {stem + ".fam", std::make_shared<const PlinkFamSource>(store, stem + ".fam")}};
+  std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> views = {
+      {stem + ".bed", std::make_shared<const PlinkBedSource>(plan, stem + ".bed")},
+      {stem + ".bim", std::make_shared<const PlinkBimSource>(plan, stem + ".bim")},
+      {stem + ".fam", std::make_shared<const PlinkFamSource>(store, stem + ".fam")}};
+  for (auto& view : BgenViews(plan, stem, options)) views.push_back(std::move(view));
+  return views;
 }
 
 }  // namespace omicsfs::text

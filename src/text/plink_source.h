@@ -27,6 +27,18 @@ std::optional<std::string> PlinkChromosome(std::string_view chrom);
 // The ALT column exactly as the VCF view writes it ("." when every ALT is missing).
 std::string PlinkAltText(const formats::zarr::DenseBlock& alleles, uint64_t row);
 
+// The ALT column test plink2 makes: REF + one ALT field (the records the .bed keeps).
+bool PlinkBiallelic(const formats::zarr::DenseBlock& alleles, uint64_t row);
+// A string column entry as the VCF view writes it ('.' when all missing, ',' between strings).
+void PlinkAppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n, std::string* out);
+// An integer element of a block of any integer dtype.
+int64_t PlinkInt(const formats::zarr::DenseBlock& b, uint64_t i);
+
+// The .bed rows (ceil(n_samples / 4) bytes each: plink2's reading of every call) of the biallelic
+// records of `b` (which holds kAllele and kGenotype), appended to `out`. Errors: a call plink2
+// refuses, in any record (multi-allelic ones included).
+Status PlinkBedRows(const formats::vcz::Store& store, const formats::vcz::VariantBlock& b, std::string* out);
+
 // Why plink2 refuses the whole store before reading a record (no samples, a sample ID it
 // rejects, no biallelic record), or OK. Reads the alleles until a biallelic record is found.
 Status PlinkRefusal(const formats::vcz::Store& store);
@@ -105,9 +117,21 @@ class PlinkFamSource : public RecordSource {
   std::string name_;
 };
 
-// The three views (STEM.bed, STEM.bim, STEM.fam) of a store, or none when plink2 refuses the
-// store (the reason is logged as a warning naming the store).
+class IndexStore;
+
+// What the BGEN index (STEM.bgen.bgi) needs from discovery: where it is persisted and the store's
+// mtime (its Metadata table's last_write_time).
+struct GwasViewOptions {
+  const IndexStore* index = nullptr;  // optional; must outlive the views
+  std::string key;                    // the store's fingerprint; empty = not persisted
+  int64_t mtime = 0;
+};
+
+// The PLINK views (STEM.bed, STEM.bim, STEM.fam), then the BGEN views (STEM.bgen, STEM.sample,
+// STEM.bgen.bgi; bgen_source.h) of a store; none when plink2 refuses the store, no BGEN views when
+// BGEN cannot express it (the reasons are logged as warnings naming the store).
 std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> PlinkViews(
-    std::shared_ptr<const formats::vcz::Store> store, const std::string& stem);
+    std::shared_ptr<const formats::vcz::Store> store, const std::string& stem,
+    const GwasViewOptions& options = {});
 
 }  // namespace omicsfs::text

@@ -315,7 +315,7 @@ class Builder {
                    text::TabixPreset::kVcf, csi);
     auto samples = std::shared_ptr<const std::vector<std::string>>(*store, &(*store)->samples());
     AddText(dir, "samples.txt", meta, std::make_shared<const text::NamesSource>(samples, text::NamesSource::Layout::kOnePerLine, 0, "samples.txt of " + path));
-    for (auto& [view, source] : text::PlinkViews(*store, stem)) AddText(dir, view, meta, std::move(source));
+    for (auto& [view, source] : text::PlinkViews(*store, stem, {options_.sizing.index, fingerprint_, meta.mtime.tv_sec})) AddText(dir, view, meta, std::move(source));
   }
 
   // BPCells store groups of an HDF5 file, with their versions as the vetting helper read them

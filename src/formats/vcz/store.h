@@ -56,6 +56,8 @@ class Store {
   const std::vector<Field>& info() const { return info_; }      // sorted by key
   const std::vector<Field>& format() const { return format_; }  // sorted by key, GT excluded
   bool has_genotype() const { return genotype_.has_value(); }
+  // call_genotype's ploidy dimension (the most alleles a call holds); 0 without call_genotype.
+  uint64_t ploidy() const { return genotype_ && genotype_->meta().shape.size() > 2 ? genotype_->meta().shape[2] : 0; }
   // Rows per record range: the smallest variants-chunk of the arrays a record needs.
   uint64_t range_rows() const { return range_rows_; }
 
