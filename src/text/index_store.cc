@@ -38,9 +38,11 @@ std::string IndexStore::PathFor(const std::string& key, const char* ext) const {
   return dir_ + "/" + name;
 }
 
-std::optional<std::string> IndexStore::LoadBlob(const std::string& key) const {
+// The framing both kinds share: magic, schema, key, count, `count` units of `unit` bytes, FNV-1a.
+// Returns the units' bytes when every check passes (and marks the file used).
+std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const std::string& key,
+                                                  uint64_t unit) const {
   if (!enabled() || rebuild_) return std::nullopt;
-  const std::string path = PathFor(key, ".rix");
   auto data = ReadWholeFile(path, size_t{1} << 34);
   if (!data.ok()) return std::nullopt;
   const std::string& d = *data;
@@ -52,11 +54,15 @@ std::optional<std::string> IndexStore::LoadBlob(const std::string& key) const {
   std::memcpy(&key_len, d.data() + 12, 8);
   if (schema != kIndexSchema || key_len != key.size() || d.compare(20, key.size(), key) != 0) return std::nullopt;
   std::memcpy(&count, d.data() + 20 + key.size(), 8);
-  if (d.size() != head + count + 8) return std::nullopt;
+  if (count > (d.size() - head - 8) / unit || d.size() != head + unit * count + 8) return std::nullopt;
   std::memcpy(&sum, d.data() + d.size() - 8, 8);
   if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
-  TouchFile(path);
-  return d.substr(head, count);
+  TouchFile(path);  // mtime = last use, for CollectGarbage
+  return d.substr(head, unit * count);
+}
+
+std::optional<std::string> IndexStore::LoadBlob(const std::string& key) const {
+  return LoadFramed(PathFor(key, ".rix"), key, 1);
 }
 
 void IndexStore::SaveBlob(const std::string& key, const std::string& bytes) const {
@@ -72,24 +78,10 @@ void IndexStore::SaveBlob(const std::string& key, const std::string& bytes) cons
 }
 
 std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key, uint64_t chunks) const {
-  if (!enabled() || rebuild_) return std::nullopt;
-  auto data = ReadWholeFile(PathFor(key), size_t{1} << 34);
-  if (!data.ok()) return std::nullopt;
-  const std::string& d = *data;
-  const size_t head = 8 + 4 + 8 + key.size() + 8;
-  if (d.size() < head + 8 || std::memcmp(d.data(), kMagic, 8) != 0) return std::nullopt;
-  uint32_t schema;
-  uint64_t key_len, count, sum;
-  std::memcpy(&schema, d.data() + 8, 4);
-  std::memcpy(&key_len, d.data() + 12, 8);
-  if (schema != kIndexSchema || key_len != key.size() || d.compare(20, key.size(), key) != 0) return std::nullopt;
-  std::memcpy(&count, d.data() + 20 + key.size(), 8);
-  if (count != chunks || d.size() != head + 8 * count + 8) return std::nullopt;
-  std::memcpy(&sum, d.data() + d.size() - 8, 8);
-  if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
-  std::vector<uint64_t> lengths(count);
-  if (count) std::memcpy(lengths.data(), d.data() + head, 8 * count);
-  TouchFile(PathFor(key));  // mtime = last use, for CollectGarbage
+  auto payload = LoadFramed(PathFor(key), key, 8);
+  if (!payload || payload->size() != 8 * chunks) return std::nullopt;
+  std::vector<uint64_t> lengths(chunks);
+  if (chunks) std::memcpy(lengths.data(), payload->data(), payload->size());
   return lengths;
 }
 

@@ -36,7 +36,7 @@ class IndexStore {
   std::string PathFor(const std::string& key, const char* ext = ".idx") const;
   void MakeDir() const;
   // The file's payload after its checked header (magic, schema, key), or nullopt.
-  std::optional<std::string> LoadChecked(const std::string& path, const std::string& key) const;
+  std::optional<std::string> LoadFramed(const std::string& path, const std::string& key, uint64_t unit) const;
   void WriteAtomically(const std::string& path, const std::string& key, const std::string& data) const;
 
   std::string dir_;

@@ -23,18 +23,7 @@ constexpr uint8_t kMagic[3] = {0x6c, 0x1b, 0x01};
 // Positions plink2 accepts: 0 ≤ POS < 2^31 − 1 ("Invalid POS" otherwise, checked here).
 constexpr int64_t kMaxPos = 2147483646;
 
-int64_t IntAt(const DenseBlock& b, uint64_t i) {
-  const char* p = b.raw() + i * b.elem_size;
-  switch (b.dtype) {
-    case DType::kBool: case DType::kUInt8: return static_cast<uint8_t>(*p);
-    case DType::kInt8: return static_cast<int8_t>(*p);
-    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    default: { int64_t v; std::memcpy(&v, p, 8); return v; }
-  }
-}
+using formats::zarr::IntAt;
 
 bool StringMissing(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == '.' || c == '\0'; });

@@ -22,18 +22,7 @@ using formats::zarr::IsString;
 constexpr int64_t kIntMissing = -1, kIntFill = -2;
 constexpr uint32_t kFloatMissing = 0x7F800001u, kFloatFill = 0x7F800002u;
 
-int64_t IntAt(const DenseBlock& b, uint64_t i) {
-  const char* p = b.raw() + i * b.elem_size;
-  switch (b.dtype) {
-    case DType::kBool: case DType::kUInt8: return static_cast<uint8_t>(*p);
-    case DType::kInt8: return static_cast<int8_t>(*p);
-    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    default: { int64_t v; std::memcpy(&v, p, 8); return v; }
-  }
-}
+using formats::zarr::IntAt;
 
 float FloatAt(const DenseBlock& b, uint64_t i) {
   if (b.dtype == DType::kFloat64) {

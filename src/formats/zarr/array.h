@@ -3,6 +3,7 @@
 // every chunk of the other dimensions.
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,20 @@ struct DenseBlock {
   template <typename T>
   const T* data() const { return reinterpret_cast<const T*>(raw()); }
 };
+
+// The integer at element i of a block of any integer (or bool) dtype.
+inline int64_t IntAt(const DenseBlock& b, uint64_t i) {
+  const char* p = b.raw() + i * b.elem_size;
+  switch (b.dtype) {
+    case DType::kBool: case DType::kUInt8: return static_cast<uint8_t>(*p);
+    case DType::kInt8: return static_cast<int8_t>(*p);
+    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case DType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    default: { int64_t v; std::memcpy(&v, p, 8); return v; }
+  }
+}
 
 // A decoded chunk, the unit the decode cache can hold. DecodeChunk gives the full chunk shape;
 // ZarrArray crops edge chunks to the part inside the array (`shape`, empty = the full chunk).
