@@ -106,7 +106,7 @@ class Builder {
   void AddText(Ino parent, const std::string& name, const Meta& meta,
                std::shared_ptr<const text::RecordSource> source) {
     AddFile(parent, name, meta,
-            std::make_shared<const TextFileContent>(MakeText(name, std::move(source))));
+            std::make_shared<const ByteViewContent>(MakeText(name, std::move(source))));
   }
 
   // NAME.gz in `dir`: `bgzip -l 0` of `plain` (stored blocks, no index); `describe` names it in
@@ -241,7 +241,7 @@ class Builder {
     auto cols = std::shared_ptr<const std::vector<std::string>>(m, &m->col_names());
     using Layout = text::NamesSource::Layout;
     auto mtx = MakeText("matrix.mtx", std::make_shared<const text::MtxSource>(m));
-    AddFile(dir, "matrix.mtx", meta, std::make_shared<const TextFileContent>(mtx));
+    AddFile(dir, "matrix.mtx", meta, std::make_shared<const ByteViewContent>(mtx));
     formats::bpcells::TransposedCopy persist;
     if (!options_.index_dir.empty() && !fingerprint_.empty() && !m->row_major()) {
       persist.key = fingerprint_;
@@ -255,7 +255,7 @@ class Builder {
     AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(cols, Layout::kOnePerLine, 0, "colnames.txt of " + where));
     auto barcodes = MakeText("barcodes.tsv", std::make_shared<const text::NamesSource>(
         cols, Layout::kOnePerLine, m->cols(), "barcodes.tsv of " + where, "col"));
-    AddFile(dir, "barcodes.tsv", meta, std::make_shared<const TextFileContent>(barcodes));
+    AddFile(dir, "barcodes.tsv", meta, std::make_shared<const ByteViewContent>(barcodes));
     AddText(dir, "genes.tsv", meta, std::make_shared<const text::NamesSource>(rows, Layout::kTwoColumns, m->rows(), "genes.tsv of " + where, "row"));
     AddTenXFolder(dir, meta, where, mtx, barcodes, std::make_shared<const text::NamesSource>(
         rows, Layout::kFeatures, m->rows(), "10x/features.tsv of " + where, "row"));

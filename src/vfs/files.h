@@ -24,7 +24,6 @@ class ByteViewContent : public FileContent {
  private:
   std::shared_ptr<const text::ByteView> view_;
 };
-using TextFileContent = ByteViewContent;  // the name discovery used before byte views
 
 // A source file served byte for byte. Opened per read (stateless; no descriptor per file).
 class PassthroughFileContent : public FileContent {
