@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <functional>
 #include <set>
 #include <cstdio>
 #include <cstring>
@@ -13,7 +15,9 @@
 #include "formats/bpcells/version.h"
 #include "formats/datg/reader.h"
 #include "formats/vcz/store.h"
-#include "io/dir_array_store.h"
+#include "io/local/local_space.h"
+#include "io/space_array_store.h"
+#include "io/space_blob_store.h"
 #include "io/h5_array_store.h"
 #include "text/bed_source.h"
 #include "text/bgzf_view.h"
@@ -279,25 +283,30 @@ class Builder {
   }
 
   static bool IsBpcellsDirStore(const std::string& dir) {
-    auto v = io::ReadVersionFile(dir + "/version");
+    auto v = io::ReadVersion(io::LocalByteSpace(dir));
     return v.ok() && bp::LooksLikeVersion(*v);
   }
 
-  void AddDirStore(Ino dir, const std::string& path, Meta meta, const Stamp& stamp) {
+  static bool IsVczStore(const std::string& dir) {
+    return formats::vcz::Store::Looks(io::SpaceBlobStore(std::make_shared<io::LocalByteSpace>(dir), 64 << 20));
+  }
+
+  void AddDirStore(Ino dir, std::shared_ptr<const io::ByteSpace> space, Meta meta, const Stamp& stamp) {
     meta.mtime = stamp.newest_mtime;  // the store's mtime: the newest of its directory and files
     meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
-    auto store = io::DirArrayStore::Open(path, stamp.guard);
+    auto store = io::SpaceArrayStore::Open(std::move(space));
     if (!store.ok()) return AddStoreViews(dir, meta, store.status());
     AddStoreViews(dir, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
   }
 
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
-  void AddVczStore(Ino dir, const std::string& path, const std::string& name, Meta meta,
+  void AddVczStore(Ino dir, std::shared_ptr<const io::ByteSpace> space, const std::string& name, Meta meta,
                    const Stamp& stamp) {
     meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
-    auto store = formats::vcz::Store::Open(path, stamp.guard, options_.pool);
+    const std::string path = space->Describe();
+    auto store = formats::vcz::Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), options_.pool);
     if (!store.ok()) return AddError(dir, meta, store.status());
     std::string stem = name;
     for (const char* ext : {".vcz", ".zarr"}) {
@@ -389,16 +398,16 @@ class Builder {
       tree_->AddChild(parent, std::move(n));
     } else if (S_ISDIR(st.st_mode)) {
       const bool bpcells = IsBpcellsDirStore(path);
-      if (bpcells || formats::vcz::Store::Looks(path)) {
+      if (bpcells || IsVczStore(path)) {
         const Stamp stamp = StampOf(path, FilesBelow(path));
         if (Reuse(parent, name, stamp)) return;
         Ino dir = AddDir(parent, name, meta);
         if (dir == 0) return;
         tree_->node(dir).fingerprint = stamp.change;
         if (bpcells) {
-          AddDirStore(dir, path, meta, stamp);
+          AddDirStore(dir, std::make_shared<io::LocalByteSpace>(path, stamp.guard), meta, stamp);
         } else {
-          AddVczStore(dir, path, name, meta, stamp);
+          AddVczStore(dir, std::make_shared<io::LocalByteSpace>(path, stamp.guard), name, meta, stamp);
         }
         return;
       }
@@ -409,7 +418,7 @@ class Builder {
       if (Reuse(parent, name, stamp)) return;
       auto stores = Hdf5Stores(path);
       if (stores.ok() && stores->empty()) {
-        Ino file = AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size, stamp.guard));
+        Ino file = AddFile(parent, name, meta, std::make_shared<const LocalFileContent>(path, st, stamp.guard));
         if (file != 0) tree_->node(file).fingerprint = stamp.change;
         return;
       }
@@ -440,15 +449,33 @@ class Builder {
   void AddDatgViews(Ino dir, const std::string& path, const Meta& meta, const Stamp& stamp) {
     const std::string stem = path.substr(0, path.size() - 5);
     fingerprint_ = stamp.index;
+    AddDatgViews(dir, meta, path, [&](const std::string& ext) -> Result<std::shared_ptr<const io::ByteSource>> {
+      auto source = io::LocalByteSource::OpenPath(stem + ext, stamp.guard);
+      if (!source.ok() && (source.status().sys_errno() == ENOENT || source.status().code() == ErrorCode::kNotFound)) {
+        return std::shared_ptr<const io::ByteSource>();
+      }
+      ASSIGN_OR_RETURN(auto opened, std::move(source));
+      return std::shared_ptr<const io::ByteSource>(std::move(opened));
+    });
+  }
+
+  // matrix.tsv, rownames.txt, colnames.txt of the datg matrix `path`; `open(ext)` opens the
+  // matrix (".datg") or a companion (".rows.txt.gz"), nullptr when it is missing.
+  using OpenPart = std::function<Result<std::shared_ptr<const io::ByteSource>>(const std::string& ext)>;
+  void AddDatgViews(Ino dir, const Meta& meta, const std::string& path, const OpenPart& open) {
+    std::shared_ptr<const io::ByteSource> parts[3];
+    const char* exts[3] = {".datg", ".rows.txt.gz", ".cols.txt.gz"};
     std::string missing;
-    for (const char* ext : {".rows.txt.gz", ".cols.txt.gz"}) {
-      struct stat st;
-      if (::stat((stem + ext).c_str(), &st) != 0) missing += (missing.empty() ? "" : ", ") + fs::path(stem + ext).filename().string();
+    for (int i = 0; i < 3; ++i) {
+      auto part = open(exts[i]);
+      if (!part.ok()) return AddError(dir, meta, part.status());
+      parts[i] = std::move(part).value();
+      if (parts[i] == nullptr) missing += (missing.empty() ? "" : ", ") + fs::path(path.substr(0, path.size() - 5) + exts[i]).filename().string();
     }
     if (!missing.empty()) {
       return AddError(dir, meta, NotFoundError(path + ": a datg matrix needs its name files beside it; missing " + missing));
     }
-    auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz", stamp.guard);
+    auto file = formats::datg::DatgFile::Open(parts[0], *parts[1], *parts[2]);
     if (!file.ok()) return AddError(dir, meta, file.status());
     const auto& f = *file;
     using Layout = text::NamesSource::Layout;
@@ -540,14 +567,14 @@ class Builder {
     root.gid = meta.gid;
     if (S_ISDIR(st.st_mode)) {
       const bool bpcells = IsBpcellsDirStore(source);
-      if (bpcells || formats::vcz::Store::Looks(source)) {
+      if (bpcells || IsVczStore(source)) {
         const Stamp stamp = StampOf(source, FilesBelow(source));
         if (Reuse(kRootIno, "", stamp)) return OkStatus();
         root.fingerprint = stamp.change;
         if (bpcells) {
-          AddDirStore(kRootIno, source, meta, stamp);
+          AddDirStore(kRootIno, std::make_shared<io::LocalByteSpace>(source, stamp.guard), meta, stamp);
         } else {
-          AddVczStore(kRootIno, source, fs::path(source).filename().string(), meta, stamp);
+          AddVczStore(kRootIno, std::make_shared<io::LocalByteSpace>(source, stamp.guard), fs::path(source).filename().string(), meta, stamp);
         }
       } else {
         MirrorDir(kRootIno, source, st);
