@@ -1,6 +1,7 @@
 #include "vfs/discover.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -602,6 +603,160 @@ class Builder {
     return OkStatus();
   }
 
+  // ---- A SOURCE held by a ByteSpace (s3://, https://; local folders in tests) ----
+  // Objects have no owner here: they are the mounting user's, readable (perm from the backend).
+
+  static Meta SpaceMeta(const io::ObjectInfo& info) {
+    Meta m;
+    m.perm = info.perm & 0444;
+    m.mtime = info.mtime;
+    m.uid = ::getuid();
+    m.gid = ::getgid();
+    return m;
+  }
+
+  static std::string Join(const std::string& folder, const std::string& name) {
+    return folder.empty() ? name : folder + "/" + name;
+  }
+
+  // A store's identity from its objects' stamps (remote: ETag, Last-Modified, size).
+  static Result<Stamp> SpaceStampOf(const io::ByteSpace& space, const std::vector<std::string>& keys_or_folder,
+                                    bool folder) {
+    Stamp s;
+    s.index = "store " + space.Describe() + "\n";
+    std::vector<io::ByteSpace::KeyInfo> objects;
+    if (folder) {
+      ASSIGN_OR_RETURN(objects, space.ListRecursive(keys_or_folder.empty() ? "" : keys_or_folder.front()));
+    } else {
+      for (const std::string& key : keys_or_folder) {
+        ASSIGN_OR_RETURN(std::shared_ptr<const io::ByteSource> source, space.Open(key));
+        if (source != nullptr) objects.push_back({key, source->Info()});
+      }
+    }
+    for (const auto& o : objects) {
+      s.index += o.key + " " + o.info.stamp + "\n";
+      s.readable &= o.info.perm;
+      if (Later(o.info.mtime, s.newest_mtime)) s.newest_mtime = o.info.mtime;
+    }
+    s.change = s.index;
+    return s;
+  }
+
+  // The store `space` holds, as `parent`/`name` (name "": the root itself); false when the
+  // listing shows none. Recognised from the listing first, so a plain folder costs no request.
+  bool AddSpaceStore(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                     const std::vector<io::ListEntry>& listed, Meta meta) {
+    auto has = [&](const char* n) {
+      return std::any_of(listed.begin(), listed.end(), [&](const io::ListEntry& e) {
+        return e.kind == io::EntryKind::kFile && e.name == n;
+      });
+    };
+    bool bpcells = false, vcz = false;
+    if (has("version")) {
+      auto v = io::ReadVersion(*space);
+      bpcells = v.ok() && bp::LooksLikeVersion(*v);
+    }
+    if (!bpcells && (has(".zgroup") || has("zarr.json"))) {
+      vcz = formats::vcz::Store::Looks(io::SpaceBlobStore(space, 64 << 20));
+    }
+    if (!bpcells && !vcz) return false;
+    auto stamp = SpaceStampOf(*space, {}, /*folder=*/true);
+    if (stamp.ok() && Reuse(parent, name, *stamp)) return true;
+    const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) return true;
+    if (!stamp.ok()) {
+      AddError(dir, meta, stamp.status());
+      return true;
+    }
+    tree_->node(dir).fingerprint = stamp->change;
+    if (bpcells) {
+      AddDirStore(dir, space, meta, *stamp);
+    } else {
+      AddVczStore(dir, space, name.empty() ? fs::path(space->Describe()).filename().string() : name, meta, *stamp);
+    }
+    return true;
+  }
+
+  // A datg matrix `key` of `space` (with its companions beside it) as `parent`/`name`.
+  void AddSpaceDatg(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                    const std::string& key, Meta meta) {
+    const std::string stem = key.substr(0, key.size() - 5);
+    auto stamp = SpaceStampOf(*space, {key, stem + ".rows.txt.gz", stem + ".cols.txt.gz"}, /*folder=*/false);
+    if (stamp.ok() && Reuse(parent, name, *stamp)) return;
+    const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) return;
+    if (!stamp.ok()) return AddError(dir, meta, stamp.status());
+    tree_->node(dir).fingerprint = stamp->change;
+    fingerprint_ = stamp->index;
+    AddDatgViews(dir, meta, space->Where(key), [&](const std::string& ext) { return space->Open(stem + ext); });
+  }
+
+  // The entries of `folder` (listed as `listed`) into `dir`.
+  void MirrorSpace(Ino dir, const std::shared_ptr<const io::ByteSpace>& space, const std::string& folder,
+                   const std::vector<io::ListEntry>& listed, int depth) {
+    std::set<std::string> consumed;  // datg companions
+    for (const auto& e : listed) {
+      if (e.kind != io::EntryKind::kFile || !IsDatgName(e.name)) continue;
+      const std::string stem = e.name.substr(0, e.name.size() - 5);
+      for (const char* ext : {".rows.txt.gz", ".cols.txt.gz", ".sha256", ".md5"}) consumed.insert(stem + ext);
+    }
+    for (const auto& e : listed) {
+      const std::string key = Join(folder, e.name);
+      const Meta meta = SpaceMeta(e.info);
+      if (e.kind == io::EntryKind::kDirectory) {
+        if (depth >= kMaxSpaceDepth) {
+          LogWarning(space->Where(key) + ": deeper than " + std::to_string(kMaxSpaceDepth) + " folders; not shown");
+          continue;
+        }
+        auto sub = io::SubSpace(space, key);
+        auto children = sub->List("");
+        if (!children.ok()) {
+          LogWarning(sub->Describe() + ": cannot list: " + children.status().message());
+          continue;
+        }
+        if (AddSpaceStore(dir, e.name, sub, *children, meta)) continue;
+        const Ino child = AddDir(dir, e.name, meta, /*from_file=*/true);
+        if (child != 0) MirrorSpace(child, space, key, *children, depth + 1);
+      } else if (IsDatgName(e.name)) {
+        AddSpaceDatg(dir, e.name, space, key, meta);
+      } else if (!consumed.count(e.name)) {
+        AddSpaceFile(dir, e.name, space, key, meta);
+      }
+    }
+  }
+
+  void AddSpaceFile(Ino dir, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                    const std::string& key, const Meta& meta) {
+    auto source = space->Open(key);
+    if (!source.ok() || *source == nullptr) {
+      LogWarning(space->Where(key) + ": cannot open; not shown" +
+                 (source.ok() ? std::string(" (gone since the listing)") : ": " + source.status().message()));
+      return;
+    }
+    const Ino file = AddFile(dir, name, meta, std::make_shared<const ByteSourceContent>(*source));
+    if (file != 0) tree_->node(file).fingerprint = "object " + (*source)->Describe() + " " + (*source)->Info().stamp;
+  }
+
+  Status BuildSpaceRoot(const std::shared_ptr<const io::ByteSpace>& space, const std::string& key) {
+    Node& root = tree_->root();
+    Meta meta = SpaceMeta(io::ObjectInfo{});
+    root.perm = DirPerm(meta, /*from_file=*/true);
+    root.uid = meta.uid;
+    root.gid = meta.gid;
+    if (!key.empty()) {
+      if (!IsDatgName(key)) return InvalidArgumentError(space->Where(key) + ": not a datg matrix");
+      AddSpaceDatg(kRootIno, "", space, key, meta);
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(std::vector<io::ListEntry> listed, space->List(""));
+    if (AddSpaceStore(kRootIno, "", space, listed, meta)) return OkStatus();
+    if (listed.empty()) LogWarning(space->Describe() + ": holds nothing");
+    MirrorSpace(kRootIno, space, "", listed, 0);
+    return OkStatus();
+  }
+
+  static constexpr int kMaxSpaceDepth = 32;
+
  private:
   Tree* tree_;
   const DiscoverOptions& options_;
@@ -616,6 +771,13 @@ class Builder {
 
 Result<std::shared_ptr<Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
   if (options.pool == nullptr) return InternalError("Discover: no cache pool");
+  if (options.space != nullptr) {
+    auto tree = std::make_shared<Tree>();
+    Builder b(tree.get(), options);
+    RETURN_IF_ERROR(b.BuildSpaceRoot(options.space, options.space_key));
+    b.AddControlFolder();
+    return tree;
+  }
   // Absolute paths: the daemon changes directory to / when it detaches.
   fs_error ec;
   const std::string absolute = fs::absolute(source, ec).lexically_normal().string();
