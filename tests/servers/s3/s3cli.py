@@ -2,7 +2,8 @@
 """A small S3 client for test set-up, with its own SigV4 signer (independent of src/io/s3).
 
 Credentials and endpoint come from the environment (S3_ENDPOINT, S3_REGION, AWS_ACCESS_KEY_ID,
-AWS_SECRET_ACCESS_KEY), as DIR/s3.env of start.sh sets them; path-style addressing.
+AWS_SECRET_ACCESS_KEY), or from the file that `--env FILE` names (DIR/s3.env of start.sh, whose
+values win); path-style addressing.
 
   s3cli.py mb BUCKET                     create a bucket (200, or 409 when it exists)
   s3cli.py put BUCKET KEY FILE           upload one file
@@ -84,6 +85,10 @@ def put_file(bucket, key, path):
 
 
 def main(argv):
+    if len(argv) > 2 and argv[1] == "--env":
+        with open(argv[2]) as f:
+            os.environ.update(line.strip().split("=", 1) for line in f if "=" in line)
+        argv = argv[:1] + argv[3:]
     cmd, args = (argv[1], argv[2:]) if len(argv) > 1 else ("", [])
     if cmd == "mb" and len(args) == 1:
         check(*request("PUT", f"/{args[0]}"), ok=(200, 409))
