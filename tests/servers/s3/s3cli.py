@@ -12,6 +12,7 @@ values win); path-style addressing.
   s3cli.py req METHOD PATH [QUERY]       print status, headers and body of any request
 Exit status 0 on a 2xx answer, 1 otherwise (the answer is printed to stderr).
 """
+import concurrent.futures
 import datetime
 import hashlib
 import hmac
@@ -72,10 +73,13 @@ def request(method, path, query=(), body=b"", extra=None, env=os.environ):
         return err.code, dict(err.headers), err.read()
 
 
+class Failed(Exception):
+    pass
+
+
 def check(status, headers, body, ok=(200, 204)):
     if status not in ok:
-        sys.stderr.write(f"HTTP {status}\n{headers}\n{body.decode(errors='replace')}\n")
-        sys.exit(1)
+        raise Failed(f"HTTP {status}\n{headers}\n{body.decode(errors='replace')}")
 
 
 def put_file(bucket, key, path):
@@ -96,11 +100,17 @@ def main(argv):
         put_file(*args)
     elif cmd == "putdir" and len(args) == 3:
         bucket, prefix, top = args
+        jobs = []
         for dirpath, _, files in os.walk(top):
             for name in files:
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, top).replace(os.sep, "/")
-                put_file(bucket, f"{prefix}/{rel}" if prefix else rel, path)
+                jobs.append((bucket, f"{prefix}/{rel}" if prefix else rel, path))
+        # Why 8 at once: one PUT to the one-process Swift takes ~15 ms, mostly waiting; 8 in
+        # flight upload the 390 files of the S3 tests' corpus in ~2 s instead of ~8 s.
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            for future in [pool.submit(put_file, *job) for job in jobs]:
+                future.result()
     elif cmd == "get" and len(args) in (2, 3):
         extra = {"range": args[2]} if len(args) == 3 else None
         status, headers, body = request("GET", f"/{args[0]}/{args[1]}", extra=extra)
@@ -123,4 +133,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except Failed as err:
+        sys.stderr.write(f"{err}\n")
+        sys.exit(1)
