@@ -148,7 +148,9 @@ TEST_F(S3SpaceTest, ListingPagesOddKeysAndAbsentKeys) {
   auto misc = (*space)->List("misc");
   ASSERT_TRUE(misc.ok()) << misc.status().ToString();
   std::vector<std::string> names;
-  for (const auto& e : *misc) names.push_back(e.name + (e.kind == EntryKind::kDirectory ? "/" : ""));
+  for (const auto& e : *misc) {
+    names.push_back(e.name + (e.kind == EntryKind::kDirectory ? "/" : ""));
+  }
   EXPECT_EQ(names, (std::vector<std::string>{"%41", "a b+\xc3\xbc.txt", "dir/", "page1", "page2",
                                              "page3", "page4", "page5"}));
   auto root = (*space)->List("");

@@ -52,7 +52,8 @@ TEST(S3Credentials, SharedFileAndProfiles) {
   EXPECT_EQ(def->access_key_id, "AKD");
   EXPECT_EQ(def->secret_access_key, "SKD");
   EXPECT_EQ(def->source, path + " [default]");
-  auto lab = LoadCredentials(FakeEnv({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "lab"}}));
+  auto lab =
+      LoadCredentials(FakeEnv({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "lab"}}));
   ASSERT_TRUE(lab.ok()) << lab.status().ToString();
   EXPECT_EQ(lab->access_key_id, "test:tester");
   EXPECT_EQ(lab->secret_access_key, "s=x");

@@ -73,8 +73,9 @@ TEST(SigV4Suite, UnreservedPath) {
 }
 
 TEST(SigV4Suite, HeaderValueTrimAndOrder) {
-  auto trim = SignV4(SuiteRequest("/", {}, {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}}),
-                     kSuite, SuiteScope());
+  auto trim = SignV4(
+      SuiteRequest("/", {}, {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}}),
+      kSuite, SuiteScope());
   EXPECT_NE(trim.canonical_request.find("my-header2:\"a b c\"\n"), std::string::npos);
   EXPECT_EQ(trim.Authorization(),
             SuiteAuthorization("host;my-header1;my-header2;x-amz-date",
@@ -115,8 +116,8 @@ TEST(SigV4S3, GetObjectWithRange) {
 }
 
 TEST(SigV4S3, ListObjectsAndLifecycle) {
-  SigV4Request list{"GET", "examplebucket.s3.amazonaws.com", "/", {{"prefix", "J"}, {"max-keys", "2"}},
-                    {}, std::string(kEmptyPayloadSha256)};
+  SigV4Request list{"GET", "examplebucket.s3.amazonaws.com", "/",
+                    {{"prefix", "J"}, {"max-keys", "2"}}, {}, std::string(kEmptyPayloadSha256)};
   EXPECT_EQ(SignV4(list, kS3Doc, S3DocScope()).signature,
             "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
   SigV4Request lifecycle{"GET", "examplebucket.s3.amazonaws.com", "/", {{"lifecycle", ""}},

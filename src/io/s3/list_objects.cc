@@ -35,12 +35,13 @@ struct ListParser {
     else if (where == "ListBucketResult/Contents/Size") size_text = text;
     else if (where == "ListBucketResult/Contents/ETag") object.etag = text;
     else if (where == "ListBucketResult/Contents/LastModified") object.last_modified = text;
-    else if (where == "ListBucketResult/CommonPrefixes/Prefix") page.common_prefixes.push_back(text);
+    else if (where == "ListBucketResult/CommonPrefixes/Prefix") AddPrefix();
     else if (where == "ListBucketResult/IsTruncated") page.truncated = text == "true";
     else if (where == "ListBucketResult/NextContinuationToken") page.next_continuation_token = text;
     else if (where == "ListBucketResult/EncodingType") url_encoded = text == "url";
     else if (where == "ListBucketResult/Contents") EndObject();
   }
+  void AddPrefix() { page.common_prefixes.push_back(text); }
   void EndObject() {
     const char* end = size_text.data() + size_text.size();
     auto [ptr, ec] = std::from_chars(size_text.data(), end, object.size);

@@ -108,8 +108,9 @@ std::string S3Endpoint::ObjectUrl(const std::string& bucket, const std::string& 
   return Base(bucket) + UriEncode(key, true);
 }
 
-std::string S3Endpoint::BucketUrl(
-    const std::string& bucket, const std::vector<std::pair<std::string, std::string>>& query) const {
+std::string S3Endpoint::BucketUrl(const std::string& bucket,
+                                  const std::vector<std::pair<std::string, std::string>>& query)
+    const {
   std::string url = Base(bucket);
   char sep = '?';
   for (const auto& [name, value] : query) {
