@@ -3,6 +3,7 @@
 // examples (bucket examplebucket, 20130524T000000Z).
 #include <gtest/gtest.h>
 
+#include "io/s3/s3_byte_space.h"
 #include "io/s3/sigv4.h"
 
 namespace omicsfs::io::s3 {
@@ -137,6 +138,30 @@ TEST(SigV4S3, SessionTokenIsSigned) {
             std::string::npos);
   EXPECT_NE(s.Authorization().find("x-amz-date;x-amz-security-token,"), std::string::npos);
   EXPECT_NE(s.signature, SignV4(request, kS3Doc, S3DocScope()).signature);
+}
+
+// The HTTP client's hook: the same examples, from the URL and headers as the client sends them.
+TEST(SigV4S3, RequestSignerSignsWhatTheClientSends) {
+  const std::time_t may_24_2013 = 1369353600;
+  S3RequestSigner signer(kS3Doc, "us-east-1", [=] { return may_24_2013; });
+  http::HttpRequest get{"GET", "https://examplebucket.s3.amazonaws.com/test.txt", {}, {}};
+  get.AddHeader("Range", "bytes=0-9");
+  ASSERT_TRUE(signer.Sign(get).ok());
+  ASSERT_EQ(get.headers.size(), 4u);  // Range, x-amz-date, x-amz-content-sha256, Authorization
+  EXPECT_EQ(get.headers[1].second, "20130524T000000Z");
+  EXPECT_EQ(get.headers[3].first, "Authorization");
+  EXPECT_NE(get.headers[3].second.find(
+                "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"),
+            std::string::npos) << get.headers[3].second;
+  // Query parameters in the URL in any order (curl 7.88's own signer fails this one).
+  http::HttpRequest list{"GET", "https://examplebucket.s3.amazonaws.com:443/?prefix=J&max-keys=2",
+                         {}, {}};
+  ASSERT_TRUE(signer.Sign(list).ok());
+  EXPECT_NE(list.headers.back().second.find(
+                "Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"),
+            std::string::npos) << list.headers.back().second;
+  http::HttpRequest bad{"GET", "ftp://examplebucket/x", {}, {}};
+  EXPECT_FALSE(signer.Sign(bad).ok());
 }
 
 TEST(SigV4Encoding, UriEncodeAndDecode) {

@@ -117,7 +117,7 @@ Status S3RequestSigner::Sign(http::HttpRequest& request) const {
   r.query = SplitQuery(url.query);
   r.headers = request.headers;
   SigV4Scope scope;
-  scope.amz_date = AmzDate(std::time(nullptr));
+  scope.amz_date = AmzDate(clock_ ? clock_() : std::time(nullptr));
   scope.region = region_;
   for (auto& [name, value] : SignV4(r, credentials_, scope).headers) {
     request.AddHeader(std::move(name), std::move(value));

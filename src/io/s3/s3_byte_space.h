@@ -15,6 +15,8 @@
 //   EACCES and say where the credentials came from.
 #pragma once
 
+#include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,13 +43,17 @@ struct S3Options {
 // (of the empty body), x-amz-security-token, Authorization; Range and If-Match signed too.
 class S3RequestSigner : public http::RequestSigner {
  public:
-  S3RequestSigner(Credentials credentials, std::string region)
-      : credentials_(std::move(credentials)), region_(std::move(region)) {}
+  // `clock` gives the signing time (tests fix it); std::time by default.
+  S3RequestSigner(Credentials credentials, std::string region,
+                  std::function<std::time_t()> clock = nullptr)
+      : credentials_(std::move(credentials)), region_(std::move(region)),
+        clock_(std::move(clock)) {}
   Status Sign(http::HttpRequest& request) const override;
 
  private:
   const Credentials credentials_;
   const std::string region_;
+  const std::function<std::time_t()> clock_;
 };
 
 class S3ByteSpace : public ByteSpace {

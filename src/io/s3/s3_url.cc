@@ -92,7 +92,6 @@ Result<S3Endpoint> S3Endpoint::Make(const std::string& endpoint, const std::stri
   }
   out.custom_ = endpoint;
   while (!out.custom_.empty() && out.custom_.back() == '/') out.custom_.pop_back();
-  out.path_style_ = true;
   return out;
 }
 

@@ -40,7 +40,6 @@ class S3Endpoint {
   static Result<S3Endpoint> Make(const std::string& endpoint, const std::string& region);
 
   const std::string& region() const { return region_; }
-  bool path_style() const { return path_style_; }
   // The object's URL; `key` decoded ("a b/c.txt").
   std::string ObjectUrl(const std::string& bucket, const std::string& key) const;
   // The bucket's URL with `query` (decoded pairs) appended, for listings.
@@ -52,7 +51,6 @@ class S3Endpoint {
 
   std::string region_;
   std::string custom_;  // the endpoint without a trailing '/', "" for AWS
-  bool path_style_ = false;
 };
 
 }  // namespace omicsfs::io::s3
