@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -205,6 +206,16 @@ TEST_F(S3SpaceTest, ManyThreadsReadTheSameObject) {
   ASSERT_GT(local.size(), 16u);
   std::atomic<int> bad{0};
   std::vector<std::thread> threads;
+  // Listings and opens of the same space at the same time (its listed-objects table).
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        auto listed = (*space)->List("");
+        auto opened = (*space)->Open("variant_position/.zarray");
+        if (!listed.ok() || listed->empty() || !opened.ok() || *opened == nullptr) ++bad;
+      }
+    });
+  }
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
       std::mt19937 rng(t);
@@ -270,6 +281,41 @@ TEST_F(S3SpaceTest, RewrittenObjectIsStaleThenReadsTheNewVersion) {
   EXPECT_NE((*after)->Info().stamp, (*before)->Info().stamp);
   ASSERT_TRUE((*after)->ReadExact(0, buf, 20).ok());
   EXPECT_EQ(std::string(buf, 20), "ABCDEFGHIJKLMNOPQRST");
+}
+
+TEST_F(S3SpaceTest, UnreachableEndpointFailsFast) {
+  S3Options options;
+  options.endpoint = "http://127.0.0.1:1";  // nothing listens on port 1
+  http::HttpOptions http;
+  http.retries = 1;
+  const auto start = std::chrono::steady_clock::now();
+  auto space = S3ByteSpace::Create("s3://" + kBucket, options, Good(), http);
+  ASSERT_FALSE(space.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(space.status().sys_errno(), EIO) << space.status().ToString();
+  EXPECT_NE(space.status().message().find("http://127.0.0.1:1/" + kBucket), std::string::npos)
+      << space.status().ToString();
+}
+
+// Last: it stops the shared server and starts it again.
+TEST_F(S3SpaceTest, ServerStoppedMidReadGivesEioThenReadsWorkAgain) {
+  S3Server* server = S3ServerEnvironment::Get();
+  auto space = Space("s3://" + kBucket + "/cohorts/sample.vcz");
+  ASSERT_TRUE(space.ok());
+  const std::string local = ReadLocal(kVcz + "/.zmetadata");
+  auto source = (*space)->Open(".zmetadata");
+  ASSERT_TRUE(source.ok() && *source != nullptr);
+  std::string got(local.size(), '\0');
+  ASSERT_TRUE((*source)->ReadExact(0, got.data(), 100).ok());
+  std::string error;
+  ASSERT_TRUE(server->Pause(&error)) << error;
+  const auto start = std::chrono::steady_clock::now();
+  Status down = (*source)->ReadExact(100, got.data(), 100);
+  EXPECT_EQ(down.sys_errno(), EIO) << down.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_TRUE(server->Resume(&error)) << error;
+  ASSERT_TRUE((*source)->ReadExact(0, got.data(), got.size()).ok());
+  EXPECT_TRUE(got == local);
 }
 
 }  // namespace

@@ -53,15 +53,8 @@ std::unique_ptr<S3Server> S3Server::Start(std::string* error) {
   }
   std::unique_ptr<S3Server> server(new S3Server());
   server->dir_ = templ;
-  auto run = RunChild({Script("start.sh"), server->dir_}, kStartLimitS, 0, 256 << 10);
-  std::ifstream pid_file(server->dir_ + "/pids");
-  std::string name;
-  for (pid_t pid; pid_file >> name >> pid;) server->pids_.push_back(pid);
-  if (!run.ok() || !run->Succeeded()) {
-    *error = "tests/servers/s3/start.sh " + server->dir_ + " failed: " +
-             (run.ok() ? run->Describe() + "\n" + run->output : run.status().ToString());
-    return nullptr;  // the destructor stops and reaps whatever did start
-  }
+  // On failure the destructor stops and reaps whatever did start.
+  if (!server->RunStart(false, error)) return nullptr;
   const std::string env = ReadTail(server->dir_ + "/s3.env", 4096);
   server->endpoint_ = ValueOf(env, "S3_ENDPOINT");
   server->region_ = ValueOf(env, "S3_REGION");
@@ -74,13 +67,25 @@ std::unique_ptr<S3Server> S3Server::Start(std::string* error) {
   return server;
 }
 
+bool S3Server::RunStart(bool resume, std::string* error) {
+  std::vector<std::string> argv = {Script("start.sh"), dir_};
+  if (resume) argv.push_back("--resume");
+  auto run = RunChild(argv, kStartLimitS, 0, 256 << 10);
+  std::ifstream pid_file(dir_ + "/pids");
+  std::string name;
+  for (pid_t pid; pid_file >> name >> pid;) pids_.push_back(pid);
+  if (run.ok() && run->Succeeded()) return true;
+  if (error != nullptr) {
+    *error = "tests/servers/s3/start.sh " + dir_ + (resume ? " --resume" : "") + " failed: " +
+             (run.ok() ? run->Describe() + "\n" + run->output : run.status().ToString());
+  }
+  return false;
+}
+
 S3Server::~S3Server() { Stop(); }
 
-void S3Server::Stop() {
-  if (dir_.empty()) return;
-  auto run = RunChild({Script("stop.sh"), dir_}, 30);
-  bool clean = run.ok() && run->Succeeded();
-  // Reap the servers (they are ours as a subreaper); SIGKILL any that stop.sh left running.
+// Reaps the servers (they are ours as a subreaper); SIGKILL for any that stop.sh left running.
+void S3Server::Reap() {
   for (pid_t pid : pids_) {
     for (int i = 0; i < 100; ++i) {
       pid_t got = ::waitpid(pid, nullptr, WNOHANG);
@@ -90,6 +95,23 @@ void S3Server::Stop() {
     }
   }
   pids_.clear();
+}
+
+bool S3Server::Pause(std::string* error) {
+  auto run = RunChild({Script("stop.sh"), dir_}, 30);
+  Reap();
+  if (run.ok() && run->Succeeded()) return true;
+  if (error != nullptr) {
+    *error = "stop.sh failed: " + (run.ok() ? run->Describe() : run.status().ToString());
+  }
+  return false;
+}
+
+bool S3Server::Resume(std::string* error) { return RunStart(true, error); }
+
+void S3Server::Stop() {
+  if (dir_.empty()) return;
+  const bool clean = Pause();
   std::error_code ec;
   if (clean) std::filesystem::remove_all(dir_, ec);
   dir_.clear();

@@ -42,8 +42,16 @@ class S3Server {
   // The last lines of the servers' logs, for failure messages.
   std::string Logs() const;
 
+  // Fault tests: Pause stops every server process (and reaps it); Resume starts them again on
+  // the same ports, with the same keys and objects. False with the reason in *error.
+  bool Pause(std::string* error = nullptr);
+  bool Resume(std::string* error = nullptr);
+
  private:
   S3Server() = default;
+  // Runs start.sh DIR [--resume] and takes the pids it wrote; false with the output in *error.
+  bool RunStart(bool resume, std::string* error);
+  void Reap();
   void Stop();
 
   std::string dir_, endpoint_, region_, access_key_, secret_key_;
