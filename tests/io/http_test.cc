@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 #include <thread>
@@ -436,6 +437,188 @@ TEST_F(BlockCacheTest, VersionsNeverShareBlocks) {
   Status st;
   Read(*v1, 0, 1 << 20, &st);
   EXPECT_EQ(st.sys_errno(), ESTALE) << "the old version's blocks left the pool: " << st.ToString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys without a listing: consolidated metadata and fixed names, against the local directory.
+
+// Writes Zarr v2 consolidated metadata (.zmetadata) for the store at argv[1], as zarr-python's
+// consolidate_metadata does (zarr itself is not installed here).
+constexpr const char* kConsolidateV2 = R"PY(
+import json, os, sys
+root = sys.argv[1]
+meta = {}
+for d, dirs, files in os.walk(root):
+    for f in files:
+        if f in ('.zarray', '.zattrs', '.zgroup'):
+            with open(os.path.join(d, f)) as h:
+                meta[os.path.relpath(os.path.join(d, f), root)] = json.load(h)
+with open(os.path.join(root, '.zmetadata'), 'w') as h:
+    json.dump({'zarr_consolidated_format': 1, 'metadata': meta}, h)
+)PY";
+
+// The same for Zarr v3: inline consolidated_metadata in the root zarr.json.
+constexpr const char* kConsolidateV3 = R"PY(
+import json, os, sys
+root = sys.argv[1]
+with open(os.path.join(root, 'zarr.json')) as h:
+    top = json.load(h)
+meta = {}
+for d, dirs, files in os.walk(root):
+    if d != root and 'zarr.json' in files:
+        with open(os.path.join(d, 'zarr.json')) as h:
+            meta[os.path.relpath(d, root)] = json.load(h)
+top['consolidated_metadata'] = {'kind': 'inline', 'must_understand': False, 'metadata': meta}
+with open(os.path.join(root, 'zarr.json'), 'w') as h:
+    json.dump(top, h)
+)PY";
+
+std::vector<std::string> Names(const std::vector<ListEntry>& entries, EntryKind kind) {
+  std::vector<std::string> out;
+  for (const auto& e : entries) {
+    if (e.kind == kind) out.push_back(e.name);
+  }
+  return out;
+}
+
+// Local entries of `dir` (sorted): files passing `keep_file`, directories passing `keep_dir`.
+std::vector<std::string> LocalNames(const fs::path& dir, EntryKind kind,
+                                    const std::function<bool(const fs::path&)>& keep) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const bool is_dir = fs::is_directory(e.path());
+    if (is_dir == (kind == EntryKind::kDirectory) && keep(e.path())) {
+      out.insert(e.path().filename().string());
+    }
+  }
+  return std::vector<std::string>(out.begin(), out.end());
+}
+
+class HttpKeysTest : public HttpTest {
+ protected:
+  // A copy of a corpus store under the served root; "" when the corpus lacks it.
+  std::string CopyStore(const std::string& rel, const std::string& name) {
+    const fs::path src = fs::path(OMICSFS_CORPUS_DIR) / rel;
+    if (!fs::exists(src)) return std::string();
+    const std::string dst = root_ + "/" + name;
+    EXPECT_EQ(testutil::RunCommand({"cp", "-r", src.string(), dst}), 0);
+    return dst;
+  }
+  void RunPython(const char* script, const std::string& arg) {
+    std::string out;
+    ASSERT_EQ(testutil::RunCommand({"/usr/bin/python3", "-c", script, arg}, &out), 0) << out;
+  }
+};
+
+TEST_F(HttpKeysTest, ZarrV2ConsolidatedMetadataListsLikeTheDirectory) {
+  const std::string dir = CopyStore("vcf-zarr/upstream_sample_v2/upstream_sample_v2.vcz", "v2.vcz");
+  ASSERT_FALSE(dir.empty()) << "corpus store missing";
+  ASSERT_FALSE(fs::exists(dir + "/.zmetadata")) << "the test needs an unconsolidated store";
+  const std::string url = server_->http_url() + "/v2.vcz";
+  auto none = DiscoverHttpKeys(*client_, url, {});
+  EXPECT_EQ(none.status().code(), ErrorCode::kUnsupported) << none.status().ToString();
+  EXPECT_NE(none.status().message().find("consolidated"), std::string::npos);
+
+  RunPython(kConsolidateV2, dir);
+  const uint64_t r0 = client_->Counters().requests;
+  auto keys = DiscoverHttpKeys(*client_, url, {});
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  EXPECT_EQ(client_->Counters().requests - r0, 1u) << "one GET of .zmetadata";
+  auto space = HttpByteSpace::Create(url, client_, *keys);
+  ASSERT_TRUE(space.ok()) << space.status().ToString();
+  auto root = (*space)->List("");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  auto all = [](const fs::path&) { return true; };
+  EXPECT_EQ(Names(*root, EntryKind::kFile), LocalNames(dir, EntryKind::kFile, all));
+  EXPECT_EQ(Names(*root, EntryKind::kDirectory), LocalNames(dir, EntryKind::kDirectory, all));
+  ASSERT_GE(Names(*root, EntryKind::kDirectory).size(), 10u);
+  auto is_meta = [](const fs::path& p) { return p.filename().string()[0] == '.'; };
+  int chunks = 0;
+  for (const std::string& array : Names(*root, EntryKind::kDirectory)) {
+    auto entries = (*space)->List(array);
+    ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+    EXPECT_EQ(Names(*entries, EntryKind::kFile), LocalNames(dir + "/" + array, EntryKind::kFile, is_meta))
+        << array;
+    // Chunks are not listed, but open by name, byte-identical; a missing chunk is absent.
+    for (const auto& e : fs::directory_iterator(dir + "/" + array)) {
+      const std::string name = e.path().filename().string();
+      if (is_meta(e.path()) || !fs::is_regular_file(e.path())) continue;
+      auto chunk = (*space)->Get(array + "/" + name, 64 << 20);
+      ASSERT_TRUE(chunk.ok() && chunk->has_value()) << array << "/" << name;
+      std::string local;
+      ASSERT_TRUE(testutil::ReadWhole(e.path().string(), &local));
+      EXPECT_TRUE(**chunk == local) << array << "/" << name;
+      ++chunks;
+      break;
+    }
+    auto missing = (*space)->Open(array + "/999.999");
+    ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+    EXPECT_EQ(*missing, nullptr);
+  }
+  EXPECT_GT(chunks, 5);
+  auto nothing = (*space)->List("no_such_array");
+  ASSERT_TRUE(nothing.ok());
+  EXPECT_TRUE(nothing->empty());
+}
+
+TEST_F(HttpKeysTest, ZarrV3ConsolidatedMetadataListsLikeTheDirectory) {
+  const std::string dir = CopyStore("vcf-zarr/upstream_sample_v3/upstream_sample_v3.vcz", "v3.vcz");
+  ASSERT_FALSE(dir.empty()) << "corpus store missing";
+  const std::string url = server_->http_url() + "/v3.vcz";
+  auto bare = DiscoverHttpKeys(*client_, url, {});
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  EXPECT_EQ(*bare, std::vector<std::string>{"zarr.json"}) << "no consolidated metadata yet";
+
+  RunPython(kConsolidateV3, dir);
+  auto keys = DiscoverHttpKeys(*client_, url, {});
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  auto space = HttpByteSpace::Create(url, client_, *keys);
+  ASSERT_TRUE(space.ok()) << space.status().ToString();
+  auto root = (*space)->List("");
+  ASSERT_TRUE(root.ok());
+  auto has_zarr_json = [](const fs::path& p) { return fs::exists(p / "zarr.json"); };
+  EXPECT_EQ(Names(*root, EntryKind::kDirectory),
+            LocalNames(dir, EntryKind::kDirectory, has_zarr_json));
+  EXPECT_EQ(Names(*root, EntryKind::kFile), std::vector<std::string>{"zarr.json"});
+  ASSERT_GE(Names(*root, EntryKind::kDirectory).size(), 10u);
+  auto sub = (*space)->List(Names(*root, EntryKind::kDirectory)[0]);
+  ASSERT_TRUE(sub.ok());
+  EXPECT_EQ(Names(*sub, EntryKind::kFile), std::vector<std::string>{"zarr.json"});
+}
+
+TEST_F(HttpKeysTest, BpcellsFixedNames) {
+  const std::string dir = CopyStore("bpcells/dir/v2/counts.packed", "counts.packed");
+  ASSERT_FALSE(dir.empty()) << "corpus store missing";
+  // Every name the BPCells readers open (formats/bpcells), matrices and fragments.
+  const std::vector<std::string> names = {
+      "version", "shape", "storage_order", "idxptr", "row_names", "col_names", "index",
+      "index_data", "index_idx", "index_idx_offsets", "index_starts", "val", "val_data",
+      "val_idx", "val_idx_offsets", "chr_names", "cell_names", "chr_ptr", "end_max", "cell",
+      "cell_data", "cell_idx", "cell_idx_offsets", "start", "start_data", "start_idx",
+      "start_idx_offsets", "start_starts", "end", "end_data", "end_idx", "end_idx_offsets"};
+  const std::string url = server_->http_url() + "/counts.packed";
+  auto keys = DiscoverHttpKeys(*client_, url, names);
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  std::vector<std::string> sorted = *keys;
+  std::sort(sorted.begin(), sorted.end());
+  auto all = [](const fs::path&) { return true; };
+  EXPECT_EQ(sorted, LocalNames(dir, EntryKind::kFile, all));
+  auto space = HttpByteSpace::Create(url, client_, *keys);
+  ASSERT_TRUE(space.ok());
+  auto listed = (*space)->List("");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(Names(*listed, EntryKind::kFile), sorted);
+  auto idxptr = (*space)->Open("idxptr");
+  ASSERT_TRUE(idxptr.ok() && *idxptr != nullptr);
+  std::string local;
+  ASSERT_TRUE(testutil::ReadWhole(dir + "/idxptr", &local));
+  EXPECT_EQ((*idxptr)->Size(), local.size());
+  EXPECT_EQ(Read(**idxptr, 0, local.size()), local);
+
+  auto empty = DiscoverHttpKeys(*client_, server_->http_url() + "/private", names);
+  EXPECT_FALSE(empty.ok());
+  auto nothing = DiscoverHttpKeys(*client_, server_->http_url() + "/nothing_here", names);
+  EXPECT_EQ(nothing.status().code(), ErrorCode::kUnsupported) << nothing.status().ToString();
 }
 
 }  // namespace
