@@ -39,9 +39,9 @@ struct BlockCacheOptions {
 };
 
 struct BlockCacheCounters {
-  uint64_t base_reads = 0;      // reads of base sources (each one request for HTTP)
-  uint64_t base_bytes = 0;      // bytes those reads fetched
-  uint64_t readahead_reads = 0; // of base_reads, those made by read-ahead
+  uint64_t base_reads = 0;       // reads of base sources (each one request for HTTP)
+  uint64_t base_bytes = 0;       // bytes those reads fetched
+  uint64_t readahead_reads = 0;  // of base_reads, those made by read-ahead
 };
 
 // What every cached source of a mount shares: the pool, the read-ahead threads, the owner ids

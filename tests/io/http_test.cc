@@ -1,7 +1,7 @@
 // The HTTP(S) backend against real servers on loopback: nginx for ranges, ETags, 403, TLS and a
 // server that goes away; a python3 server for stalls, truncated bodies and 503s. No mocks.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,8 +99,10 @@ class HttpTest : public ::testing::Test {
   std::string Read(const ByteSource& s, uint64_t offset, size_t n, Status* st = nullptr) {
     std::string out(n, '\0');
     Status r = s.ReadExact(offset, out.data(), n);
-    if (st != nullptr) *st = r;
-    else EXPECT_TRUE(r.ok()) << r.ToString();
+    if (st != nullptr)
+      *st = r;
+    else
+      EXPECT_TRUE(r.ok()) << r.ToString();
     return out;
   }
 
@@ -278,6 +280,49 @@ TEST_F(HttpTest, ConcurrentReadsFromEightThreads) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(bad.load(), 0);
+}
+
+// A signer as the S3 backend's will be: it sees each attempt's final method, URL and headers.
+class TestSigner : public RequestSigner {
+ public:
+  Status Sign(HttpRequest& request) const override {
+    ++calls;
+    if (fail) return IoError("no credentials", EACCES);
+    std::string seen;
+    for (const auto& [name, value] : request.headers) seen += name + "=" + value + ";";
+    request.AddHeader("Authorization", "Test " + request.method + " " + seen);
+    return OkStatus();
+  }
+  mutable std::atomic<int> calls{0};
+  bool fail = false;
+};
+
+TEST_F(HttpTest, SignerSignsEveryAttemptAfterRangeAndIfMatch) {
+  auto signer = std::make_shared<TestSigner>();
+  auto client = HttpClient::Create(FastOptions(), signer);
+  ASSERT_TRUE(client.ok());
+  auto s = OpenHttpObject(*client, server_->http_url() + "/small.txt");
+  ASSERT_TRUE(s.ok() && *s != nullptr) << s.status().ToString();
+  EXPECT_EQ(Read(**s, 7, 5), "world");
+  EXPECT_EQ(signer->calls.load(), 2);
+  const std::vector<std::string> log = server_->AccessLog();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_NE(log[0].find("\"Test HEAD\""), std::string::npos) << log[0];
+  EXPECT_NE(log[1].find("Test GET Range=bytes=7-11;If-Match="), std::string::npos) << log[1];
+
+  // Send hands back final statuses as responses.
+  HttpRequest request{"GET", server_->http_url() + "/absent", {}, {}};
+  auto r = (*client)->Send(request, 1 << 20);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->attempts, 1);
+
+  // A signer's error fails the request unsent.
+  signer->fail = true;
+  const uint64_t sent = (*client)->Counters().requests;
+  auto h = (*client)->Head(server_->http_url() + "/small.txt");
+  EXPECT_EQ(h.status().sys_errno(), EACCES) << h.status().ToString();
+  EXPECT_EQ((*client)->Counters().requests, sent);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,7 +582,8 @@ TEST_F(HttpKeysTest, ZarrV2ConsolidatedMetadataListsLikeTheDirectory) {
   for (const std::string& array : Names(*root, EntryKind::kDirectory)) {
     auto entries = (*space)->List(array);
     ASSERT_TRUE(entries.ok()) << entries.status().ToString();
-    EXPECT_EQ(Names(*entries, EntryKind::kFile), LocalNames(dir + "/" + array, EntryKind::kFile, is_meta))
+    EXPECT_EQ(Names(*entries, EntryKind::kFile),
+              LocalNames(dir + "/" + array, EntryKind::kFile, is_meta))
         << array;
     // Chunks are not listed, but open by name, byte-identical; a missing chunk is absent.
     for (const auto& e : fs::directory_iterator(dir + "/" + array)) {
@@ -590,12 +636,38 @@ TEST_F(HttpKeysTest, BpcellsFixedNames) {
   const std::string dir = CopyStore("bpcells/dir/v2/counts.packed", "counts.packed");
   ASSERT_FALSE(dir.empty()) << "corpus store missing";
   // Every name the BPCells readers open (formats/bpcells), matrices and fragments.
-  const std::vector<std::string> names = {
-      "version", "shape", "storage_order", "idxptr", "row_names", "col_names", "index",
-      "index_data", "index_idx", "index_idx_offsets", "index_starts", "val", "val_data",
-      "val_idx", "val_idx_offsets", "chr_names", "cell_names", "chr_ptr", "end_max", "cell",
-      "cell_data", "cell_idx", "cell_idx_offsets", "start", "start_data", "start_idx",
-      "start_idx_offsets", "start_starts", "end", "end_data", "end_idx", "end_idx_offsets"};
+  const std::vector<std::string> names = {"version",
+                                          "shape",
+                                          "storage_order",
+                                          "idxptr",
+                                          "row_names",
+                                          "col_names",
+                                          "index",
+                                          "index_data",
+                                          "index_idx",
+                                          "index_idx_offsets",
+                                          "index_starts",
+                                          "val",
+                                          "val_data",
+                                          "val_idx",
+                                          "val_idx_offsets",
+                                          "chr_names",
+                                          "cell_names",
+                                          "chr_ptr",
+                                          "end_max",
+                                          "cell",
+                                          "cell_data",
+                                          "cell_idx",
+                                          "cell_idx_offsets",
+                                          "start",
+                                          "start_data",
+                                          "start_idx",
+                                          "start_idx_offsets",
+                                          "start_starts",
+                                          "end",
+                                          "end_data",
+                                          "end_idx",
+                                          "end_idx_offsets"};
   const std::string url = server_->http_url() + "/counts.packed";
   auto keys = DiscoverHttpKeys(*client_, url, names);
   ASSERT_TRUE(keys.ok()) << keys.status().ToString();

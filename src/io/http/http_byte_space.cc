@@ -1,9 +1,8 @@
 #include "io/http/http_byte_space.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -30,7 +29,9 @@ ObjectInfo InfoOf(const RemoteObject& o) {
 
 HttpByteSource::HttpByteSource(std::shared_ptr<const HttpClient> client, std::string url,
                                RemoteObject object)
-    : client_(std::move(client)), url_(std::move(url)), object_(std::move(object)),
+    : client_(std::move(client)),
+      url_(std::move(url)),
+      object_(std::move(object)),
       info_(InfoOf(object_)) {}
 
 Status HttpByteSource::ReadExact(uint64_t offset, void* out, size_t length) const {
@@ -52,16 +53,15 @@ Result<std::shared_ptr<const ByteSource>> OpenHttpObject(std::shared_ptr<const H
   return BlockCache::Wrap(cache, std::move(source));
 }
 
-Result<std::shared_ptr<HttpByteSpace>> HttpByteSpace::Create(std::string url,
-                                                             std::shared_ptr<const HttpClient> client,
-                                                             const std::vector<std::string>& keys,
-                                                             std::shared_ptr<BlockCache> cache) {
+Result<std::shared_ptr<HttpByteSpace>> HttpByteSpace::Create(
+    std::string url, std::shared_ptr<const HttpClient> client, const std::vector<std::string>& keys,
+    std::shared_ptr<BlockCache> cache) {
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     return InvalidArgumentError("'" + url + "' is not an http:// or https:// URL");
   }
   while (url.size() > 8 && url.back() == '/') url.pop_back();
-  std::shared_ptr<HttpByteSpace> space(new HttpByteSpace(std::move(url), std::move(client),
-                                                         std::move(cache)));
+  std::shared_ptr<HttpByteSpace> space(
+      new HttpByteSpace(std::move(url), std::move(client), std::move(cache)));
   // Every directory a key passes through, with its entries; std::set keeps them sorted once.
   std::map<std::string, std::map<std::string, EntryKind>> tree;
   tree[""];
@@ -121,7 +121,8 @@ Result<nlohmann::json> ParseJson(const std::string& url, const std::string& text
   return j;
 }
 
-Result<std::vector<std::string>> KeysFromZmetadata(const std::string& url, const std::string& text) {
+Result<std::vector<std::string>> KeysFromZmetadata(const std::string& url,
+                                                   const std::string& text) {
   ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(url, text));
   auto meta = j.find("metadata");
   if (meta == j.end() || !meta->is_object()) {
@@ -160,12 +161,15 @@ Result<std::vector<std::string>> PresentNames(const HttpClient& client, const st
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < names.size();) {
       auto r = client.Head(url + "/" + EncodeKeyForUrl(names[i]));
-      if (!r.ok()) errors[i] = r.status();
-      else present[i] = r->has_value();
+      if (!r.ok())
+        errors[i] = r.status();
+      else
+        present[i] = r->has_value();
     }
   };
   std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(kDiscoveryParallel, names.size()); ++t) threads.emplace_back(work);
+  for (size_t t = 1; t < std::min(kDiscoveryParallel, names.size()); ++t)
+    threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
   std::vector<std::string> out;
@@ -197,7 +201,8 @@ Result<std::vector<std::string>> DiscoverHttpKeys(const HttpClient& client, cons
   }
   ASSIGN_OR_RETURN(auto zgroup, client.Head(root + "/.zgroup"));
   if (zgroup) {
-    return UnsupportedError(root + ": a Zarr v2 store without consolidated metadata (.zmetadata) "
+    return UnsupportedError(root +
+                            ": a Zarr v2 store without consolidated metadata (.zmetadata) "
                             "cannot be listed over HTTP; consolidate it (zarr.consolidate_metadata)"
                             " or serve it from S3 or a local directory");
   }
