@@ -151,6 +151,15 @@ TEST_F(HttpTest, WholeGetAndAbsentKeys) {
   auto too_big = (*space)->Get("blob.bin", 1000);
   EXPECT_EQ(too_big.status().code(), ErrorCode::kCorrupt) << too_big.status().ToString();
   EXPECT_EQ((*space)->Open("../etc/passwd").status().code(), ErrorCode::kInvalidArgument);
+  // A folder the space was not told of: nginx redirects to FOLDER/, which is not an object.
+  fs::create_directories(root_ + "/folder");
+  WriteFile(root_ + "/folder/x", "x");
+  auto folder = (*space)->Open("folder");
+  ASSERT_TRUE(folder.ok()) << folder.status().ToString();
+  EXPECT_EQ(*folder, nullptr);
+  auto folder_get = (*space)->Get("folder", 100);
+  ASSERT_TRUE(folder_get.ok()) << folder_get.status().ToString();
+  EXPECT_FALSE(folder_get->has_value());
 }
 
 TEST_F(HttpTest, ForbiddenIsAnErrorNamingTheUrl) {
@@ -602,6 +611,16 @@ TEST_F(HttpKeysTest, ZarrV2ConsolidatedMetadataListsLikeTheDirectory) {
     EXPECT_EQ(*missing, nullptr);
   }
   EXPECT_GT(chunks, 5);
+  const uint64_t r1 = client_->Counters().requests;
+  auto relisted = (*space)->List("");
+  ASSERT_TRUE(relisted.ok());
+  EXPECT_EQ(client_->Counters().requests, r1) << "a folder's files are HEADed once";
+  for (const ListEntry& e : *relisted) {
+    if (e.kind == EntryKind::kFile) EXPECT_EQ(e.info.size, fs::file_size(dir + "/" + e.name));
+  }
+  auto folder = (*space)->Open(Names(*root, EntryKind::kDirectory)[0]);
+  ASSERT_TRUE(folder.ok());
+  EXPECT_EQ(*folder, nullptr) << "a listed folder is not an object";
   auto nothing = (*space)->List("no_such_array");
   ASSERT_TRUE(nothing.ok());
   EXPECT_TRUE(nothing->empty());
@@ -680,6 +699,10 @@ TEST_F(HttpKeysTest, BpcellsFixedNames) {
   auto listed = (*space)->List("");
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(Names(*listed, EntryKind::kFile), sorted);
+  for (const ListEntry& e : *listed) {
+    EXPECT_EQ(e.info.size, fs::file_size(dir + "/" + e.name)) << e.name;
+    EXPECT_FALSE(e.info.stamp.empty()) << e.name;
+  }
   auto idxptr = (*space)->Open("idxptr");
   ASSERT_TRUE(idxptr.ok() && *idxptr != nullptr);
   std::string local;

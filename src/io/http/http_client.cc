@@ -192,6 +192,7 @@ struct HttpClient::Attempt {
   std::string error_body;
   CURLcode code = CURLE_OK;
   std::string curl_error;
+  std::string effective_url;  // after redirects
   int attempts = 0;
 
   void Reset() {
@@ -204,6 +205,7 @@ struct HttpClient::Attempt {
     error_body.clear();
     code = CURLE_OK;
     curl_error.clear();
+    effective_url.clear();
     if (sink != nullptr) sink->clear();
   }
   std::string Header(const std::string& lower_name) const {
@@ -218,6 +220,11 @@ struct HttpClient::Attempt {
     if (check) verdict = check(*this);
   }
   bool Transport() const { return code != CURLE_OK && !over_limit && !rejected; }
+  // Web servers answer a folder's path with a redirect to PATH/ (nginx, Apache): not an object.
+  bool RedirectedToFolder(const std::string& url) const {
+    return effective_url.size() == url.size() + 1 && effective_url.back() == '/' &&
+           effective_url.compare(0, url.size(), url) == 0;
+  }
   // What the server said in an error body, for messages.
   const std::string& ErrorText() const { return sink != nullptr ? *sink : error_body; }
 
@@ -398,6 +405,10 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &attempt);
   requests_.fetch_add(1, std::memory_order_relaxed);
   attempt.code = curl_easy_perform(c);
+  const char* effective = nullptr;
+  if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective) {
+    attempt.effective_url = effective;
+  }
   if (attempt.code != CURLE_OK) {
     attempt.curl_error =
         h.error[0] != '\0' ? std::string(h.error) : curl_easy_strerror(attempt.code);
@@ -519,7 +530,7 @@ Result<std::optional<RemoteObject>> HttpClient::Head(const std::string& url) con
   Attempt attempt;
   std::optional<RemoteObject> found;
   Status st = Run(request, attempt, [&](const Attempt& a) -> Verdict {
-    if (a.status == 404) return Verdict{};
+    if (a.status == 404 || a.RedirectedToFolder(url)) return Verdict{};
     if (a.status != 200) return Verdict{StatusError(request, a.status, 0, a.ErrorText())};
     auto o = ObjectFrom(request, a, std::nullopt);
     if (!o.ok()) return Verdict{o.status()};
@@ -539,7 +550,7 @@ Result<std::optional<std::string>> HttpClient::Get(const std::string& url, uint6
   attempt.max_body = max_bytes;
   bool absent = false;
   Status st = Run(request, attempt, [&](const Attempt& a) -> Verdict {
-    absent = a.status == 404;
+    absent = a.status == 404 || a.RedirectedToFolder(url);
     if (absent) return Verdict{};
     if (a.status != 200) return Verdict{StatusError(request, a.status, 0, a.ErrorText())};
     if (a.over_limit) {

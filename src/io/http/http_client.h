@@ -111,9 +111,10 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // HEAD: the object's size, ETag and Last-Modified; nullopt on 404.
+  // HEAD: the object's size, ETag and Last-Modified; nullopt on 404, and for a folder (a
+  // redirect to URL/, as nginx and Apache answer a directory's path).
   Result<std::optional<RemoteObject>> Head(const std::string& url) const;
-  // GET of the whole object: nullopt on 404; Corrupt when it is larger than max_bytes (the
+  // GET of the whole object: nullopt as for Head; Corrupt when it is larger than max_bytes (the
   // transfer stops there); `info`, when given, receives what the response says of the object.
   Result<std::optional<std::string>> Get(const std::string& url, uint64_t max_bytes,
                                          RemoteObject* info = nullptr) const;
