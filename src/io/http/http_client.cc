@@ -466,8 +466,16 @@ Status HttpClient::Run(HttpRequest& request, Attempt& attempt,
     if (!v.retry) break;
   }
   failures_.fetch_add(1, std::memory_order_relaxed);
-  return Status(last.code(), last.message() + " (" + AttemptsText(attempt.attempts) + ")",
-                last.sys_errno());
+  // "GET URL (bytes=0-9): HTTP 503 after 3 attempts: Input/output error": the attempts go
+  // before the errno's text IoError appended.
+  std::string msg = last.message();
+  if (last.code() == ErrorCode::kIo && last.sys_errno() != 0) {
+    const std::string suffix = std::string(": ") + std::strerror(last.sys_errno());
+    if (msg.size() >= suffix.size() && msg.ends_with(suffix))
+      msg.resize(msg.size() - suffix.size());
+    return IoError(msg + " after " + AttemptsText(attempt.attempts), last.sys_errno());
+  }
+  return Status(last.code(), msg + " after " + AttemptsText(attempt.attempts), last.sys_errno());
 }
 
 static std::optional<HttpClient::Verdict> TransportVerdict(const HttpRequest& request,
