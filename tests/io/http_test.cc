@@ -212,20 +212,22 @@ TEST_F(HttpTest, ObjectReplacedDuringReadsNeverMixes) {
       std::this_thread::sleep_for(std::chrono::milliseconds(3));
     }
   });
-  int stale = 0, good = 0;
+  int stale = 0, good = 0, mixed = 0, other = 0;
   for (int i = 0; i < 200; ++i) {
     Status st;
     const std::string got = Read(*s, (i * 77777) % (kBlobSize - 300000), 300000, &st);
     if (st.ok()) {
       ++good;
-      ASSERT_EQ(got, a.substr(0, 300000)) << "read " << i << " returned bytes of another version";
+      if (got != a.substr(0, 300000)) ++mixed;  // bytes of another version: never
     } else {
       ++stale;
-      ASSERT_EQ(st.sys_errno(), ESTALE) << st.ToString();
+      if (st.sys_errno() != ESTALE) ++other;
     }
   }
   stop = true;
   writer.join();
+  EXPECT_EQ(mixed, 0) << "reads returned bytes of another version";
+  EXPECT_EQ(other, 0) << "errors other than ESTALE";
   EXPECT_GT(stale, 0);
   std::printf("reads during rewrites: %d whole, %d ESTALE\n", good, stale);
 }
