@@ -304,6 +304,7 @@ class Builder {
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
   void AddVczStore(Ino dir, std::shared_ptr<const io::ByteSpace> space, const std::string& name, Meta meta,
                    const Stamp& stamp) {
+    meta.mtime = stamp.newest_mtime;  // the store's mtime: the newest of its objects (and folder)
     meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
     const std::string path = space->Describe();

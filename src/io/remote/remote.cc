@@ -1,0 +1,79 @@
+#include "io/remote/remote.h"
+
+#include "io/http/http_byte_space.h"
+#include "io/s3/credentials.h"
+#include "io/s3/s3_byte_space.h"
+
+namespace omicsfs::io {
+namespace {
+
+bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+bool EndsWith(const std::string& s, const std::string& e) {
+  return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+}
+
+// "…/NAME.datg" → ("…", "NAME.datg"); otherwise ("url", "").
+std::pair<std::string, std::string> SplitDatg(std::string url) {
+  while (url.size() > 1 && url.back() == '/') url.pop_back();
+  const size_t slash = url.rfind('/');
+  if (!EndsWith(url, ".datg") || slash == std::string::npos) return {url, ""};
+  return {url.substr(0, slash), url.substr(slash + 1)};
+}
+
+Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
+                              const std::vector<std::string>& bpcells_names, std::shared_ptr<BlockCache> cache) {
+  ASSIGN_OR_RETURN(std::shared_ptr<http::HttpClient> client, http::HttpClient::Create(o.http));
+  RemoteSource r;
+  r.cache = cache;
+  r.client = client;
+  auto [root, datg] = SplitDatg(url);
+  std::vector<std::string> keys;
+  if (!datg.empty()) {
+    const std::string stem = datg.substr(0, datg.size() - 5);
+    keys = {datg, stem + ".rows.txt.gz", stem + ".cols.txt.gz"};
+    r.key = datg;
+  } else {
+    ASSIGN_OR_RETURN(keys, http::DiscoverHttpKeys(*client, root, bpcells_names));
+  }
+  ASSIGN_OR_RETURN(auto space, http::HttpByteSpace::Create(root, client, keys, std::move(cache)));
+  r.space = std::move(space);
+  return r;
+}
+
+Result<RemoteSource> OpenS3(const std::string& url, const RemoteOptions& o, std::shared_ptr<BlockCache> cache) {
+  s3::Credentials credentials = s3::Credentials::Anonymous();
+  if (!o.s3_anonymous) {
+    ASSIGN_OR_RETURN(credentials, s3::LoadCredentials());
+  }
+  s3::S3Options s3o;
+  s3o.endpoint = o.s3_endpoint;
+  s3o.region = o.s3_region;
+  auto [root, datg] = SplitDatg(url);
+  ASSIGN_OR_RETURN(auto space, s3::S3ByteSpace::Create(root, s3o, std::move(credentials), o.http, cache));
+  RemoteSource r;
+  r.key = datg;
+  r.cache = std::move(cache);
+  r.client = std::shared_ptr<const http::HttpClient>(space, &space->client());
+  r.space = std::move(space);
+  return r;
+}
+
+}  // namespace
+
+bool IsRemoteUrl(const std::string& source) {
+  return StartsWith(source, "s3://") || StartsWith(source, "http://") || StartsWith(source, "https://");
+}
+
+Result<RemoteSource> OpenRemote(const std::string& url, const RemoteOptions& options,
+                                const std::vector<std::string>& bpcells_names) {
+  std::shared_ptr<BlockCache> cache;
+  if (options.pool != nullptr) cache = BlockCache::Create(options.pool, {}, !options.defer_threads);
+  if (StartsWith(url, "s3://")) return OpenS3(url, options, std::move(cache));
+  if (StartsWith(url, "http://") || StartsWith(url, "https://")) {
+    return OpenHttp(url, options, bpcells_names, std::move(cache));
+  }
+  return InvalidArgumentError(url + ": not an s3://, http:// or https:// URL");
+}
+
+}  // namespace omicsfs::io
