@@ -27,11 +27,19 @@ constexpr uint64_t kMaxDeflateRatio = 1032;
 // them. libzip is used only while the space is opened, from one thread: it parses the central
 // directory, and the parse is kept; no zip_t outlives OpenZipSpace.
 
+// Outlives the zip_t whose source it backs (libzip calls it until zip_discard).
 struct SourceState {
-  const ByteSource* archive = nullptr;
-  const std::vector<zip::ArchiveSpan>* spans = nullptr;
+  SourceState(const ByteSource* a, const std::vector<zip::ArchiveSpan>* s) : archive(a), spans(s) {
+    zip_error_init(&error);
+  }
+  ~SourceState() { zip_error_fini(&error); }
+  SourceState(const SourceState&) = delete;
+  SourceState& operator=(const SourceState&) = delete;
+
+  const ByteSource* archive;
+  const std::vector<zip::ArchiveSpan>* spans;
   uint64_t pos = 0;
-  zip_error_t error{};
+  zip_error_t error;
   Status failure;  // the archive's own error (ESTALE, EIO), reported instead of libzip's
 
   zip_int64_t Read(void* out, zip_uint64_t len) {
@@ -122,7 +130,6 @@ Status FromZipError(const ByteSource& archive, zip_error_t* error) {
 Result<ZipHandle> OpenWithLibzip(SourceState* state) {
   zip_error_t error;
   zip_error_init(&error);
-  zip_error_init(&state->error);
   zip_source_t* src = zip_source_function_create(SourceCallback, state, &error);
   zip_t* za = src == nullptr ? nullptr : zip_open_from_source(src, ZIP_RDONLY, &error);
   if (za == nullptr && src != nullptr) zip_source_free(src);
@@ -130,7 +137,6 @@ Result<ZipHandle> OpenWithLibzip(SourceState* state) {
               : !state->failure.ok() ? state->failure
                                      : FromZipError(*state->archive, &error);
   zip_error_fini(&error);
-  zip_error_fini(&state->error);
   if (!st.ok()) return st;
   return ZipHandle(za);
 }
@@ -455,9 +461,7 @@ Result<std::vector<ListEntry>> ZipSpace::List(const std::string& prefix) const {
 
 Result<std::shared_ptr<const ByteSpace>> OpenZipSpace(std::shared_ptr<const ByteSource> archive) {
   ASSIGN_OR_RETURN(zip::CentralDirectory cd, zip::ReadCentralDirectory(*archive));
-  SourceState state;
-  state.archive = archive.get();
-  state.spans = &cd.spans;
+  SourceState state(archive.get(), &cd.spans);
   ASSIGN_OR_RETURN(ZipHandle za, OpenWithLibzip(&state));
   ASSIGN_OR_RETURN(std::shared_ptr<const ZipIndex> index,
                    BuildIndex(std::move(archive), cd, za.get()));
