@@ -1,5 +1,7 @@
 #include "io/byte_source.h"
 
+#include <algorithm>
+
 namespace omicsfs::io {
 
 Result<std::string> ByteSource::ReadAll(uint64_t max_bytes) const {
@@ -18,6 +20,26 @@ Result<std::optional<std::string>> ByteSpace::Get(const std::string& key, uint64
   if (source == nullptr) return std::optional<std::string>();
   ASSIGN_OR_RETURN(std::string data, source->ReadAll(max_bytes));
   return std::optional<std::string>(std::move(data));
+}
+
+Result<std::vector<ByteSpace::KeyInfo>> ByteSpace::ListRecursive(const std::string& prefix) const {
+  std::vector<KeyInfo> out;
+  std::vector<std::string> folders{prefix};
+  while (!folders.empty()) {
+    const std::string folder = std::move(folders.back());
+    folders.pop_back();
+    ASSIGN_OR_RETURN(std::vector<ListEntry> entries, List(folder));
+    for (auto& e : entries) {
+      std::string key = folder.empty() ? e.name : folder + "/" + e.name;
+      if (e.kind == EntryKind::kDirectory) {
+        folders.push_back(std::move(key));
+      } else {
+        out.push_back(KeyInfo{std::move(key), std::move(e.info)});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const KeyInfo& a, const KeyInfo& b) { return a.key < b.key; });
+  return out;
 }
 
 std::string ByteSpace::Where(const std::string& key) const {
@@ -61,6 +83,12 @@ class PrefixSpace : public ByteSpace {
   Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const override {
     RETURN_IF_ERROR(CheckKey(*this, key));
     return base_->Get(prefix_ + "/" + key, max_bytes);
+  }
+  Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const override {
+    if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
+    ASSIGN_OR_RETURN(std::vector<KeyInfo> all, base_->ListRecursive(prefix.empty() ? prefix_ : prefix_ + "/" + prefix));
+    for (KeyInfo& k : all) k.key.erase(0, prefix_.size() + 1);  // the base's keys start with prefix_ + "/"
+    return all;
   }
 
  private:

@@ -73,6 +73,13 @@ class ByteSpace {
   // as empty. Backends without listings (plain HTTP) answer from what they were told the keys
   // are (consolidated metadata, fixed names) and say so in Unsupported when they know nothing.
   virtual Result<std::vector<ListEntry>> List(const std::string& prefix) const = 0;
+  // Every object below the folder `prefix` ("" = all), keys relative to the space's root,
+  // sorted. The default walks List; S3 answers with one paginated listing.
+  struct KeyInfo {
+    std::string key;
+    ObjectInfo info;
+  };
+  virtual Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const;
   // The whole object under `key`, nullopt when absent; one request on remote backends.
   // Corrupt when larger than `max_bytes`.
   virtual Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const;

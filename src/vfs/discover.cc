@@ -1,8 +1,11 @@
 #include "vfs/discover.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <functional>
 #include <set>
 #include <cstdio>
 #include <cstring>
@@ -13,7 +16,9 @@
 #include "formats/bpcells/version.h"
 #include "formats/datg/reader.h"
 #include "formats/vcz/store.h"
-#include "io/dir_array_store.h"
+#include "io/local/local_space.h"
+#include "io/space_array_store.h"
+#include "io/space_blob_store.h"
 #include "io/h5_array_store.h"
 #include "text/bed_source.h"
 #include "text/bgzf_view.h"
@@ -279,25 +284,30 @@ class Builder {
   }
 
   static bool IsBpcellsDirStore(const std::string& dir) {
-    auto v = io::ReadVersionFile(dir + "/version");
+    auto v = io::ReadVersion(io::LocalByteSpace(dir));
     return v.ok() && bp::LooksLikeVersion(*v);
   }
 
-  void AddDirStore(Ino dir, const std::string& path, Meta meta, const Stamp& stamp) {
+  static bool IsVczStore(const std::string& dir) {
+    return formats::vcz::Store::Looks(io::SpaceBlobStore(std::make_shared<io::LocalByteSpace>(dir), 64 << 20));
+  }
+
+  void AddDirStore(Ino dir, std::shared_ptr<const io::ByteSpace> space, Meta meta, const Stamp& stamp) {
     meta.mtime = stamp.newest_mtime;  // the store's mtime: the newest of its directory and files
     meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
-    auto store = io::DirArrayStore::Open(path, stamp.guard);
+    auto store = io::SpaceArrayStore::Open(std::move(space));
     if (!store.ok()) return AddStoreViews(dir, meta, store.status());
     AddStoreViews(dir, meta, std::shared_ptr<const io::ArrayStore>(std::move(store).value()));
   }
 
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
-  void AddVczStore(Ino dir, const std::string& path, const std::string& name, Meta meta,
+  void AddVczStore(Ino dir, std::shared_ptr<const io::ByteSpace> space, const std::string& name, Meta meta,
                    const Stamp& stamp) {
     meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
-    auto store = formats::vcz::Store::Open(path, stamp.guard, options_.pool);
+    const std::string path = space->Describe();
+    auto store = formats::vcz::Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), options_.pool);
     if (!store.ok()) return AddError(dir, meta, store.status());
     std::string stem = name;
     for (const char* ext : {".vcz", ".zarr"}) {
@@ -389,16 +399,16 @@ class Builder {
       tree_->AddChild(parent, std::move(n));
     } else if (S_ISDIR(st.st_mode)) {
       const bool bpcells = IsBpcellsDirStore(path);
-      if (bpcells || formats::vcz::Store::Looks(path)) {
+      if (bpcells || IsVczStore(path)) {
         const Stamp stamp = StampOf(path, FilesBelow(path));
         if (Reuse(parent, name, stamp)) return;
         Ino dir = AddDir(parent, name, meta);
         if (dir == 0) return;
         tree_->node(dir).fingerprint = stamp.change;
         if (bpcells) {
-          AddDirStore(dir, path, meta, stamp);
+          AddDirStore(dir, std::make_shared<io::LocalByteSpace>(path, stamp.guard), meta, stamp);
         } else {
-          AddVczStore(dir, path, name, meta, stamp);
+          AddVczStore(dir, std::make_shared<io::LocalByteSpace>(path, stamp.guard), name, meta, stamp);
         }
         return;
       }
@@ -409,7 +419,7 @@ class Builder {
       if (Reuse(parent, name, stamp)) return;
       auto stores = Hdf5Stores(path);
       if (stores.ok() && stores->empty()) {
-        Ino file = AddFile(parent, name, meta, std::make_shared<const PassthroughFileContent>(path, st.st_size, stamp.guard));
+        Ino file = AddFile(parent, name, meta, std::make_shared<const LocalFileContent>(path, st, stamp.guard));
         if (file != 0) tree_->node(file).fingerprint = stamp.change;
         return;
       }
@@ -440,15 +450,33 @@ class Builder {
   void AddDatgViews(Ino dir, const std::string& path, const Meta& meta, const Stamp& stamp) {
     const std::string stem = path.substr(0, path.size() - 5);
     fingerprint_ = stamp.index;
+    AddDatgViews(dir, meta, path, [&](const std::string& ext) -> Result<std::shared_ptr<const io::ByteSource>> {
+      auto source = io::LocalByteSource::OpenPath(stem + ext, stamp.guard);
+      if (!source.ok() && (source.status().sys_errno() == ENOENT || source.status().code() == ErrorCode::kNotFound)) {
+        return std::shared_ptr<const io::ByteSource>();
+      }
+      ASSIGN_OR_RETURN(auto opened, std::move(source));
+      return std::shared_ptr<const io::ByteSource>(std::move(opened));
+    });
+  }
+
+  // matrix.tsv, rownames.txt, colnames.txt of the datg matrix `path`; `open(ext)` opens the
+  // matrix (".datg") or a companion (".rows.txt.gz"), nullptr when it is missing.
+  using OpenPart = std::function<Result<std::shared_ptr<const io::ByteSource>>(const std::string& ext)>;
+  void AddDatgViews(Ino dir, const Meta& meta, const std::string& path, const OpenPart& open) {
+    std::shared_ptr<const io::ByteSource> parts[3];
+    const char* exts[3] = {".datg", ".rows.txt.gz", ".cols.txt.gz"};
     std::string missing;
-    for (const char* ext : {".rows.txt.gz", ".cols.txt.gz"}) {
-      struct stat st;
-      if (::stat((stem + ext).c_str(), &st) != 0) missing += (missing.empty() ? "" : ", ") + fs::path(stem + ext).filename().string();
+    for (int i = 0; i < 3; ++i) {
+      auto part = open(exts[i]);
+      if (!part.ok()) return AddError(dir, meta, part.status());
+      parts[i] = std::move(part).value();
+      if (parts[i] == nullptr) missing += (missing.empty() ? "" : ", ") + fs::path(path.substr(0, path.size() - 5) + exts[i]).filename().string();
     }
     if (!missing.empty()) {
       return AddError(dir, meta, NotFoundError(path + ": a datg matrix needs its name files beside it; missing " + missing));
     }
-    auto file = formats::datg::DatgFile::Open(path, stem + ".rows.txt.gz", stem + ".cols.txt.gz", stamp.guard);
+    auto file = formats::datg::DatgFile::Open(parts[0], *parts[1], *parts[2]);
     if (!file.ok()) return AddError(dir, meta, file.status());
     const auto& f = *file;
     using Layout = text::NamesSource::Layout;
@@ -540,14 +568,14 @@ class Builder {
     root.gid = meta.gid;
     if (S_ISDIR(st.st_mode)) {
       const bool bpcells = IsBpcellsDirStore(source);
-      if (bpcells || formats::vcz::Store::Looks(source)) {
+      if (bpcells || IsVczStore(source)) {
         const Stamp stamp = StampOf(source, FilesBelow(source));
         if (Reuse(kRootIno, "", stamp)) return OkStatus();
         root.fingerprint = stamp.change;
         if (bpcells) {
-          AddDirStore(kRootIno, source, meta, stamp);
+          AddDirStore(kRootIno, std::make_shared<io::LocalByteSpace>(source, stamp.guard), meta, stamp);
         } else {
-          AddVczStore(kRootIno, source, fs::path(source).filename().string(), meta, stamp);
+          AddVczStore(kRootIno, std::make_shared<io::LocalByteSpace>(source, stamp.guard), fs::path(source).filename().string(), meta, stamp);
         }
       } else {
         MirrorDir(kRootIno, source, st);
@@ -575,6 +603,160 @@ class Builder {
     return OkStatus();
   }
 
+  // ---- A SOURCE held by a ByteSpace (s3://, https://; local folders in tests) ----
+  // Objects have no owner here: they are the mounting user's, readable (perm from the backend).
+
+  static Meta SpaceMeta(const io::ObjectInfo& info) {
+    Meta m;
+    m.perm = info.perm & 0444;
+    m.mtime = info.mtime;
+    m.uid = ::getuid();
+    m.gid = ::getgid();
+    return m;
+  }
+
+  static std::string Join(const std::string& folder, const std::string& name) {
+    return folder.empty() ? name : folder + "/" + name;
+  }
+
+  // A store's identity from its objects' stamps (remote: ETag, Last-Modified, size).
+  static Result<Stamp> SpaceStampOf(const io::ByteSpace& space, const std::vector<std::string>& keys_or_folder,
+                                    bool folder) {
+    Stamp s;
+    s.index = "store " + space.Describe() + "\n";
+    std::vector<io::ByteSpace::KeyInfo> objects;
+    if (folder) {
+      ASSIGN_OR_RETURN(objects, space.ListRecursive(keys_or_folder.empty() ? "" : keys_or_folder.front()));
+    } else {
+      for (const std::string& key : keys_or_folder) {
+        ASSIGN_OR_RETURN(std::shared_ptr<const io::ByteSource> source, space.Open(key));
+        if (source != nullptr) objects.push_back({key, source->Info()});
+      }
+    }
+    for (const auto& o : objects) {
+      s.index += o.key + " " + o.info.stamp + "\n";
+      s.readable &= o.info.perm;
+      if (Later(o.info.mtime, s.newest_mtime)) s.newest_mtime = o.info.mtime;
+    }
+    s.change = s.index;
+    return s;
+  }
+
+  // The store `space` holds, as `parent`/`name` (name "": the root itself); false when the
+  // listing shows none. Recognised from the listing first, so a plain folder costs no request.
+  bool AddSpaceStore(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                     const std::vector<io::ListEntry>& listed, Meta meta) {
+    auto has = [&](const char* n) {
+      return std::any_of(listed.begin(), listed.end(), [&](const io::ListEntry& e) {
+        return e.kind == io::EntryKind::kFile && e.name == n;
+      });
+    };
+    bool bpcells = false, vcz = false;
+    if (has("version")) {
+      auto v = io::ReadVersion(*space);
+      bpcells = v.ok() && bp::LooksLikeVersion(*v);
+    }
+    if (!bpcells && (has(".zgroup") || has("zarr.json"))) {
+      vcz = formats::vcz::Store::Looks(io::SpaceBlobStore(space, 64 << 20));
+    }
+    if (!bpcells && !vcz) return false;
+    auto stamp = SpaceStampOf(*space, {}, /*folder=*/true);
+    if (stamp.ok() && Reuse(parent, name, *stamp)) return true;
+    const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) return true;
+    if (!stamp.ok()) {
+      AddError(dir, meta, stamp.status());
+      return true;
+    }
+    tree_->node(dir).fingerprint = stamp->change;
+    if (bpcells) {
+      AddDirStore(dir, space, meta, *stamp);
+    } else {
+      AddVczStore(dir, space, name.empty() ? fs::path(space->Describe()).filename().string() : name, meta, *stamp);
+    }
+    return true;
+  }
+
+  // A datg matrix `key` of `space` (with its companions beside it) as `parent`/`name`.
+  void AddSpaceDatg(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                    const std::string& key, Meta meta) {
+    const std::string stem = key.substr(0, key.size() - 5);
+    auto stamp = SpaceStampOf(*space, {key, stem + ".rows.txt.gz", stem + ".cols.txt.gz"}, /*folder=*/false);
+    if (stamp.ok() && Reuse(parent, name, *stamp)) return;
+    const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) return;
+    if (!stamp.ok()) return AddError(dir, meta, stamp.status());
+    tree_->node(dir).fingerprint = stamp->change;
+    fingerprint_ = stamp->index;
+    AddDatgViews(dir, meta, space->Where(key), [&](const std::string& ext) { return space->Open(stem + ext); });
+  }
+
+  // The entries of `folder` (listed as `listed`) into `dir`.
+  void MirrorSpace(Ino dir, const std::shared_ptr<const io::ByteSpace>& space, const std::string& folder,
+                   const std::vector<io::ListEntry>& listed, int depth) {
+    std::set<std::string> consumed;  // datg companions
+    for (const auto& e : listed) {
+      if (e.kind != io::EntryKind::kFile || !IsDatgName(e.name)) continue;
+      const std::string stem = e.name.substr(0, e.name.size() - 5);
+      for (const char* ext : {".rows.txt.gz", ".cols.txt.gz", ".sha256", ".md5"}) consumed.insert(stem + ext);
+    }
+    for (const auto& e : listed) {
+      const std::string key = Join(folder, e.name);
+      const Meta meta = SpaceMeta(e.info);
+      if (e.kind == io::EntryKind::kDirectory) {
+        if (depth >= kMaxSpaceDepth) {
+          LogWarning(space->Where(key) + ": deeper than " + std::to_string(kMaxSpaceDepth) + " folders; not shown");
+          continue;
+        }
+        auto sub = io::SubSpace(space, key);
+        auto children = sub->List("");
+        if (!children.ok()) {
+          LogWarning(sub->Describe() + ": cannot list: " + children.status().message());
+          continue;
+        }
+        if (AddSpaceStore(dir, e.name, sub, *children, meta)) continue;
+        const Ino child = AddDir(dir, e.name, meta, /*from_file=*/true);
+        if (child != 0) MirrorSpace(child, space, key, *children, depth + 1);
+      } else if (IsDatgName(e.name)) {
+        AddSpaceDatg(dir, e.name, space, key, meta);
+      } else if (!consumed.count(e.name)) {
+        AddSpaceFile(dir, e.name, space, key, meta);
+      }
+    }
+  }
+
+  void AddSpaceFile(Ino dir, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                    const std::string& key, const Meta& meta) {
+    auto source = space->Open(key);
+    if (!source.ok() || *source == nullptr) {
+      LogWarning(space->Where(key) + ": cannot open; not shown" +
+                 (source.ok() ? std::string(" (gone since the listing)") : ": " + source.status().message()));
+      return;
+    }
+    const Ino file = AddFile(dir, name, meta, std::make_shared<const ByteSourceContent>(*source));
+    if (file != 0) tree_->node(file).fingerprint = "object " + (*source)->Describe() + " " + (*source)->Info().stamp;
+  }
+
+  Status BuildSpaceRoot(const std::shared_ptr<const io::ByteSpace>& space, const std::string& key) {
+    Node& root = tree_->root();
+    Meta meta = SpaceMeta(io::ObjectInfo{});
+    root.perm = DirPerm(meta, /*from_file=*/true);
+    root.uid = meta.uid;
+    root.gid = meta.gid;
+    if (!key.empty()) {
+      if (!IsDatgName(key)) return InvalidArgumentError(space->Where(key) + ": not a datg matrix");
+      AddSpaceDatg(kRootIno, "", space, key, meta);
+      return OkStatus();
+    }
+    ASSIGN_OR_RETURN(std::vector<io::ListEntry> listed, space->List(""));
+    if (AddSpaceStore(kRootIno, "", space, listed, meta)) return OkStatus();
+    if (listed.empty()) LogWarning(space->Describe() + ": holds nothing");
+    MirrorSpace(kRootIno, space, "", listed, 0);
+    return OkStatus();
+  }
+
+  static constexpr int kMaxSpaceDepth = 32;
+
  private:
   Tree* tree_;
   const DiscoverOptions& options_;
@@ -589,6 +771,13 @@ class Builder {
 
 Result<std::shared_ptr<Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
   if (options.pool == nullptr) return InternalError("Discover: no cache pool");
+  if (options.space != nullptr) {
+    auto tree = std::make_shared<Tree>();
+    Builder b(tree.get(), options);
+    RETURN_IF_ERROR(b.BuildSpaceRoot(options.space, options.space_key));
+    b.AddControlFolder();
+    return tree;
+  }
   // Absolute paths: the daemon changes directory to / when it detaches.
   fs_error ec;
   const std::string absolute = fs::absolute(source, ec).lexically_normal().string();

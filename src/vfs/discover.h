@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cache/cache_pool.h"
+#include "io/byte_source.h"
 #include "io/h5_vet.h"
 #include "text/virtual_file.h"
 #include "vfs/tree.h"
@@ -27,6 +28,11 @@ struct DiscoverOptions {
   // Files of the hidden control folder `.omicsfs/` at the root (the same contents on every
   // scan, so a rescan keeps them); none: no folder.
   std::vector<std::pair<std::string, std::shared_ptr<const FileContent>>> control_files;
+  // A SOURCE that is not a local path (s3://, https://): its storage, then mirrored as a local
+  // folder is. `space_key` empty: the space's root is SOURCE (a folder of stores, or one store);
+  // otherwise SOURCE is that object of the space (a datg matrix).
+  std::shared_ptr<const io::ByteSpace> space;
+  std::string space_key;
 };
 
 inline constexpr const char* kControlDir = ".omicsfs";

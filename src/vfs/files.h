@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "io/byte_source.h"
 #include "text/byte_view.h"
 #include "util/file.h"
 #include "vfs/node.h"
@@ -25,25 +26,31 @@ class ByteViewContent : public FileContent {
   std::shared_ptr<const text::ByteView> view_;
 };
 
-// A source file served byte for byte. Opened per read (stateless; no descriptor per file).
-class PassthroughFileContent : public FileContent {
+// An object of any backend (a local file, an HTTP or S3 object, a zip entry) served byte for
+// byte. Its source refuses bytes changed since it was opened (ESTALE), never mixes them.
+class ByteSourceContent : public FileContent {
  public:
-  // With an active guard, reads refuse the file once it changed (never old size, new bytes).
-  PassthroughFileContent(std::string path, uint64_t size, ChangeGuard guard = {}, bool uncached = false)
-      : path_(std::move(path)), size_(size), guard_(guard), uncached_(uncached) {}
-  Result<uint64_t> Size() const override { return size_; }
+  explicit ByteSourceContent(std::shared_ptr<const io::ByteSource> source, bool uncached = false)
+      : source_(std::move(source)), uncached_(uncached) {}
+  Result<uint64_t> Size() const override { return source_->Size(); }
   bool SizeKnown() const override { return true; }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override;
-  // Rewritten since it was discovered: a new open reads the file as it is now (the next rescan
-  // gives it a new inode); only files already open refuse with ESTALE.
-  std::shared_ptr<const FileContent> Fresh() const override;
   bool Uncached() const override { return uncached_; }
 
- private:
-  std::string path_;
-  uint64_t size_;
-  ChangeGuard guard_;
+ protected:
+  std::shared_ptr<const io::ByteSource> source_;
   bool uncached_;
+};
+
+// A local plain file. Rewritten since it was discovered, a new open reads the file as it is now
+// (the next rescan gives it a new inode); only files already open refuse with ESTALE.
+class LocalFileContent : public ByteSourceContent {
+ public:
+  LocalFileContent(std::string path, const struct stat& st, ChangeGuard guard, bool uncached = false);
+  std::shared_ptr<const FileContent> Fresh() const override;
+
+ private:
+  ChangeGuard guard_;
 };
 
 }  // namespace omicsfs::vfs

@@ -5,7 +5,8 @@
 #include <fstream>
 #include <random>
 
-#include "io/dir_blob_store.h"
+#include "io/local/local_space.h"
+#include "io/space_blob_store.h"
 #include "testutil/zarr_writer.h"
 #include "util/fs.h"
 
@@ -19,13 +20,13 @@ class ZarrArrayTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / fs::unique_path("omicsfs-zarr-%%%%%%");
     fs::create_directories(dir_);
-    blobs_ = std::make_shared<io::DirBlobStore>(dir_.string());
+    blobs_ = std::make_shared<io::SpaceBlobStore>(std::make_shared<io::LocalByteSpace>(dir_.string()));
   }
   void TearDown() override { fs::remove_all(dir_); }
   Result<ZarrArray> Open(const std::string& name) { return ZarrArray::Open(blobs_, name); }
 
   fs::path dir_;
-  std::shared_ptr<io::DirBlobStore> blobs_;
+  std::shared_ptr<io::SpaceBlobStore> blobs_;
 };
 
 template <typename T>

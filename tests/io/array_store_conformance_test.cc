@@ -7,7 +7,8 @@
 #include <sstream>
 #include <thread>
 
-#include "io/dir_array_store.h"
+#include "io/local/local_space.h"
+#include "io/space_array_store.h"
 #include "io/h5_array_store.h"
 #include "io/memory_array_store.h"
 #include "testutil/store_writer.h"
@@ -43,7 +44,7 @@ std::shared_ptr<ArrayStore> MakeMemory(const testutil::StoreSpec& spec, const fs
 std::shared_ptr<ArrayStore> MakeDir(const testutil::StoreSpec& spec, const fs::path& tmp) {
   std::string dir = (tmp / "store").string();
   EXPECT_TRUE(testutil::WriteDirStore(spec, dir).ok());
-  auto s = DirArrayStore::Open(dir);
+  auto s = SpaceArrayStore::Open(std::make_shared<LocalByteSpace>(dir));
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return s.ok() ? std::shared_ptr<ArrayStore>(std::move(s).value()) : nullptr;
 }
@@ -218,12 +219,12 @@ TEST(H5ArrayStoreTest, ListsStoreGroupsIncludingRootAndNested) {
   EXPECT_FALSE(IsHdf5File(corpus + "/manifest.tsv"));
 }
 
-TEST(DirArrayStoreTest, TruncatedNumericFileIsCorrupt) {
+TEST(SpaceArrayStoreTest, TruncatedNumericFileIsCorrupt) {
   fs::path tmp = fs::temp_directory_path() / fs::unique_path("omicsfs-io-%%%%%%");
   fs::create_directories(tmp);
   std::ofstream(tmp.string() + "/version") << "packed-uint-matrix-v2\n";
   std::ofstream(tmp.string() + "/bad", std::ios::binary) << std::string("UINT32v1") + "abcde";
-  auto s = DirArrayStore::Open(tmp.string());
+  auto s = SpaceArrayStore::Open(std::make_shared<LocalByteSpace>(tmp.string()));
   ASSERT_TRUE(s.ok());
   auto info = (*s)->Info("bad");
   EXPECT_EQ(info.status().code(), ErrorCode::kCorrupt);

@@ -79,8 +79,13 @@ class LiveMount : public ::testing::Test {
 
 TEST_F(LiveMount, ReplacedStoreIsServedAfresh) {
   ASSERT_TRUE(Reads("a.packed/matrix.mtx", rna_));
-  fs::remove_all(src_ / "a.packed");
-  Copy(kCorpus + "/bpcells/dir/v2/counts.packed", src_ / "a.packed");
+  // Swapped by renames, so that no rescan sees a half-copied store (a busy machine once showed
+  // one: its views were logged as removed).
+  const fs::path staged = fs::path(src_.string() + "-staged"), old = fs::path(src_.string() + "-old");
+  Copy(kCorpus + "/bpcells/dir/v2/counts.packed", staged);
+  fs::rename(src_ / "a.packed", old);
+  fs::rename(staged, src_ / "a.packed");
+  fs::remove_all(old);
   EXPECT_TRUE(Eventually([&] { return Reads("a.packed/matrix.mtx", counts_); })) << m_->Log();
   struct stat st;
   ASSERT_EQ(::stat(At("a.packed/matrix.mtx").c_str(), &st), 0);

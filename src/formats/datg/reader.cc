@@ -1,7 +1,5 @@
 #include "formats/datg/reader.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -19,10 +17,10 @@ uint64_t BE(const char* p, int n) {
   return v;
 }
 
-Result<std::vector<std::string>> ReadNames(const std::string& path, const ChangeGuard& guard) {
-  ASSIGN_OR_RETURN(std::string gz, ReadWholeFile(path, size_t{1} << 31, &guard));
+Result<std::vector<std::string>> ReadNames(const io::ByteSource& source) {
+  ASSIGN_OR_RETURN(std::string gz, source.ReadAll(uint64_t{1} << 31));
   auto text = codec::ZlibDecode(gz, codec::ZlibFormat::kGzip, size_t{1} << 32);
-  if (!text.ok()) return std::move(text).status().WithContext(path);
+  if (!text.ok()) return std::move(text).status().WithContext(source.Describe());
   std::vector<std::string> out;
   size_t pos = 0;
   const std::string& t = *text;
@@ -77,17 +75,17 @@ Result<std::string> ModifiedUtf8ToUtf8(std::string_view in) {
   return out;
 }
 
-Result<std::shared_ptr<const DatgFile>> DatgFile::Open(const std::string& datg, const std::string& rows_gz,
-                                                       const std::string& cols_gz, ChangeGuard guard) {
+Result<std::shared_ptr<const DatgFile>> DatgFile::Open(std::shared_ptr<const io::ByteSource> source,
+                                                       const io::ByteSource& rows_gz,
+                                                       const io::ByteSource& cols_gz) {
   std::shared_ptr<DatgFile> d(new DatgFile());
+  const std::string& datg = source->Describe();
   d->path_ = datg;
-  d->guard_ = guard;
-  ASSIGN_OR_RETURN(d->file_, File::OpenReadOnly(datg));
-  ASSIGN_OR_RETURN(struct stat st, d->file_.Stat());
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  d->file_ = std::move(source);
+  const uint64_t size = d->file_->Size();
   if (size < kTrailer) return CorruptError(datg + ": " + std::to_string(size) + " bytes is shorter than the 44-byte trailer");
   char t[kTrailer];
-  RETURN_IF_ERROR(d->file_.ReadExact(size - kTrailer, t, kTrailer));
+  RETURN_IF_ERROR(d->file_->ReadExact(size - kTrailer, t, kTrailer));
   if (std::memcmp(t + 40, "UMCG", 4) != 0) return CorruptError(datg + ": trailer magic is not UMCG");
   if (t[36] != 0 || t[37] != 0 || t[38] != 0) return UnsupportedError(datg + ": reserved trailer bytes are not zero (a newer format?)");
   const uint8_t flags = static_cast<uint8_t>(t[39]);
@@ -108,7 +106,7 @@ Result<std::shared_ptr<const DatgFile>> DatgFile::Open(const std::string& datg, 
 
   // Metadata: three writeUTF strings spanning [meta_offset, size - 44) exactly.
   std::string meta(size - kTrailer - meta_offset, '\0');
-  RETURN_IF_ERROR(d->file_.ReadExact(meta_offset, meta.data(), meta.size()));
+  RETURN_IF_ERROR(d->file_->ReadExact(meta_offset, meta.data(), meta.size()));
   size_t pos = 0;
   std::string* fields[] = {&d->dataset_name_, &d->data_on_rows_, &d->data_on_cols_};
   for (std::string* f : fields) {
@@ -126,7 +124,7 @@ Result<std::shared_ptr<const DatgFile>> DatgFile::Open(const std::string& datg, 
   // Block index.
   const uint64_t nblocks = (d->rows_ + d->rpb_ - 1) / d->rpb_;
   std::string raw(meta_offset - index_offset, '\0');
-  RETURN_IF_ERROR(d->file_.ReadExact(index_offset, raw.data(), raw.size()));
+  RETURN_IF_ERROR(d->file_->ReadExact(index_offset, raw.data(), raw.size()));
   auto index = d->lz4_frames_ ? codec::Lz4FrameDecode(raw, nblocks * 8) : codec::Lz4BlockStreamDecode(raw, nblocks * 8);
   if (!index.ok()) return std::move(index).status().WithContext(datg + ": block index");
   d->offsets_.resize(nblocks);
@@ -140,14 +138,13 @@ Result<std::shared_ptr<const DatgFile>> DatgFile::Open(const std::string& datg, 
   if (nblocks == 0 && index_offset != 0) return CorruptError(datg + ": data before the index frame of an empty matrix");
 
   // Names.
-  RETURN_IF_ERROR(guard.Check(d->file_));
-  ASSIGN_OR_RETURN(d->row_names_, ReadNames(rows_gz, guard));
-  ASSIGN_OR_RETURN(d->col_names_, ReadNames(cols_gz, guard));
+  ASSIGN_OR_RETURN(d->row_names_, ReadNames(rows_gz));
+  ASSIGN_OR_RETURN(d->col_names_, ReadNames(cols_gz));
   if (d->row_names_.size() != d->rows_) {
-    return CorruptError(rows_gz + ": " + std::to_string(d->row_names_.size()) + " names, the matrix has " + std::to_string(d->rows_) + " rows");
+    return CorruptError(rows_gz.Describe() + ": " + std::to_string(d->row_names_.size()) + " names, the matrix has " + std::to_string(d->rows_) + " rows");
   }
   if (d->col_names_.size() != d->cols_) {
-    return CorruptError(cols_gz + ": " + std::to_string(d->col_names_.size()) + " names, the matrix has " + std::to_string(d->cols_) + " columns");
+    return CorruptError(cols_gz.Describe() + ": " + std::to_string(d->col_names_.size()) + " names, the matrix has " + std::to_string(d->cols_) + " columns");
   }
   return std::shared_ptr<const DatgFile>(std::move(d));
 }
@@ -156,9 +153,7 @@ Result<std::vector<double>> DatgFile::ReadBlock(uint64_t b) const {
   if (b >= offsets_.size()) return InternalError(path_ + ": no block " + std::to_string(b));
   const uint64_t start = offsets_[b], end = b + 1 < offsets_.size() ? offsets_[b + 1] : index_offset_;
   std::string raw(end - start, '\0');
-  Status read = file_.ReadExact(start, raw.data(), raw.size());
-  RETURN_IF_ERROR(guard_.Check(file_));
-  RETURN_IF_ERROR(read);
+  RETURN_IF_ERROR(file_->ReadExact(start, raw.data(), raw.size()));
   const uint64_t n = BlockRows(b) * cols_;
   auto bytes = lz4_frames_ ? codec::Lz4FrameDecode(raw, n * 8) : codec::Lz4BlockStreamDecode(raw, n * 8);
   if (!bytes.ok()) return std::move(bytes).status().WithContext(path_ + ": row block " + std::to_string(b) + " at offset " + std::to_string(start));

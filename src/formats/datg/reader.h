@@ -7,16 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "util/file.h"
+#include "io/byte_source.h"
 #include "util/status.h"
 
 namespace omicsfs::formats::datg {
 
 class DatgFile {
  public:
-  // With an active guard, reads refuse a file changed since it was fingerprinted.
-  static Result<std::shared_ptr<const DatgFile>> Open(const std::string& datg, const std::string& rows_gz,
-                                                      const std::string& cols_gz, ChangeGuard guard = {});
+  // The matrix and its two name files, from any backend (their sources refuse changed bytes).
+  static Result<std::shared_ptr<const DatgFile>> Open(std::shared_ptr<const io::ByteSource> datg,
+                                                      const io::ByteSource& rows_gz,
+                                                      const io::ByteSource& cols_gz);
 
   const std::string& Describe() const { return path_; }
   uint64_t rows() const { return rows_; }
@@ -37,8 +38,7 @@ class DatgFile {
   DatgFile() = default;
 
   std::string path_;
-  File file_;
-  ChangeGuard guard_;
+  std::shared_ptr<const io::ByteSource> file_;
   uint64_t rows_ = 0, cols_ = 0, rpb_ = 1;
   bool lz4_frames_ = true;
   uint64_t index_offset_ = 0;

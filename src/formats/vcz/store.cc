@@ -6,7 +6,8 @@
 #include <cstring>
 #include <map>
 
-#include "io/dir_blob_store.h"
+#include "io/local/local_space.h"
+#include "io/space_blob_store.h"
 
 namespace omicsfs::formats::vcz {
 namespace {
@@ -79,14 +80,13 @@ Result<std::string> VcfNumber(const std::string& category, const std::string& ke
 
 }  // namespace
 
-bool Store::Looks(const std::string& dir) {
-  io::DirBlobStore blobs(dir, 64 << 20);
+bool Store::Looks(const io::BlobStore& blobs) {
   auto attrs = RootAttributes(blobs);
   return attrs.ok() && attrs->is_object() && attrs->contains("vcf_zarr_version");
 }
 
 Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard, cache::CachePool* pool) {
-  return Open(std::make_shared<io::DirBlobStore>(dir, size_t{1} << 31, guard), pool);
+  return Open(std::make_shared<io::SpaceBlobStore>(std::make_shared<io::LocalByteSpace>(dir, guard)), pool);
 }
 
 Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs, cache::CachePool* pool) {

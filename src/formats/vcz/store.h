@@ -33,13 +33,13 @@ struct VariantBlock {
 
 class Store {
  public:
-  // True when `dir` holds a Zarr group whose attributes carry `vcf_zarr_version`.
-  static bool Looks(const std::string& dir);
+  // True when the blob store's root is a Zarr group whose attributes carry `vcf_zarr_version`.
+  static bool Looks(const io::BlobStore& blobs);
   // With an active guard, chunks changed on disk since the store was fingerprinted are refused.
   // With a pool, decoded chunks are kept in it (record ranges smaller than a chunk share them).
   static Result<std::shared_ptr<const Store>> Open(const std::string& dir, ChangeGuard guard = {},
                                                    cache::CachePool* pool = nullptr);
-  // Over any blob store (in-memory stores in tests and fuzzing).
+  // Over any blob store (any ByteSpace through io::SpaceBlobStore; in-memory stores in tests).
   static Result<std::shared_ptr<const Store>> Open(std::shared_ptr<const io::BlobStore> blobs,
                                                    cache::CachePool* pool = nullptr);
 
