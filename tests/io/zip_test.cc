@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "io/local/local_space.h"
 #include "io/zip/zip_space.h"
 #include "testutil/mount_fixture.h"
 #include "util/fs.h"
@@ -114,6 +115,7 @@ class Archives {
   std::string Odd(const std::string& name) const {
     return (root_ / "odd" / (name + ".zip")).string();
   }
+  std::string Scratch(const std::string& name) const { return (root_ / name).string(); }
   const Tree& TreeOf(const std::string& store) const { return trees_.at(store); }
   std::string FlippedKey(const std::string& store) const {
     return Slurp((root_ / StoreName(store) / "flipped_key").string());
@@ -516,6 +518,58 @@ TEST(ZipSpace, TimesAreTheEntries) {
     ASSERT_TRUE(src.ok() && *src != nullptr);
     EXPECT_EQ((*src)->Info().mtime.tv_sec, st.st_mtim.tv_sec) << key;
   }
+}
+
+// -------------------------------------------------------------------------------------------
+// Through the local backend: the archive a real file, its change check the file's.
+
+TEST(ZipSpaceOverLocal, EveryKeyReadsBack) {
+  const Archives& a = Archives::Get();
+  for (const std::string variant : {"stored", "deflated", "zip64_all", "cli_stream"}) {
+    if (variant.rfind("cli", 0) == 0 && !a.have_zip_cli()) continue;
+    const std::string path = a.Path(kStores[0], variant);
+    auto archive = LocalByteSource::OpenPath(path);
+    ASSERT_TRUE(archive.ok()) << archive.status().ToString();
+    auto space = OpenOrDie(*archive);
+    ASSERT_NE(space, nullptr);
+    EXPECT_EQ(space->Describe(), path);
+    for (const auto& [key, bytes] : a.TreeOf(kStores[0]).files) {
+      auto got = space->Get(key, 1 << 30);
+      ASSERT_TRUE(got.ok() && got->has_value()) << variant << " " << key;
+      EXPECT_EQ(**got, bytes) << variant << " " << key;
+    }
+  }
+}
+
+TEST(ZipSpaceOverLocal, ARewrittenArchiveIsStale) {
+  const Archives& a = Archives::Get();
+  const std::string path = a.Scratch("rewritten.zip");
+  fs::copy_file(a.Path(kStores[0], "stored"), path, fs::copy_option::overwrite_if_exists);
+  auto archive = LocalByteSource::OpenPath(path);
+  ASSERT_TRUE(archive.ok()) << archive.status().ToString();
+  auto space = OpenOrDie(*archive);
+  ASSERT_NE(space, nullptr);
+  const auto& [key, bytes] = *a.TreeOf(kStores[0]).files.rbegin();
+  auto opened = space->Open(key);
+  ASSERT_TRUE(opened.ok() && *opened != nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later ctime
+  {
+    const std::string other = Slurp(a.Path(kStores[0], "deflated"));
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(other.data(), other.size());
+  }
+  std::string buf(bytes.size(), '\0');
+  const Status read = (*opened)->ReadExact(0, buf.data(), buf.size());
+  EXPECT_EQ(read.sys_errno(), ESTALE) << read.ToString();
+  EXPECT_NE(read.message().find(path + "/" + key), std::string::npos) << read.message();
+  EXPECT_EQ(space->Get(key, 1 << 30).status().sys_errno(), ESTALE);
+  // The archive opened again is the new one.
+  auto again = LocalByteSource::OpenPath(path);
+  ASSERT_TRUE(again.ok());
+  auto fresh = OpenOrDie(*again);
+  ASSERT_NE(fresh, nullptr);
+  auto got = fresh->Get(key, 1 << 30);
+  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+  EXPECT_EQ(**got, bytes);
 }
 
 }  // namespace
