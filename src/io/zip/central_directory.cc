@@ -14,7 +14,6 @@ constexpr size_t kEndSize = 22;
 constexpr size_t kLocator64Size = 20;
 constexpr size_t kEnd64Size = 56;
 constexpr size_t kCentralSize = 46;
-constexpr size_t kLocalSize = 30;
 // The end record, a comment of at most 65 535 bytes after it, and the ZIP64 locator and record
 // before it: where an end record can lie. libzip reads the same window on open, so one read
 // serves both parsers; for an archive without a comment the central directory usually lies in
@@ -210,24 +209,30 @@ Result<CentralDirectory> ReadCentralDirectory(const ByteSource& archive) {
   return dir;
 }
 
+Result<uint64_t> ParseLocalHeader(std::string_view head, uint64_t header_offset,
+                                  std::string_view raw_name, const std::string& where) {
+  const uint64_t length = kLocalHeaderSize + raw_name.size();
+  if (head.size() < length || Le32(head, 0) != kLocalSignature) {
+    return CorruptError(where + ": no local header at offset " + std::to_string(header_offset));
+  }
+  if (Le16(head, 26) != raw_name.size() ||
+      head.substr(kLocalHeaderSize, raw_name.size()) != raw_name) {
+    return CorruptError(where + ": the local header at offset " + std::to_string(header_offset) +
+                        " names another entry");
+  }
+  return header_offset + length + Le16(head, 28);
+}
+
 Result<uint64_t> ReadDataOffset(const ByteSource& archive, uint64_t header_offset,
-                                std::string_view raw_name) {
-  const uint64_t length = kLocalSize + raw_name.size();
-  const std::string where = archive.Describe() + "/" + std::string(raw_name);
+                                std::string_view raw_name, const std::string& where) {
+  const uint64_t length = kLocalHeaderSize + raw_name.size();
   if (header_offset > archive.Size() || archive.Size() - header_offset < length) {
     return CorruptError(where + ": its local header at " + std::to_string(header_offset) +
                         " lies past the archive's end");
   }
-  std::string h(length, '\0');
-  RETURN_IF_ERROR(archive.ReadExact(header_offset, h.data(), h.size()));
-  if (Le32(h, 0) != kLocalSignature) {
-    return CorruptError(where + ": no local header at offset " + std::to_string(header_offset));
-  }
-  if (Le16(h, 26) != raw_name.size() || std::string_view(h).substr(kLocalSize) != raw_name) {
-    return CorruptError(where + ": the local header at offset " + std::to_string(header_offset) +
-                        " names another entry");
-  }
-  return header_offset + length + Le16(h, 28);
+  std::string head(length, '\0');
+  RETURN_IF_ERROR_CTX(archive.ReadExact(header_offset, head.data(), head.size()), where);
+  return ParseLocalHeader(head, header_offset, raw_name, where);
 }
 
 }  // namespace omicsfs::io::zip

@@ -45,11 +45,19 @@ struct CentralDirectory {
 // when it is not a zip archive, is truncated, or spans several disks.
 Result<CentralDirectory> ReadCentralDirectory(const ByteSource& archive);
 
-// Where the data of the entry whose local header is at `header_offset` begins, after the
-// 30-byte header, its name and its extra field (whose lengths may differ from the central
-// directory's: the local ZIP64 field, alignment padding). One read; Corrupt when the header is
-// not there or names another entry.
+// The fixed part of a local header; its name and extra field follow.
+inline constexpr size_t kLocalHeaderSize = 30;
+
+// Where the data of the entry whose local header was read at `header_offset` begins, from the
+// header's first bytes (`head`: at least kLocalHeaderSize + raw_name.size() of them): after the
+// fixed part, the name and the extra field, whose length may differ from the central
+// directory's (the local ZIP64 field, alignment padding). Corrupt, naming `where`, when the
+// header is not there or names another entry.
+Result<uint64_t> ParseLocalHeader(std::string_view head, uint64_t header_offset,
+                                  std::string_view raw_name, const std::string& where);
+
+// The same, reading the header's fixed part and name from the archive (one read).
 Result<uint64_t> ReadDataOffset(const ByteSource& archive, uint64_t header_offset,
-                                std::string_view raw_name);
+                                std::string_view raw_name, const std::string& where);
 
 }  // namespace omicsfs::io::zip

@@ -153,6 +153,9 @@ struct Entry {
   bool encrypted = false;
   struct timespec mtime {};
   std::string raw_name;  // the name as stored, when it is not the key (libzip decoded CP437)
+  // Where the next entry's local header (or the central directory) begins: the entry's header,
+  // data and data descriptor lie before it.
+  uint64_t region_end = 0;
   // Where the data begins, read from the local header on first use; 0 until then (data never
   // begins at 0). Racing threads compute the same value.
   mutable std::atomic<uint64_t> data_offset{0};
@@ -224,10 +227,15 @@ Result<std::shared_ptr<const ZipIndex>> BuildIndex(std::shared_ptr<const ByteSou
   for (zip_uint64_t i = 0; i < cd.records.size(); ++i) {
     RETURN_IF_ERROR(AddEntry(za, i, cd.records[i], index.get()));
   }
-  for (const auto& [key, e] : index->files) {
+  std::vector<uint64_t> starts;
+  for (const zip::CentralRecord& r : cd.records) starts.push_back(r.header_offset);
+  std::sort(starts.begin(), starts.end());
+  for (auto& [key, e] : index->files) {
     if (index->dirs.count(key) != 0) {
       return CorruptError(where + ": '" + key + "' is both an entry and a directory");
     }
+    auto next = std::upper_bound(starts.begin(), starts.end(), e.header_offset);
+    e.region_end = std::min(next == starts.end() ? cd.offset : *next, cd.offset);
   }
   return std::shared_ptr<const ZipIndex>(std::move(index));
 }
@@ -332,7 +340,9 @@ class ZipSpace : public ByteSpace {
     return it == index_->files.end() ? nullptr : &it->second;
   }
   Status CheckReadable(const Entry& e, const std::string& where) const;
+  Status CheckData(const Entry& e, uint64_t data, const std::string& key) const;
   Result<uint64_t> DataOffset(const Entry& e, const std::string& key) const;
+  Result<std::string> ReadCompressed(const Entry& e, const std::string& key) const;
   Result<std::string> ReadWhole(const Entry& e, const std::string& key) const;
 
   std::shared_ptr<const ZipIndex> index_;
@@ -360,34 +370,66 @@ Status ZipSpace::CheckReadable(const Entry& e, const std::string& where) const {
   return OkStatus();
 }
 
+Status ZipSpace::CheckData(const Entry& e, uint64_t data, const std::string& key) const {
+  if (data <= index_->data_end && e.comp_size <= index_->data_end - data) return OkStatus();
+  return CorruptError(Where(key) + ": its " + std::to_string(e.comp_size) + " bytes at " +
+                      std::to_string(data) + " run into the central directory at " +
+                      std::to_string(index_->data_end));
+}
+
 Result<uint64_t> ZipSpace::DataOffset(const Entry& e, const std::string& key) const {
   uint64_t data = e.data_offset.load(std::memory_order_relaxed);
   if (data != 0) return data;
-  const ByteSource& archive = *index_->archive;
-  ASSIGN_OR_RETURN(
-      data, zip::ReadDataOffset(archive, e.header_offset, e.raw_name.empty() ? key : e.raw_name));
-  if (data > index_->data_end || e.comp_size > index_->data_end - data) {
-    return CorruptError(Where(key) + ": its " + std::to_string(e.comp_size) + " bytes at " +
-                        std::to_string(data) + " run into the central directory at " +
-                        std::to_string(index_->data_end));
-  }
+  ASSIGN_OR_RETURN(data, zip::ReadDataOffset(*index_->archive, e.header_offset,
+                                             e.raw_name.empty() ? key : e.raw_name, Where(key)));
+  RETURN_IF_ERROR(CheckData(e, data, key));
   e.data_offset.store(data, std::memory_order_relaxed);
   return data;
 }
 
+// The entry's bytes as the archive holds them, in one read of the archive (ByteSpace::Get is one
+// request on a remote backend): until the data offset is known, the read starts at the local
+// header and runs to where the next entry begins, when that is no more than the header's largest
+// extra field and a data descriptor past the data. Otherwise the header is read first.
+Result<std::string> ZipSpace::ReadCompressed(const Entry& e, const std::string& key) const {
+  constexpr uint64_t kMaxSlack = 65535 + 24;  // a local extra field, a ZIP64 data descriptor
+  const std::string where = Where(key);
+  const std::string_view name = e.raw_name.empty() ? std::string_view(key) : e.raw_name;
+  const uint64_t least = zip::kLocalHeaderSize + name.size() + e.comp_size;
+  const uint64_t region = e.region_end - std::min(e.header_offset, e.region_end);
+  if (e.data_offset.load(std::memory_order_relaxed) == 0 && region >= least &&
+      region - least <= kMaxSlack) {
+    std::string bytes(region, '\0');
+    RETURN_IF_ERROR_CTX(index_->archive->ReadExact(e.header_offset, bytes.data(), region), where);
+    ASSIGN_OR_RETURN(const uint64_t data,
+                     zip::ParseLocalHeader(bytes, e.header_offset, name, where));
+    const uint64_t skip = data - e.header_offset;
+    if (skip > region || e.comp_size > region - skip) {
+      return CorruptError(where + ": its " + std::to_string(e.comp_size) + " bytes at " +
+                          std::to_string(data) + " run past where the next entry begins, at " +
+                          std::to_string(e.region_end));
+    }
+    e.data_offset.store(data, std::memory_order_relaxed);
+    bytes.erase(0, skip);
+    bytes.resize(e.comp_size);
+    return bytes;
+  }
+  ASSIGN_OR_RETURN(const uint64_t data, DataOffset(e, key));
+  std::string bytes(e.comp_size, '\0');
+  RETURN_IF_ERROR_CTX(index_->archive->ReadExact(data, bytes.data(), bytes.size()), where);
+  return bytes;
+}
+
 // The whole entry, inflated when deflated, its CRC-32 checked.
 Result<std::string> ZipSpace::ReadWhole(const Entry& e, const std::string& key) const {
-  const std::string where = Where(key);
-  ASSIGN_OR_RETURN(const uint64_t data, DataOffset(e, key));
-  std::string raw(e.comp_size, '\0');
-  RETURN_IF_ERROR_CTX(index_->archive->ReadExact(data, raw.data(), raw.size()), where);
+  ASSIGN_OR_RETURN(std::string bytes, ReadCompressed(e, key));
   if (e.method == kDeflated) {
-    auto inflated = codec::InflateRaw(raw, e.size);
-    if (!inflated.ok()) return std::move(inflated).status().WithContext(where);
-    raw = std::move(inflated).value();
+    auto inflated = codec::InflateRaw(bytes, e.size);
+    if (!inflated.ok()) return std::move(inflated).status().WithContext(Where(key));
+    bytes = std::move(inflated).value();
   }
-  RETURN_IF_ERROR(CheckCrc(e, raw, where));
-  return raw;
+  RETURN_IF_ERROR(CheckCrc(e, bytes, Where(key)));
+  return bytes;
 }
 
 Result<std::shared_ptr<const ByteSource>> ZipSpace::Open(const std::string& key) const {
