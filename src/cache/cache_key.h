@@ -11,6 +11,7 @@ enum class CacheKind : uint32_t {
   kTextChunk = 1,    // rendered bytes of one virtual-file chunk
   kSourceBlock = 2,  // decoded bytes of a source block
   kMetadata = 3,     // small decoded metadata arrays
+  kRemoteBlock = 4,  // one block of a remote object, as fetched (io/cached_byte_source.h)
 };
 
 struct CacheKey {

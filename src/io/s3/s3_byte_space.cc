@@ -1,0 +1,285 @@
+#include "io/s3/s3_byte_space.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <ctime>
+
+#include "io/s3/sigv4.h"
+
+namespace omicsfs::io::s3 {
+namespace {
+
+// A listing page of 1000 keys is ~300 KB of XML; 16 MiB bounds a hostile or mistaken server.
+constexpr uint64_t kMaxListingBytes = uint64_t{16} << 20;
+// Pages one List follows at most: 100 000 keys in one folder, far beyond any store's layout.
+constexpr int kMaxPages = 100;
+
+// "size etag mtime-seconds": one version of one object, the same whether it came from a listing
+// or a HEAD (their Last-Modified texts differ in form: ISO 8601 vs an HTTP date).
+ObjectInfo InfoFor(uint64_t size, const std::string& etag, const struct timespec& mtime) {
+  ObjectInfo info;
+  info.size = size;
+  info.mtime = mtime;
+  info.mtime.tv_nsec = 0;
+  info.perm = 0444;
+  info.stamp = std::to_string(size) + " " + etag + " " + std::to_string(mtime.tv_sec);
+  return info;
+}
+
+std::optional<uint64_t> ParseSize(const std::string& text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+struct S3ByteSpace::Known {
+  std::mutex mu;
+  std::map<std::string, ListedObject> objects;  // by object key
+
+  std::optional<ListedObject> Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = objects.find(key);
+    if (it == objects.end()) return std::nullopt;
+    return it->second;
+  }
+  void Forget(const std::string& key, const std::string& etag) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = objects.find(key);
+    if (it != objects.end() && it->second.etag == etag) objects.erase(it);
+  }
+};
+
+namespace {
+
+// One version of one object: ranged GETs with If-Match (HttpClient::ReadRange).
+class S3ByteSource : public ByteSource {
+ public:
+  S3ByteSource(std::shared_ptr<const http::HttpClient> client, std::string url,
+               std::string describe, std::string key, http::RemoteObject object,
+               std::shared_ptr<S3ByteSpace::Known> known)
+      : client_(std::move(client)), url_(std::move(url)), describe_(std::move(describe)),
+        key_(std::move(key)), object_(std::move(object)), known_(std::move(known)),
+        info_(InfoFor(object_.size, object_.etag, object_.mtime)) {}
+
+  const std::string& Describe() const override { return describe_; }
+  const ObjectInfo& Info() const override { return info_; }
+
+  Status ReadExact(uint64_t offset, void* out, size_t length) const override {
+    if (offset > object_.size || length > object_.size - offset) {
+      return CorruptError(describe_ + ": bytes [" + std::to_string(offset) + ", " +
+                          std::to_string(offset + length) + ") are past its end (" +
+                          std::to_string(object_.size) + " bytes)");
+    }
+    Status st = client_->ReadRange(url_, object_, offset, out, length);
+    if (!st.ok() && st.sys_errno() == ESTALE) known_->Forget(key_, object_.etag);
+    return std::move(st).WithContext(describe_);
+  }
+
+ private:
+  std::shared_ptr<const http::HttpClient> client_;
+  std::string url_, describe_, key_;
+  http::RemoteObject object_;  // last_modified left empty: the ETag and size identify it
+  std::shared_ptr<S3ByteSpace::Known> known_;
+  ObjectInfo info_;
+};
+
+// Decoded name/value pairs of an encoded query string.
+HeaderList SplitQuery(const std::string& query) {
+  HeaderList out;
+  size_t begin = 0;
+  while (begin < query.size()) {
+    size_t end = query.find('&', begin);
+    if (end == std::string::npos) end = query.size();
+    const std::string part = query.substr(begin, end - begin);
+    if (!part.empty()) {
+      const size_t eq = part.find('=');
+      out.emplace_back(UriDecode(part.substr(0, eq)),
+                       eq == std::string::npos ? "" : UriDecode(part.substr(eq + 1)));
+    }
+    begin = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status S3RequestSigner::Sign(http::HttpRequest& request) const {
+  ASSIGN_OR_RETURN(UrlParts url, SplitUrl(request.url));
+  SigV4Request r;
+  r.method = request.method;
+  r.host = url.host;
+  r.path = UriDecode(url.path);
+  r.query = SplitQuery(url.query);
+  r.headers = request.headers;
+  SigV4Scope scope;
+  scope.amz_date = AmzDate(clock_ ? clock_() : std::time(nullptr));
+  scope.region = region_;
+  for (auto& [name, value] : SignV4(r, credentials_, scope).headers) {
+    request.AddHeader(std::move(name), std::move(value));
+  }
+  return OkStatus();
+}
+
+Result<std::shared_ptr<S3ByteSpace>> S3ByteSpace::Create(const std::string& url,
+                                                         const S3Options& options,
+                                                         Credentials credentials,
+                                                         http::HttpOptions http_options,
+                                                         std::shared_ptr<BlockCache> cache) {
+  ASSIGN_OR_RETURN(S3Location location, ParseS3Url(url));
+  ASSIGN_OR_RETURN(S3Endpoint endpoint, S3Endpoint::Make(options.endpoint, options.region));
+  std::shared_ptr<S3ByteSpace> space(new S3ByteSpace());
+  space->location_ = std::move(location);
+  space->endpoint_ = std::move(endpoint);
+  space->options_ = options;
+  space->describe_ = "s3://" + space->location_.bucket +
+                     (space->location_.prefix.empty() ? "" : "/" + space->location_.prefix);
+  space->credentials_source_ = credentials.source;
+  std::shared_ptr<const http::RequestSigner> signer;
+  if (!credentials.anonymous()) {
+    signer = std::make_shared<S3RequestSigner>(std::move(credentials), space->endpoint_.region());
+  }
+  ASSIGN_OR_RETURN(auto client, http::HttpClient::Create(std::move(http_options), signer));
+  space->client_ = std::move(client);
+  space->cache_ = std::move(cache);
+  space->known_ = std::make_shared<Known>();
+  const std::string root = space->ObjectKey("");
+  auto probe = space->ListAll(root.empty() ? root : root + "/", 1, 1);
+  if (!probe.ok()) return std::move(probe).status().WithContext(space->describe_);
+  return space;
+}
+
+std::string S3ByteSpace::ObjectKey(const std::string& key) const {
+  if (location_.prefix.empty()) return key;
+  return key.empty() ? location_.prefix : location_.prefix + "/" + key;
+}
+
+std::string S3ByteSpace::ObjectUrl(const std::string& key) const {
+  return endpoint_.ObjectUrl(location_.bucket, ObjectKey(key));
+}
+
+Status S3ByteSpace::ErrorFor(const http::HttpRequest& request,
+                             const http::HttpResponse& response) const {
+  std::string msg = request.method + " " + request.url + ": HTTP " +
+                    std::to_string(response.status);
+  const std::string s3_error = ParseS3Error(response.body);
+  if (!s3_error.empty()) msg += " " + s3_error;
+  int err = EIO;
+  if (response.status == 401 || response.status == 403) {
+    err = EACCES;
+    msg += credentials_source_ == "anonymous"
+               ? " (an anonymous request; set credentials for a private bucket)"
+               : " (credentials from " + credentials_source_ + ")";
+  }
+  return IoError(std::move(msg), err);
+}
+
+Result<std::vector<ListPage>> S3ByteSpace::ListAll(const std::string& full_prefix, int max_keys,
+                                                   int max_pages) const {
+  std::vector<ListPage> pages;
+  std::string token;
+  for (int page = 0; page < max_pages; ++page) {
+    http::HttpRequest request{
+        "GET", endpoint_.BucketUrl(location_.bucket, ListObjectsQuery(full_prefix, "/", token,
+                                                                      max_keys)),
+        {}, {}};
+    ASSIGN_OR_RETURN(http::HttpResponse response, client_->Send(request, kMaxListingBytes));
+    if (response.status != 200) return ErrorFor(request, response);
+    ASSIGN_OR_RETURN(ListPage got, ParseListObjectsV2(response.body, request.url));
+    const bool more = got.truncated;
+    if (more && got.next_continuation_token == token) {
+      return CorruptError(request.url + ": the same continuation token twice");
+    }
+    token = got.next_continuation_token;
+    pages.push_back(std::move(got));
+    if (!more || max_pages == 1) return pages;
+  }
+  return CorruptError(describe_ + "/" + full_prefix + ": more than " +
+                      std::to_string(max_pages) + " listing pages");
+}
+
+Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) const {
+  if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
+  const std::string folder = ObjectKey(prefix);
+  const std::string full = folder.empty() ? folder : folder + "/";
+  auto pages = ListAll(full, options_.max_keys, kMaxPages);
+  if (!pages.ok()) return std::move(pages).status().WithContext(Where(prefix));
+  std::map<std::string, ListEntry> entries;
+  auto usable = [](const std::string& name) {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+  };
+  std::lock_guard<std::mutex> lock(known_->mu);
+  for (const ListPage& page : *pages) {
+    for (const ListedObject& object : page.objects) {
+      const std::string name = object.key.substr(std::min(full.size(), object.key.size()));
+      if (object.key.compare(0, full.size(), full) != 0 || !usable(name)) continue;
+      ListEntry e{name, EntryKind::kFile, InfoFor(object.size, object.etag, object.mtime)};
+      entries.emplace(name, std::move(e));
+      known_->objects[object.key] = object;
+    }
+    for (const std::string& common : page.common_prefixes) {
+      if (common.compare(0, full.size(), full) != 0 || common.size() <= full.size() + 1) continue;
+      const std::string name = common.substr(full.size(), common.size() - full.size() - 1);
+      if (!usable(name)) continue;
+      ListEntry e;
+      e.name = name;
+      e.kind = EntryKind::kDirectory;
+      e.info.perm = 0555;
+      entries[name] = std::move(e);  // a directory wins over a file of the same name
+    }
+  }
+  std::vector<ListEntry> out;
+  out.reserve(entries.size());
+  for (auto& [name, entry] : entries) out.push_back(std::move(entry));
+  return out;
+}
+
+Result<std::shared_ptr<const ByteSource>> S3ByteSpace::Open(const std::string& key) const {
+  RETURN_IF_ERROR(CheckKey(*this, key));
+  const std::string object_key = ObjectKey(key);
+  const std::string url = ObjectUrl(key);
+  http::RemoteObject object;
+  if (auto listed = known_->Find(object_key)) {
+    object.size = listed->size;
+    object.etag = listed->etag;
+    object.mtime = listed->mtime;
+  } else {
+    http::HttpRequest request{"HEAD", url, {}, {}};
+    ASSIGN_OR_RETURN(http::HttpResponse response, client_->Send(request, 0));
+    if (response.status == 404) return std::shared_ptr<const ByteSource>();
+    if (response.status != 200) return ErrorFor(request, response).WithContext(Where(key));
+    auto size = ParseSize(response.Header("content-length"));
+    if (!size) {
+      return IoError(Where(key) + ": HEAD " + url + " has no usable Content-Length", EIO);
+    }
+    object.size = *size;
+    object.etag = response.Header("etag");
+    if (auto t = http::ParseHttpDate(response.Header("last-modified"))) object.mtime = *t;
+  }
+  auto source = std::make_shared<const S3ByteSource>(client_, url, Where(key), object_key,
+                                                     std::move(object), known_);
+  if (cache_ == nullptr) return std::shared_ptr<const ByteSource>(std::move(source));
+  return BlockCache::Wrap(cache_, std::move(source));
+}
+
+Result<std::optional<std::string>> S3ByteSpace::Get(const std::string& key,
+                                                    uint64_t max_bytes) const {
+  RETURN_IF_ERROR(CheckKey(*this, key));
+  http::HttpRequest request{"GET", ObjectUrl(key), {}, {}};
+  // Room for an error body too (S3's XML errors are < 1 KB): a 404 must not fail as "too large".
+  auto response = client_->Send(request, std::max<uint64_t>(max_bytes, 64 << 10));
+  if (!response.ok()) return std::move(response).status().WithContext(Where(key));
+  if (response->status == 404) return std::optional<std::string>();
+  if (response->status != 200) return ErrorFor(request, *response).WithContext(Where(key));
+  if (response->body.size() > max_bytes) {
+    return CorruptError(Where(key) + ": " + std::to_string(response->body.size()) +
+                        " bytes, more than the " + std::to_string(max_bytes) + " accepted");
+  }
+  return std::optional<std::string>(std::move(response->body));
+}
+
+}  // namespace omicsfs::io::s3
