@@ -1,11 +1,13 @@
 #include "codec/compression.h"
 
 #include <blosc.h>
+#include <libdeflate.h>
 #include <lz4.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 
 namespace omicsfs::codec {
@@ -75,6 +77,31 @@ Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format, size_t ma
   }
   out.resize(produced);
   return out;
+}
+
+// libdeflate rather than zlib: the decoded size is known, so one whole-buffer call with no
+// growing output, and it refuses a stream that ends short of or runs past that size by itself.
+Result<std::string> InflateRaw(std::string_view in, size_t size) {
+  struct Free {
+    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+  };
+  std::unique_ptr<libdeflate_decompressor, Free> d(libdeflate_alloc_decompressor());
+  if (!d) return Status(ErrorCode::kOutOfMemory, "libdeflate_alloc_decompressor failed");
+  std::string out(size, '\0');
+  const libdeflate_result rc =
+      libdeflate_deflate_decompress(d.get(), in.data(), in.size(), out.data(), size, nullptr);
+  switch (rc) {
+    case LIBDEFLATE_SUCCESS:
+      return out;
+    case LIBDEFLATE_SHORT_OUTPUT:
+      return CorruptError("deflate: the stream ends before the " + std::to_string(size) +
+                          " bytes expected");
+    case LIBDEFLATE_INSUFFICIENT_SPACE:
+      return CorruptError("deflate: the stream holds more than the " + std::to_string(size) +
+                          " bytes expected");
+    default:
+      return CorruptError("deflate: corrupt or truncated stream");
+  }
 }
 
 Result<std::string> ZstdDecode(std::string_view in, size_t max_out) {

@@ -21,6 +21,11 @@ enum class ZlibFormat { kZlib, kGzip };
 // zlib stream or gzip member(s); output capped at `max_out`.
 Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format, size_t max_out = kMaxDecodedBytes);
 
+// Raw DEFLATE (RFC 1951, no header or trailer: what zip members hold) decoded to exactly `size`
+// bytes, which the caller knows (a zip central directory records it): Corrupt when the stream is
+// damaged, or ends before or after `size` bytes. The size comes first so no guess is allocated.
+Result<std::string> InflateRaw(std::string_view in, size_t size);
+
 // One or more zstd frames; frame content sizes are checked against `max_out`.
 Result<std::string> ZstdDecode(std::string_view in, size_t max_out = kMaxDecodedBytes);
 

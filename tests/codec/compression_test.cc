@@ -86,6 +86,36 @@ TEST(ZlibTest, ZlibAndGzip) {
   EXPECT_FALSE(ZlibDecode(g, ZlibFormat::kZlib).ok());
 }
 
+// Raw deflate as zip members hold it (zlib with windowBits -15, as Python's zipfile writes it).
+std::string RawDeflate(const std::string& in) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, in.size()), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+TEST(InflateRawTest, ExactSizeOnly) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{300000}}) {
+    const std::string in = Sample(n, 3);
+    const std::string packed = RawDeflate(in);
+    auto out = InflateRaw(packed, in.size());
+    ASSERT_TRUE(out.ok()) << n << ": " << out.status().ToString();
+    EXPECT_EQ(*out, in);
+    if (n == 0) continue;
+    EXPECT_EQ(InflateRaw(packed, n - 1).status().code(), ErrorCode::kCorrupt) << n;  // runs past
+    EXPECT_EQ(InflateRaw(packed, n + 1).status().code(), ErrorCode::kCorrupt) << n;  // ends short
+    EXPECT_EQ(InflateRaw(packed.substr(0, packed.size() / 2), n).status().code(), ErrorCode::kCorrupt);
+  }
+  EXPECT_EQ(InflateRaw("\xff\xff\xff\xff", 10).status().code(), ErrorCode::kCorrupt);
+}
+
 TEST(ZstdTest, KnownAndUnknownContentSize) {
   const std::string in = Sample(90000, 4);
   std::string z(ZSTD_compressBound(in.size()), '\0');

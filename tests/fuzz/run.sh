@@ -12,7 +12,7 @@ cmake -S . -B $B -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DO
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build $B -j"$(nproc)" >/dev/null
 S=$B/seeds
-rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz $S/fuzz_h5
+rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz $S/fuzz_h5 $S/fuzz_zip
 i=0
 # Codec seeds: real Zarr chunks, prefixed with the selector byte of their codec.
 for f in $(find $CORPUS/vcf-zarr -path '*call_*' -type f ! -name '.*' | sort | head -40); do
@@ -53,12 +53,30 @@ with open(out, "wb") as f:
             f.write(bytes([len(key)]) + key + struct.pack("<H", len(data)) + data)
 PY
 done
+# Small VCF Zarr stores zipped the ways zarr's ZipStore (Python's zipfile) writes them: stored,
+# deflated, and with every size and offset in ZIP64 fields and ZIP64 end records.
+for store in sample/sample.vcz triploid/triploid.vcz; do
+  python3 - "$CORPUS/vcf-zarr/$store" "$S/fuzz_zip/$(basename $store)" <<'PY'
+import os, sys, zipfile
+root, out = sys.argv[1], sys.argv[2]
+files = sorted((os.path.relpath(os.path.join(d, n), root), os.path.join(d, n))
+               for d, _, names in os.walk(root) for n in names)
+def write(path, method):
+    with zipfile.ZipFile(path, "w") as zf:
+        for i, (key, src) in enumerate(files):
+            zf.write(src, key, method if method is not None else (i % 2) * zipfile.ZIP_DEFLATED)
+write(out + ".stored.zip", zipfile.ZIP_STORED)
+write(out + ".deflated.zip", zipfile.ZIP_DEFLATED)
+zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = 64, 4
+write(out + ".zip64.zip", None)
+PY
+done
 # Inputs that once crashed a target stay in its seeds, so the smoke run replays them first.
 for d in tests/fuzz/regressions/*/; do cp "$d"* "$S/$(basename "$d")/"; done
-declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=150)
-declare -A MAX_LEN=([fuzz_vcz]=262144 [fuzz_h5]=262144)
+declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=150 [fuzz_zip]=10000)
+declare -A MAX_LEN=([fuzz_vcz]=262144 [fuzz_h5]=262144 [fuzz_zip]=131072)
 status=0
-for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5; do
+for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5 fuzz_zip; do
   rm -rf $B/work/$t && mkdir -p $B/work/$t
   if [ -n "$SECONDS_PER_TARGET" ]; then
     limit="-max_total_time=$SECONDS_PER_TARGET"

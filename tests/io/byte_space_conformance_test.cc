@@ -13,6 +13,8 @@
 #include "io/byte_source.h"
 #include "io/local/local_space.h"
 #include "io/memory_space.h"
+#include "io/zip/zip_space.h"
+#include "testutil/mount_fixture.h"
 #include "util/fs.h"
 
 namespace omicsfs::io {
@@ -54,6 +56,32 @@ void WriteTree(const Objects& objects, const fs::path& root) {
   }
 }
 
+// The objects zipped by Python's zipfile (the writer behind zarr's ZipStore), read through the
+// local backend. A zip space is one version of its archive: it has nothing to rewrite (a changed
+// archive is ESTALE for good; tests/io/zip_test.cc checks that).
+SpaceBackend ZipBackend(const std::string& name, const std::string& method) {
+  static const char* const kZip =
+      "import os, sys, zipfile\n"
+      "root, out, method = sys.argv[1:]\n"
+      "with zipfile.ZipFile(out, 'w', getattr(zipfile, method)) as zf:\n"
+      "    for d, _, names in sorted(os.walk(root)):\n"
+      "        for n in sorted(names):\n"
+      "            zf.write(os.path.join(d, n), os.path.relpath(os.path.join(d, n), root))\n";
+  auto make = [method](const Objects& o, const fs::path& tmp) -> std::shared_ptr<const ByteSpace> {
+    WriteTree(o, tmp / "store");
+    const std::string zip = (tmp / "store.zip").string();
+    const int rc = testutil::RunCommand(
+        {"/usr/bin/python3", "-c", kZip, (tmp / "store").string(), zip, method});
+    if (rc != 0) return nullptr;
+    auto archive = LocalByteSource::OpenPath(zip);
+    if (!archive.ok()) return nullptr;
+    auto space = OpenZipSpace(*archive);
+    EXPECT_TRUE(space.ok()) << space.status().ToString();
+    return space.ok() ? *space : nullptr;
+  };
+  return {name, make, nullptr};
+}
+
 std::vector<SpaceBackend> Backends() {
   std::vector<SpaceBackend> b;
   b.push_back({"local",
@@ -69,6 +97,8 @@ std::vector<SpaceBackend> Backends() {
                  return std::make_shared<MemoryByteSpace>(o);
                },
                nullptr});
+  b.push_back(ZipBackend("zip_stored", "ZIP_STORED"));
+  b.push_back(ZipBackend("zip_deflated", "ZIP_DEFLATED"));
   return b;
 }
 

@@ -1,0 +1,586 @@
+// The zip backend (io/zip) over corpus VCF Zarr stores zipped every way their writers do it
+// (Python's zipfile, as zarr's ZipStore and bio2zarr use it, and Info-ZIP's zip): every key's
+// bytes and every listing equal the directory's, damage is Corrupt naming archive and entry, the
+// open reads only the archive's end, and reads from many threads agree.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "io/local/local_space.h"
+#include "io/zip/zip_space.h"
+#include "testutil/mount_fixture.h"
+#include "util/fs.h"
+
+namespace omicsfs::io {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// An archive held in memory, as a ByteSource that counts what is read of it and can be told
+// that the object behind it changed (its reads then fail with ESTALE, as every backend's do).
+class ArchiveSource : public ByteSource {
+ public:
+  ArchiveSource(std::string path, std::string bytes)
+      : path_(std::move(path)), bytes_(std::move(bytes)) {
+    info_.size = bytes_.size();
+    info_.mtime.tv_sec = 1700000000;
+    info_.perm = 0440;
+    info_.stamp = "archive-stamp-" + std::to_string(bytes_.size());
+  }
+  static std::shared_ptr<ArchiveSource> Load(const std::string& path) {
+    return std::make_shared<ArchiveSource>(path, Slurp(path));
+  }
+  const std::string& Describe() const override { return path_; }
+  const ObjectInfo& Info() const override { return info_; }
+  Status ReadExact(uint64_t offset, void* out, size_t length) const override {
+    if (changed.load()) return IoError(path_ + ": changed since it was opened", ESTALE);
+    if (offset > bytes_.size() || length > bytes_.size() - offset) {
+      return CorruptError(path_ + ": bytes " + std::to_string(offset) + "+" +
+                          std::to_string(length) + " lie past its end");
+    }
+    reads.fetch_add(1);
+    bytes_read.fetch_add(length);
+    if (length > 0) std::memcpy(out, bytes_.data() + offset, length);
+    return OkStatus();
+  }
+  uint64_t size() const { return bytes_.size(); }
+
+  mutable std::atomic<uint64_t> reads{0};
+  mutable std::atomic<uint64_t> bytes_read{0};
+  std::atomic<bool> changed{false};
+
+ private:
+  std::string path_;
+  std::string bytes_;
+  ObjectInfo info_;
+};
+
+// A store directory as the zip space should show it: every file's bytes, every folder's entries.
+struct Tree {
+  std::map<std::string, std::string> files;                                    // key → bytes
+  std::map<std::string, std::vector<std::pair<std::string, EntryKind>>> dirs;  // "" = the root
+};
+
+Tree Walk(const std::string& root) {
+  Tree t;
+  t.dirs[""];
+  for (fs::recursive_directory_iterator it(root), end; it != end; ++it) {
+    const std::string key = fs::relative(it->path(), root).generic_string();
+    const std::string parent = fs::path(key).parent_path().generic_string();
+    const bool dir = fs::is_directory(it->status());
+    t.dirs[parent].emplace_back(it->path().filename().string(),
+                                dir ? EntryKind::kDirectory : EntryKind::kFile);
+    if (dir) {
+      t.dirs[key];
+    } else {
+      t.files[key] = Slurp(it->path().string());
+    }
+  }
+  for (auto& [d, entries] : t.dirs) std::sort(entries.begin(), entries.end());
+  return t;
+}
+
+const char* const kStores[] = {"sample/sample.vcz", "sample_v3_s2/sample_v3_s2.vcz",
+                               "chr22_v9_s32/chr22_v9_s32.vcz"};
+const char* const kVariants[] = {"stored", "deflated",   "mixed",      "zip64_forced", "zip64_all",
+                                 "cli",    "cli_stored", "cli_stream", "cli_fz"};
+
+std::string StoreName(const std::string& store) { return fs::path(store).stem().string(); }
+
+// The archives, written once per run into one temporary directory (removed at exit).
+class Archives {
+ public:
+  static const Archives& Get() {
+    static const Archives a;
+    return a;
+  }
+  ~Archives() { fs::remove_all(root_); }
+  std::string Path(const std::string& store, const std::string& name) const {
+    return (root_ / StoreName(store) / (name + ".zip")).string();
+  }
+  std::string Odd(const std::string& name) const {
+    return (root_ / "odd" / (name + ".zip")).string();
+  }
+  std::string Scratch(const std::string& name) const { return (root_ / name).string(); }
+  const Tree& TreeOf(const std::string& store) const { return trees_.at(store); }
+  std::string FlippedKey(const std::string& store) const {
+    return Slurp((root_ / StoreName(store) / "flipped_key").string());
+  }
+  bool have_zip_cli() const { return have_zip_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  Archives() : root_(fs::temp_directory_path() / fs::unique_path("omicsfs-zip-%%%%%%")) {
+    const std::string script = std::string(OMICSFS_SOURCE_DIR) + "/tests/io/make_zips.py";
+    have_zip_ = fs::exists("/usr/bin/zip");
+    for (const char* store : kStores) {
+      const std::string dir = std::string(OMICSFS_CORPUS_DIR) + "/vcf-zarr/" + store;
+      const std::string out = (root_ / StoreName(store)).string();
+      fs::create_directories(out);
+      trees_[store] = Walk(dir);
+      Run({"/usr/bin/python3", script, dir, out});
+      if (!have_zip_) continue;
+      Run({"sh", "-c", "cd '" + dir + "' && zip -q -r -X '" + out + "/cli.zip' ."});
+      Run({"sh", "-c", "cd '" + dir + "' && zip -q -r -X -0 '" + out + "/cli_stored.zip' ."});
+      Run({"sh", "-c", "cd '" + dir + "' && zip -q -r - . > '" + out + "/cli_stream.zip'"});
+      Run({"sh", "-c", "cd '" + dir + "' && zip -q -r -fz '" + out + "/cli_fz.zip' ."});
+    }
+    fs::create_directories(root_ / "odd");
+    Run({"/usr/bin/python3", script, "--odd", (root_ / "odd").string()});
+    if (have_zip_) {
+      Run({"sh", "-c",
+           "cd '" + (root_ / "odd").string() +
+               "' && echo secret bytes > s.txt && zip -q -P pw encrypted.zip s.txt"});
+    }
+  }
+  void Run(const std::vector<std::string>& argv) {
+    if (testutil::RunCommand(argv) != 0) error_ += "failed: " + argv.back() + "\n";
+  }
+
+  fs::path root_;
+  std::map<std::string, Tree> trees_;
+  bool have_zip_ = false;
+  std::string error_;
+};
+
+std::shared_ptr<const ByteSpace> OpenOrDie(std::shared_ptr<const ByteSource> archive) {
+  auto space = OpenZipSpace(std::move(archive));
+  EXPECT_TRUE(space.ok()) << space.status().ToString();
+  return space.ok() ? *space : nullptr;
+}
+
+// -------------------------------------------------------------------------------------------
+// Every store, every way of zipping it.
+
+class ZipStoreTest : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {
+ protected:
+  void SetUp() override {
+    const Archives& a = Archives::Get();
+    ASSERT_EQ(a.error(), "");
+    store_ = std::get<0>(GetParam());
+    const std::string variant = std::get<1>(GetParam());
+    if (variant.rfind("cli", 0) == 0 && !a.have_zip_cli()) GTEST_SKIP() << "no zip CLI";
+    archive_ = ArchiveSource::Load(a.Path(store_, variant));
+    tree_ = &a.TreeOf(store_);
+    space_ = OpenOrDie(archive_);
+    ASSERT_NE(space_, nullptr);
+  }
+
+  std::string store_;
+  std::shared_ptr<ArchiveSource> archive_;
+  const Tree* tree_ = nullptr;
+  std::shared_ptr<const ByteSpace> space_;
+};
+
+TEST_P(ZipStoreTest, EveryKeyHasTheFilesBytes) {
+  EXPECT_EQ(space_->Describe(), archive_->Describe());
+  for (const auto& [key, bytes] : tree_->files) {
+    auto got = space_->Get(key, 1 << 30);
+    ASSERT_TRUE(got.ok()) << key << ": " << got.status().ToString();
+    ASSERT_TRUE(got->has_value()) << key;
+    EXPECT_EQ(**got, bytes) << key;
+    auto src = space_->Open(key);
+    ASSERT_TRUE(src.ok()) << key << ": " << src.status().ToString();
+    ASSERT_NE(*src, nullptr) << key;
+    EXPECT_EQ((*src)->Describe(), archive_->Describe() + "/" + key);
+    EXPECT_EQ((*src)->Size(), bytes.size()) << key;
+    auto all = (*src)->ReadAll(1 << 30);
+    ASSERT_TRUE(all.ok()) << key << ": " << all.status().ToString();
+    EXPECT_EQ(*all, bytes) << key;
+    if (bytes.size() > 2) {  // a range inside the entry
+      std::string mid(bytes.size() - 2, '\0');
+      ASSERT_TRUE((*src)->ReadExact(1, mid.data(), mid.size()).ok()) << key;
+      EXPECT_EQ(mid, bytes.substr(1, bytes.size() - 2)) << key;
+    }
+    char c;
+    EXPECT_EQ((*src)->ReadExact(bytes.size(), &c, 1).code(), ErrorCode::kCorrupt) << key;
+  }
+}
+
+TEST_P(ZipStoreTest, ListingsEqualTheDirectorys) {
+  for (const auto& [dir, expected] : tree_->dirs) {
+    auto listed = space_->List(dir);
+    ASSERT_TRUE(listed.ok()) << dir << ": " << listed.status().ToString();
+    std::vector<std::pair<std::string, EntryKind>> got;
+    for (const ListEntry& e : *listed) {
+      got.emplace_back(e.name, e.kind);
+      const std::string key = dir.empty() ? e.name : dir + "/" + e.name;
+      if (e.kind == EntryKind::kFile) {
+        EXPECT_EQ(e.info.size, tree_->files.at(key).size()) << key;
+        EXPECT_EQ(e.info.perm, 0440u) << key;
+        EXPECT_EQ(e.info.stamp.rfind(archive_->Info().stamp, 0), 0u) << e.info.stamp;
+      }
+    }
+    EXPECT_EQ(got, expected) << "listing of '" << dir << "'";
+  }
+  // A file's key and a missing folder list as empty.
+  for (const std::string& p : {tree_->files.begin()->first, std::string("no/such/folder")}) {
+    auto listed = space_->List(p);
+    ASSERT_TRUE(listed.ok()) << p;
+    EXPECT_TRUE(listed->empty()) << p;
+  }
+}
+
+TEST_P(ZipStoreTest, AbsentKeysAreValuesAndBadKeysAreRefused) {
+  for (const std::string key : {"missing", "no/such/key", ".zattrs.missing"}) {
+    auto src = space_->Open(key);
+    ASSERT_TRUE(src.ok()) << key;
+    EXPECT_EQ(*src, nullptr) << key;
+    auto got = space_->Get(key, 100);
+    ASSERT_TRUE(got.ok()) << key;
+    EXPECT_FALSE(got->has_value()) << key;
+  }
+  // A folder is not an object.
+  const std::string folder = tree_->dirs.rbegin()->first;
+  if (!folder.empty()) {
+    EXPECT_EQ(*space_->Open(folder), nullptr) << folder;
+  }
+  for (const std::string bad : {"", "/abs", "a/", "a//b", "..", "a/../b", "./a", "a/."}) {
+    EXPECT_EQ(space_->Open(bad).status().code(), ErrorCode::kInvalidArgument) << bad;
+    EXPECT_EQ(space_->Get(bad, 100).status().code(), ErrorCode::kInvalidArgument) << bad;
+    if (!bad.empty()) {
+      EXPECT_EQ(space_->List(bad).status().code(), ErrorCode::kInvalidArgument) << bad;
+    }
+  }
+  const auto& [key, bytes] = *tree_->files.rbegin();
+  if (!bytes.empty()) {
+    auto small = space_->Get(key, bytes.size() - 1);
+    EXPECT_EQ(small.status().code(), ErrorCode::kCorrupt) << key;
+  }
+}
+
+// The open reads the archive's tail and its central directory, nothing of the entries.
+TEST_P(ZipStoreTest, OpenReadsOnlyTheEnd) {
+  auto fresh = ArchiveSource::Load(archive_->Describe());
+  ASSERT_NE(OpenOrDie(fresh), nullptr);
+  // Tail window (64 KiB + end records) and a central directory of well under 160 bytes a key.
+  EXPECT_LE(fresh->reads.load(), 3u);
+  EXPECT_LE(fresh->bytes_read.load(),
+            65535u + 98 + 160 * (tree_->files.size() + tree_->dirs.size()));
+}
+
+// Get is one read of the archive (one request when it is remote), the local header included.
+TEST_P(ZipStoreTest, EachGetIsOneRead) {
+  for (const auto& [key, bytes] : tree_->files) {
+    const uint64_t before = archive_->reads.load();
+    auto got = space_->Get(key, 1 << 30);
+    ASSERT_TRUE(got.ok() && got->has_value()) << key;
+    EXPECT_EQ(archive_->reads.load() - before, 1u) << key;
+  }
+}
+
+TEST_P(ZipStoreTest, EightThreadsReadTheSameBytes) {
+  std::vector<std::string> keys;
+  for (const auto& kv : tree_->files) keys.push_back(kv.first);
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < keys.size(); ++i) {
+        const std::string& key = keys[(i * 7 + t * 131) % keys.size()];
+        const std::string& want = tree_->files.at(key);
+        auto got = space_->Get(key, 1 << 30);
+        if (!got.ok() || !got->has_value() || **got != want) ++bad;
+        auto src = space_->Open(key);
+        if (!src.ok() || *src == nullptr) {
+          ++bad;
+          continue;
+        }
+        std::string part(want.size() / 2, '\0');
+        const uint64_t at = want.size() - part.size();
+        if (!(*src)->ReadExact(at, part.data(), part.size()).ok() || part != want.substr(at)) ++bad;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+// A read of a changed archive is ESTALE, at open and through every entry, never bytes.
+TEST_P(ZipStoreTest, AChangedArchiveIsStale) {
+  const auto& [key, bytes] = *tree_->files.rbegin();
+  auto opened = space_->Open(key);
+  ASSERT_TRUE(opened.ok() && *opened != nullptr);
+  archive_->changed = true;
+  std::string buf(bytes.size(), '\0');
+  const Status read = (*opened)->ReadExact(0, buf.data(), buf.size());
+  const bool inflated_at_open = read.ok();  // deflated entries were read when opened
+  if (!inflated_at_open) {
+    EXPECT_EQ(read.sys_errno(), ESTALE) << read.ToString();
+  }
+  EXPECT_EQ(space_->Get(key, 1 << 30).status().sys_errno(), ESTALE);
+  EXPECT_EQ(space_->Open(key).status().sys_errno(), inflated_at_open ? ESTALE : 0);
+  auto reopened = OpenZipSpace(archive_);
+  EXPECT_EQ(reopened.status().sys_errno(), ESTALE) << reopened.status().ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, ZipStoreTest,
+                         ::testing::Combine(::testing::ValuesIn(kStores),
+                                            ::testing::ValuesIn(kVariants)),
+                         [](const auto& info) {
+                           return StoreName(std::get<0>(info.param)) + "_" +
+                                  std::get<1>(info.param);
+                         });
+
+// -------------------------------------------------------------------------------------------
+// Damage.
+
+class ZipDamageTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { ASSERT_EQ(Archives::Get().error(), ""); }
+};
+
+// A flipped byte inside an entry is Corrupt naming archive and entry, when it is read whole.
+TEST_P(ZipDamageTest, AFlippedEntryByteIsCorrupt) {
+  const Archives& a = Archives::Get();
+  const std::string key = a.FlippedKey(GetParam());
+  for (const std::string variant : {"flip_stored", "flip_deflated"}) {
+    auto archive = ArchiveSource::Load(a.Path(GetParam(), variant));
+    auto space = OpenOrDie(archive);
+    ASSERT_NE(space, nullptr);
+    auto got = space->Get(key, 1 << 30);
+    EXPECT_EQ(got.status().code(), ErrorCode::kCorrupt) << variant;
+    EXPECT_NE(got.status().message().find(archive->Describe() + "/" + key), std::string::npos)
+        << got.status().message();
+    auto opened = space->Open(key);
+    if (variant == "flip_deflated") {
+      EXPECT_EQ(opened.status().code(), ErrorCode::kCorrupt) << variant;
+      continue;
+    }
+    ASSERT_TRUE(opened.ok() && *opened != nullptr);
+    EXPECT_EQ((*opened)->ReadAll(1 << 30).status().code(), ErrorCode::kCorrupt);
+    // The other entries are intact.
+    for (const auto& [k, bytes] : a.TreeOf(GetParam()).files) {
+      if (k == key) continue;
+      auto other = space->Get(k, 1 << 30);
+      ASSERT_TRUE(other.ok()) << k << ": " << other.status().ToString();
+      EXPECT_EQ(**other, bytes) << k;
+    }
+  }
+}
+
+// A cut archive, or one that is not an archive, is refused at open with its path.
+TEST_P(ZipDamageTest, ATruncatedArchiveIsRefusedAtOpen) {
+  const std::string path = Archives::Get().Path(GetParam(), "deflated");
+  const std::string whole = Slurp(path);
+  for (size_t keep : {size_t{0}, size_t{10}, size_t{100}, whole.size() / 2, whole.size() - 30,
+                      whole.size() - 22, whole.size() - 1}) {
+    auto space = OpenZipSpace(std::make_shared<ArchiveSource>(path, whole.substr(0, keep)));
+    ASSERT_FALSE(space.ok()) << keep;
+    EXPECT_EQ(space.status().code(), ErrorCode::kCorrupt)
+        << keep << ": " << space.status().ToString();
+    EXPECT_NE(space.status().message().find(path), std::string::npos) << space.status().message();
+  }
+  // The end record kept, the central directory before it cut away: the archive's head is gone.
+  auto space = OpenZipSpace(std::make_shared<ArchiveSource>(path, whole.substr(whole.size() / 2)));
+  EXPECT_EQ(space.status().code(), ErrorCode::kCorrupt) << space.status().ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, ZipDamageTest, ::testing::ValuesIn(kStores),
+                         [](const auto& info) { return StoreName(info.param); });
+
+// -------------------------------------------------------------------------------------------
+// One archive each.
+
+std::shared_ptr<const ByteSpace> OpenOdd(const std::string& name) {
+  EXPECT_EQ(Archives::Get().error(), "");
+  return OpenOrDie(ArchiveSource::Load(Archives::Get().Odd(name)));
+}
+
+std::vector<std::string> Names(const ByteSpace& space, const std::string& prefix) {
+  std::vector<std::string> out;
+  auto listed = space.List(prefix);
+  EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+  if (listed.ok()) {
+    for (const ListEntry& e : *listed)
+      out.push_back(e.name + (e.kind == EntryKind::kDirectory ? "/" : ""));
+  }
+  return out;
+}
+
+TEST(ZipSpace, ABigArchiveIsOpenedFromItsEnd) {
+  const std::string path = Archives::Get().Path(kStores[2], "big");
+  auto archive = ArchiveSource::Load(path);
+  auto space = OpenOrDie(archive);
+  ASSERT_NE(space, nullptr);
+  const uint64_t at_open = archive->bytes_read.load();
+  const Tree& tree = Archives::Get().TreeOf(kStores[2]);
+  EXPECT_EQ(archive->reads.load(), 2u) << "the tail window, then the central directory";
+  EXPECT_LE(at_open, 65535u + 98 + 160 * (tree.files.size() + 3)) << "of " << archive->size();
+  EXPECT_LT(at_open * 100, archive->size()) << "under 1 % of the archive";
+  // One entry afterwards: one read, its local header and its bytes.
+  const auto& [key, bytes] = *tree.files.begin();
+  archive->bytes_read = 0;
+  archive->reads = 0;
+  auto got = space->Get(key, 1 << 30);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, bytes);
+  EXPECT_EQ(archive->reads.load(), 1u);
+  EXPECT_EQ(archive->bytes_read.load(), 30 + key.size() + bytes.size());
+  // The data offset is kept: a second read is one read of the bytes alone.
+  archive->bytes_read = 0;
+  ASSERT_TRUE(space->Get(key, 1 << 30).ok());
+  EXPECT_EQ(archive->bytes_read.load(), bytes.size());
+}
+
+TEST(ZipSpace, AnEndRecordBehindACommentFullOfSignatures) {
+  for (const char* store : kStores) {
+    auto space = OpenOrDie(ArchiveSource::Load(Archives::Get().Path(store, "comment_trap")));
+    ASSERT_NE(space, nullptr);
+    for (const auto& [key, bytes] : Archives::Get().TreeOf(store).files) {
+      auto got = space->Get(key, 1 << 30);
+      ASSERT_TRUE(got.ok() && got->has_value()) << key;
+      EXPECT_EQ(**got, bytes) << key;
+    }
+  }
+}
+
+TEST(ZipSpace, ANameHeldTwiceIsTheLastOne) {
+  auto space = OpenOdd("dups");
+  ASSERT_NE(space, nullptr);
+  EXPECT_EQ(Names(*space, ""), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(**space->Get("a", 100), "second, longer");
+  auto src = space->Open("a");
+  ASSERT_TRUE(src.ok() && *src != nullptr);
+  EXPECT_EQ(*(*src)->ReadAll(100), "second, longer");
+}
+
+TEST(ZipSpace, NamesThatAreNotKeysAreLeftOut) {
+  auto space = OpenOdd("badnames");
+  ASSERT_NE(space, nullptr);
+  EXPECT_EQ(Names(*space, ""), (std::vector<std::string>{"empty/", "ok/"}));
+  EXPECT_EQ(Names(*space, "ok"), (std::vector<std::string>{"fine"}));
+  EXPECT_TRUE(Names(*space, "empty").empty());
+  EXPECT_EQ(**space->Get("ok/fine", 100), "fine");
+  EXPECT_EQ(*space->Open("dot"), nullptr);
+}
+
+TEST(ZipSpace, AKeyThatIsBothFileAndFolderIsCorrupt) {
+  const std::string path = Archives::Get().Odd("conflict");
+  auto space = OpenZipSpace(ArchiveSource::Load(path));
+  EXPECT_EQ(space.status().code(), ErrorCode::kCorrupt);
+  EXPECT_NE(space.status().message().find(path), std::string::npos) << space.status().message();
+}
+
+TEST(ZipSpace, OtherMethodsAreListedButUnsupported) {
+  auto space = OpenOdd("bzip2");
+  ASSERT_NE(space, nullptr);
+  EXPECT_EQ(Names(*space, ""), (std::vector<std::string>{"plain", "squeezed"}));
+  EXPECT_EQ(**space->Get("plain", 100), "plain bytes");
+  auto src = space->Open("squeezed");
+  EXPECT_EQ(src.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(src.status().message().find("squeezed"), std::string::npos) << src.status().message();
+  EXPECT_EQ(space->Get("squeezed", 10000).status().code(), ErrorCode::kUnsupported);
+}
+
+TEST(ZipSpace, EncryptedEntriesAreUnsupported) {
+  if (!Archives::Get().have_zip_cli()) GTEST_SKIP() << "no zip CLI";
+  auto space = OpenOdd("encrypted");
+  ASSERT_NE(space, nullptr);
+  EXPECT_EQ(Names(*space, ""), (std::vector<std::string>{"s.txt"}));
+  EXPECT_EQ(space->Open("s.txt").status().code(), ErrorCode::kUnsupported);
+}
+
+TEST(ZipSpace, EmptyEntriesAndEmptyArchives) {
+  auto space = OpenOdd("empty_entries");
+  ASSERT_NE(space, nullptr);
+  for (const std::string key : {"zero_stored", "zero_deflated"}) {
+    auto got = space->Get(key, 0);
+    ASSERT_TRUE(got.ok() && got->has_value()) << key << ": " << got.status().ToString();
+    EXPECT_EQ(**got, "");
+    auto src = space->Open(key);
+    ASSERT_TRUE(src.ok() && *src != nullptr) << key;
+    EXPECT_EQ(*(*src)->ReadAll(0), "");
+  }
+  auto none = OpenOdd("none");  // an archive of no entries is an empty store
+  ASSERT_NE(none, nullptr);
+  EXPECT_TRUE(Names(*none, "").empty());
+  for (const std::string name : {"empty", "garbage"}) {  // an empty file is not an archive
+    auto bad = OpenZipSpace(ArchiveSource::Load(Archives::Get().Odd(name)));
+    EXPECT_EQ(bad.status().code(), ErrorCode::kCorrupt) << name;
+  }
+}
+
+// Info-ZIP's zip records the files' times to the second (extended timestamp field).
+TEST(ZipSpace, TimesAreTheEntries) {
+  if (!Archives::Get().have_zip_cli()) GTEST_SKIP() << "no zip CLI";
+  const std::string store = std::string(OMICSFS_CORPUS_DIR) + "/vcf-zarr/" + kStores[0];
+  auto space = OpenOrDie(ArchiveSource::Load(Archives::Get().Path(kStores[0], "cli")));
+  ASSERT_NE(space, nullptr);
+  for (const auto& [key, bytes] : Archives::Get().TreeOf(kStores[0]).files) {
+    struct stat st;
+    ASSERT_EQ(::stat((store + "/" + key).c_str(), &st), 0);
+    auto src = space->Open(key);
+    ASSERT_TRUE(src.ok() && *src != nullptr);
+    EXPECT_EQ((*src)->Info().mtime.tv_sec, st.st_mtim.tv_sec) << key;
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Through the local backend: the archive a real file, its change check the file's.
+
+TEST(ZipSpaceOverLocal, EveryKeyReadsBack) {
+  const Archives& a = Archives::Get();
+  for (const std::string variant : {"stored", "deflated", "zip64_all", "cli_stream"}) {
+    if (variant.rfind("cli", 0) == 0 && !a.have_zip_cli()) continue;
+    const std::string path = a.Path(kStores[0], variant);
+    auto archive = LocalByteSource::OpenPath(path);
+    ASSERT_TRUE(archive.ok()) << archive.status().ToString();
+    auto space = OpenOrDie(*archive);
+    ASSERT_NE(space, nullptr);
+    EXPECT_EQ(space->Describe(), path);
+    for (const auto& [key, bytes] : a.TreeOf(kStores[0]).files) {
+      auto got = space->Get(key, 1 << 30);
+      ASSERT_TRUE(got.ok() && got->has_value()) << variant << " " << key;
+      EXPECT_EQ(**got, bytes) << variant << " " << key;
+    }
+  }
+}
+
+TEST(ZipSpaceOverLocal, ARewrittenArchiveIsStale) {
+  const Archives& a = Archives::Get();
+  const std::string path = a.Scratch("rewritten.zip");
+  fs::copy_file(a.Path(kStores[0], "stored"), path, fs::copy_option::overwrite_if_exists);
+  auto archive = LocalByteSource::OpenPath(path);
+  ASSERT_TRUE(archive.ok()) << archive.status().ToString();
+  auto space = OpenOrDie(*archive);
+  ASSERT_NE(space, nullptr);
+  const auto& [key, bytes] = *a.TreeOf(kStores[0]).files.rbegin();
+  auto opened = space->Open(key);
+  ASSERT_TRUE(opened.ok() && *opened != nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later ctime
+  {
+    const std::string other = Slurp(a.Path(kStores[0], "deflated"));
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(other.data(), other.size());
+  }
+  std::string buf(bytes.size(), '\0');
+  const Status read = (*opened)->ReadExact(0, buf.data(), buf.size());
+  EXPECT_EQ(read.sys_errno(), ESTALE) << read.ToString();
+  EXPECT_NE(read.message().find(path + "/" + key), std::string::npos) << read.message();
+  EXPECT_EQ(space->Get(key, 1 << 30).status().sys_errno(), ESTALE);
+  // The archive opened again is the new one.
+  auto again = LocalByteSource::OpenPath(path);
+  ASSERT_TRUE(again.ok());
+  auto fresh = OpenOrDie(*again);
+  ASSERT_NE(fresh, nullptr);
+  auto got = fresh->Get(key, 1 << 30);
+  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+  EXPECT_EQ(**got, bytes);
+}
+
+}  // namespace
+}  // namespace omicsfs::io
