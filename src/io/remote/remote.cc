@@ -13,11 +13,13 @@ bool EndsWith(const std::string& s, const std::string& e) {
   return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
 }
 
-// "…/NAME.datg" → ("…", "NAME.datg"); otherwise ("url", "").
+// "…/NAME.datg" or "…/NAME.vcz.zip" → ("…", "NAME.…"): SOURCE is one object of its folder;
+// otherwise ("url", "").
 std::pair<std::string, std::string> SplitDatg(std::string url) {
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   const size_t slash = url.rfind('/');
-  if (!EndsWith(url, ".datg") || slash == std::string::npos) return {url, ""};
+  const bool object = EndsWith(url, ".datg") || EndsWith(url, ".vcz.zip") || EndsWith(url, ".zarr.zip");
+  if (!object || slash == std::string::npos) return {url, ""};
   return {url.substr(0, slash), url.substr(slash + 1)};
 }
 
@@ -29,7 +31,10 @@ Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
   r.client = client;
   auto [root, datg] = SplitDatg(url);
   std::vector<std::string> keys;
-  if (!datg.empty()) {
+  if (EndsWith(datg, ".zip")) {
+    keys = {datg};
+    r.key = datg;
+  } else if (!datg.empty()) {
     const std::string stem = datg.substr(0, datg.size() - 5);
     keys = {datg, stem + ".rows.txt.gz", stem + ".cols.txt.gz"};
     r.key = datg;
