@@ -394,8 +394,8 @@ int RunMount(const Options& o, const char* argv0) {
   index.CollectGarbage(std::chrono::hours(24) * o.index_max_age_days);
   Daemon daemon;
   vfs::DiscoverOptions discover = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
-  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree});
   io::RemoteSource remote;  // read-ahead threads start after fuse_daemonize's fork, below
+  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree, &remote});
   if (Status st = OpenSource(o, &pool, /*defer_threads=*/true, &discover, &remote); !st.ok()) {
     return Fail(kExitSource, st.message());
   }
