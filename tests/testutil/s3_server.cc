@@ -151,7 +151,7 @@ void S3Server::PutTree(const std::string& bucket, const std::string& prefix,
 
 std::string S3Server::Logs() const {
   std::string text;
-  for (const char* name : {"proxy", "account", "container", "object"}) {
+  for (const char* name : {"swift", "setup", "wait"}) {
     text += std::string("== ") + name + ".log\n" +
             ReadTail(dir_ + "/log/" + name + ".log", 4096);
   }

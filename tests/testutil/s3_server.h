@@ -3,8 +3,8 @@
 // Start it once per test binary with S3ServerEnvironment; a server that cannot start fails the
 // tests with its logs (never a skip). The destructor stops every server process and reaps it.
 //
-// Start takes 5-7 s on this VM (2 cores; 9.5 s with the machine loaded to 7); s3cli.py uploads the
-// ~390 files of the S3 tests' corpus stores in ~2.5 s.
+// Start takes 4.8-7.8 s on this VM (2 cores at load average 6); s3cli.py uploads the ~390 files
+// of the S3 tests' corpus stores in ~2.5 s.
 #pragma once
 
 #include <gtest/gtest.h>
