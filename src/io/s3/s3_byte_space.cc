@@ -288,4 +288,17 @@ Result<std::optional<std::string>> S3ByteSpace::Get(const std::string& key,
   return std::optional<std::string>(std::move(response->body));
 }
 
+Result<std::shared_ptr<S3ByteSpace>> ConnectS3(const std::string& url, const S3Options& options,
+                                               http::HttpOptions http_options,
+                                               std::shared_ptr<BlockCache> cache) {
+  Credentials credentials = Credentials::Anonymous();
+  if (!options.anonymous) {
+    auto loaded = LoadCredentials();
+    if (!loaded.ok()) return std::move(loaded).status().WithContext(url);
+    credentials = std::move(*loaded);
+  }
+  return S3ByteSpace::Create(url, options, std::move(credentials), std::move(http_options),
+                             std::move(cache));
+}
+
 }  // namespace omicsfs::io::s3
