@@ -114,7 +114,9 @@ class CachedByteSource : public ByteSource, public std::enable_shared_from_this<
  public:
   CachedByteSource(std::shared_ptr<const ByteSource> base, std::shared_ptr<BlockCache> cache,
                    uint64_t owner)
-      : base_(std::move(base)), cache_(std::move(cache)), owner_(owner),
+      : base_(std::move(base)),
+        cache_(std::move(cache)),
+        owner_(owner),
         bs_(cache_->options().block_size),
         blocks_((base_->Size() + bs_ - 1) / bs_) {}
 
@@ -232,7 +234,8 @@ Result<Blocks> CachedByteSource::Fetch(uint64_t first, uint64_t count, bool read
 // waiters wake (see MakePlan for why in this order).
 void CachedByteSource::Finish(Run& run, Result<Blocks> result) const {
   if (result.ok()) {
-    for (uint64_t i = 0; i < run.count; ++i) cache_->pool()->Insert(Key(run.first + i), (**result)[i]);
+    for (uint64_t i = 0; i < run.count; ++i)
+      cache_->pool()->Insert(Key(run.first + i), (**result)[i]);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -319,9 +322,11 @@ Status CachedByteSource::ReadExact(uint64_t offset, void* out, size_t length) co
   char* dst = static_cast<char*>(out);
   for (uint64_t b = b0; b <= b1; ++b) {
     const Block& block = have[b - b0];
-    if (block == nullptr) return InternalError(Describe() + ": block " + std::to_string(b) + " never arrived");
+    if (block == nullptr)
+      return InternalError(Describe() + ": block " + std::to_string(b) + " never arrived");
     const uint64_t block_start = b * bs_;
-    const uint64_t from = std::max(offset, block_start), to = std::min(offset + length, block_start + block->size());
+    const uint64_t from = std::max(offset, block_start),
+                   to = std::min(offset + length, block_start + block->size());
     std::memcpy(dst + (from - offset), block->data() + (from - block_start), to - from);
   }
   ReadAhead(offset, offset + length);

@@ -1,13 +1,14 @@
 // The HTTP(S) backend against real servers on loopback: nginx for ranges, ETags, 403, TLS and a
 // server that goes away; a python3 server for stalls, truncated bodies and 503s. No mocks.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 #include <thread>
@@ -98,8 +99,10 @@ class HttpTest : public ::testing::Test {
   std::string Read(const ByteSource& s, uint64_t offset, size_t n, Status* st = nullptr) {
     std::string out(n, '\0');
     Status r = s.ReadExact(offset, out.data(), n);
-    if (st != nullptr) *st = r;
-    else EXPECT_TRUE(r.ok()) << r.ToString();
+    if (st != nullptr)
+      *st = r;
+    else
+      EXPECT_TRUE(r.ok()) << r.ToString();
     return out;
   }
 
@@ -148,6 +151,15 @@ TEST_F(HttpTest, WholeGetAndAbsentKeys) {
   auto too_big = (*space)->Get("blob.bin", 1000);
   EXPECT_EQ(too_big.status().code(), ErrorCode::kCorrupt) << too_big.status().ToString();
   EXPECT_EQ((*space)->Open("../etc/passwd").status().code(), ErrorCode::kInvalidArgument);
+  // A folder the space was not told of: nginx redirects to FOLDER/, which is not an object.
+  fs::create_directories(root_ + "/folder");
+  WriteFile(root_ + "/folder/x", "x");
+  auto folder = (*space)->Open("folder");
+  ASSERT_TRUE(folder.ok()) << folder.status().ToString();
+  EXPECT_EQ(*folder, nullptr);
+  auto folder_get = (*space)->Get("folder", 100);
+  ASSERT_TRUE(folder_get.ok()) << folder_get.status().ToString();
+  EXPECT_FALSE(folder_get->has_value());
 }
 
 TEST_F(HttpTest, ForbiddenIsAnErrorNamingTheUrl) {
@@ -200,20 +212,22 @@ TEST_F(HttpTest, ObjectReplacedDuringReadsNeverMixes) {
       std::this_thread::sleep_for(std::chrono::milliseconds(3));
     }
   });
-  int stale = 0, good = 0;
+  int stale = 0, good = 0, mixed = 0, other = 0;
   for (int i = 0; i < 200; ++i) {
     Status st;
     const std::string got = Read(*s, (i * 77777) % (kBlobSize - 300000), 300000, &st);
     if (st.ok()) {
       ++good;
-      ASSERT_EQ(got, a.substr(0, 300000)) << "read " << i << " returned bytes of another version";
+      if (got != a.substr(0, 300000)) ++mixed;  // bytes of another version: never
     } else {
       ++stale;
-      ASSERT_EQ(st.sys_errno(), ESTALE) << st.ToString();
+      if (st.sys_errno() != ESTALE) ++other;
     }
   }
   stop = true;
   writer.join();
+  EXPECT_EQ(mixed, 0) << "reads returned bytes of another version";
+  EXPECT_EQ(other, 0) << "errors other than ESTALE";
   EXPECT_GT(stale, 0);
   std::printf("reads during rewrites: %d whole, %d ESTALE\n", good, stale);
 }
@@ -277,6 +291,49 @@ TEST_F(HttpTest, ConcurrentReadsFromEightThreads) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(bad.load(), 0);
+}
+
+// A signer as the S3 backend's will be: it sees each attempt's final method, URL and headers.
+class TestSigner : public RequestSigner {
+ public:
+  Status Sign(HttpRequest& request) const override {
+    ++calls;
+    if (fail) return IoError("no credentials", EACCES);
+    std::string seen;
+    for (const auto& [name, value] : request.headers) seen += name + "=" + value + ";";
+    request.AddHeader("Authorization", "Test " + request.method + " " + seen);
+    return OkStatus();
+  }
+  mutable std::atomic<int> calls{0};
+  bool fail = false;
+};
+
+TEST_F(HttpTest, SignerSignsEveryAttemptAfterRangeAndIfMatch) {
+  auto signer = std::make_shared<TestSigner>();
+  auto client = HttpClient::Create(FastOptions(), signer);
+  ASSERT_TRUE(client.ok());
+  auto s = OpenHttpObject(*client, server_->http_url() + "/small.txt");
+  ASSERT_TRUE(s.ok() && *s != nullptr) << s.status().ToString();
+  EXPECT_EQ(Read(**s, 7, 5), "world");
+  EXPECT_EQ(signer->calls.load(), 2);
+  const std::vector<std::string> log = server_->AccessLog();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_NE(log[0].find("\"Test HEAD\""), std::string::npos) << log[0];
+  EXPECT_NE(log[1].find("Test GET Range=bytes=7-11;If-Match="), std::string::npos) << log[1];
+
+  // Send hands back final statuses as responses.
+  HttpRequest request{"GET", server_->http_url() + "/absent", {}, {}};
+  auto r = (*client)->Send(request, 1 << 20);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->attempts, 1);
+
+  // A signer's error fails the request unsent.
+  signer->fail = true;
+  const uint64_t sent = (*client)->Counters().requests;
+  auto h = (*client)->Head(server_->http_url() + "/small.txt");
+  EXPECT_EQ(h.status().sys_errno(), EACCES) << h.status().ToString();
+  EXPECT_EQ((*client)->Counters().requests, sent);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,6 +493,229 @@ TEST_F(BlockCacheTest, VersionsNeverShareBlocks) {
   Status st;
   Read(*v1, 0, 1 << 20, &st);
   EXPECT_EQ(st.sys_errno(), ESTALE) << "the old version's blocks left the pool: " << st.ToString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys without a listing: consolidated metadata and fixed names, against the local directory.
+
+// Writes Zarr v2 consolidated metadata (.zmetadata) for the store at argv[1], as zarr-python's
+// consolidate_metadata does (zarr itself is not installed here).
+constexpr const char* kConsolidateV2 = R"PY(
+import json, os, sys
+root = sys.argv[1]
+meta = {}
+for d, dirs, files in os.walk(root):
+    for f in files:
+        if f in ('.zarray', '.zattrs', '.zgroup'):
+            with open(os.path.join(d, f)) as h:
+                meta[os.path.relpath(os.path.join(d, f), root)] = json.load(h)
+with open(os.path.join(root, '.zmetadata'), 'w') as h:
+    json.dump({'zarr_consolidated_format': 1, 'metadata': meta}, h)
+)PY";
+
+// The same for Zarr v3: inline consolidated_metadata in the root zarr.json.
+constexpr const char* kConsolidateV3 = R"PY(
+import json, os, sys
+root = sys.argv[1]
+with open(os.path.join(root, 'zarr.json')) as h:
+    top = json.load(h)
+meta = {}
+for d, dirs, files in os.walk(root):
+    if d != root and 'zarr.json' in files:
+        with open(os.path.join(d, 'zarr.json')) as h:
+            meta[os.path.relpath(d, root)] = json.load(h)
+top['consolidated_metadata'] = {'kind': 'inline', 'must_understand': False, 'metadata': meta}
+with open(os.path.join(root, 'zarr.json'), 'w') as h:
+    json.dump(top, h)
+)PY";
+
+std::vector<std::string> Names(const std::vector<ListEntry>& entries, EntryKind kind) {
+  std::vector<std::string> out;
+  for (const auto& e : entries) {
+    if (e.kind == kind) out.push_back(e.name);
+  }
+  return out;
+}
+
+// Local entries of `dir` (sorted): files passing `keep_file`, directories passing `keep_dir`.
+std::vector<std::string> LocalNames(const fs::path& dir, EntryKind kind,
+                                    const std::function<bool(const fs::path&)>& keep) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const bool is_dir = fs::is_directory(e.path());
+    if (is_dir == (kind == EntryKind::kDirectory) && keep(e.path())) {
+      out.insert(e.path().filename().string());
+    }
+  }
+  return std::vector<std::string>(out.begin(), out.end());
+}
+
+class HttpKeysTest : public HttpTest {
+ protected:
+  // A copy of a corpus store under the served root; "" when the corpus lacks it.
+  std::string CopyStore(const std::string& rel, const std::string& name) {
+    const fs::path src = fs::path(OMICSFS_CORPUS_DIR) / rel;
+    if (!fs::exists(src)) return std::string();
+    const std::string dst = root_ + "/" + name;
+    EXPECT_EQ(testutil::RunCommand({"cp", "-r", src.string(), dst}), 0);
+    return dst;
+  }
+  void RunPython(const char* script, const std::string& arg) {
+    std::string out;
+    ASSERT_EQ(testutil::RunCommand({"/usr/bin/python3", "-c", script, arg}, &out), 0) << out;
+  }
+};
+
+TEST_F(HttpKeysTest, ZarrV2ConsolidatedMetadataListsLikeTheDirectory) {
+  const std::string dir = CopyStore("vcf-zarr/upstream_sample_v2/upstream_sample_v2.vcz", "v2.vcz");
+  ASSERT_FALSE(dir.empty()) << "corpus store missing";
+  ASSERT_FALSE(fs::exists(dir + "/.zmetadata")) << "the test needs an unconsolidated store";
+  const std::string url = server_->http_url() + "/v2.vcz";
+  auto none = DiscoverHttpKeys(*client_, url, {});
+  EXPECT_EQ(none.status().code(), ErrorCode::kUnsupported) << none.status().ToString();
+  EXPECT_NE(none.status().message().find("consolidated"), std::string::npos);
+
+  RunPython(kConsolidateV2, dir);
+  const uint64_t r0 = client_->Counters().requests;
+  auto keys = DiscoverHttpKeys(*client_, url, {});
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  EXPECT_EQ(client_->Counters().requests - r0, 1u) << "one GET of .zmetadata";
+  auto space = HttpByteSpace::Create(url, client_, *keys);
+  ASSERT_TRUE(space.ok()) << space.status().ToString();
+  auto root = (*space)->List("");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  auto all = [](const fs::path&) { return true; };
+  EXPECT_EQ(Names(*root, EntryKind::kFile), LocalNames(dir, EntryKind::kFile, all));
+  EXPECT_EQ(Names(*root, EntryKind::kDirectory), LocalNames(dir, EntryKind::kDirectory, all));
+  ASSERT_GE(Names(*root, EntryKind::kDirectory).size(), 10u);
+  auto is_meta = [](const fs::path& p) { return p.filename().string()[0] == '.'; };
+  int chunks = 0;
+  for (const std::string& array : Names(*root, EntryKind::kDirectory)) {
+    auto entries = (*space)->List(array);
+    ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+    EXPECT_EQ(Names(*entries, EntryKind::kFile),
+              LocalNames(dir + "/" + array, EntryKind::kFile, is_meta))
+        << array;
+    // Chunks are not listed, but open by name, byte-identical; a missing chunk is absent.
+    for (const auto& e : fs::directory_iterator(dir + "/" + array)) {
+      const std::string name = e.path().filename().string();
+      if (is_meta(e.path()) || !fs::is_regular_file(e.path())) continue;
+      auto chunk = (*space)->Get(array + "/" + name, 64 << 20);
+      ASSERT_TRUE(chunk.ok() && chunk->has_value()) << array << "/" << name;
+      std::string local;
+      ASSERT_TRUE(testutil::ReadWhole(e.path().string(), &local));
+      EXPECT_TRUE(**chunk == local) << array << "/" << name;
+      ++chunks;
+      break;
+    }
+    auto missing = (*space)->Open(array + "/999.999");
+    ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+    EXPECT_EQ(*missing, nullptr);
+  }
+  EXPECT_GT(chunks, 5);
+  const uint64_t r1 = client_->Counters().requests;
+  auto relisted = (*space)->List("");
+  ASSERT_TRUE(relisted.ok());
+  EXPECT_EQ(client_->Counters().requests, r1) << "a folder's files are HEADed once";
+  for (const ListEntry& e : *relisted) {
+    if (e.kind == EntryKind::kFile) EXPECT_EQ(e.info.size, fs::file_size(dir + "/" + e.name));
+  }
+  auto folder = (*space)->Open(Names(*root, EntryKind::kDirectory)[0]);
+  ASSERT_TRUE(folder.ok());
+  EXPECT_EQ(*folder, nullptr) << "a listed folder is not an object";
+  auto nothing = (*space)->List("no_such_array");
+  ASSERT_TRUE(nothing.ok());
+  EXPECT_TRUE(nothing->empty());
+}
+
+TEST_F(HttpKeysTest, ZarrV3ConsolidatedMetadataListsLikeTheDirectory) {
+  const std::string dir = CopyStore("vcf-zarr/upstream_sample_v3/upstream_sample_v3.vcz", "v3.vcz");
+  ASSERT_FALSE(dir.empty()) << "corpus store missing";
+  const std::string url = server_->http_url() + "/v3.vcz";
+  auto bare = DiscoverHttpKeys(*client_, url, {});
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  EXPECT_EQ(*bare, std::vector<std::string>{"zarr.json"}) << "no consolidated metadata yet";
+
+  RunPython(kConsolidateV3, dir);
+  auto keys = DiscoverHttpKeys(*client_, url, {});
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  auto space = HttpByteSpace::Create(url, client_, *keys);
+  ASSERT_TRUE(space.ok()) << space.status().ToString();
+  auto root = (*space)->List("");
+  ASSERT_TRUE(root.ok());
+  auto has_zarr_json = [](const fs::path& p) { return fs::exists(p / "zarr.json"); };
+  EXPECT_EQ(Names(*root, EntryKind::kDirectory),
+            LocalNames(dir, EntryKind::kDirectory, has_zarr_json));
+  EXPECT_EQ(Names(*root, EntryKind::kFile), std::vector<std::string>{"zarr.json"});
+  ASSERT_GE(Names(*root, EntryKind::kDirectory).size(), 10u);
+  auto sub = (*space)->List(Names(*root, EntryKind::kDirectory)[0]);
+  ASSERT_TRUE(sub.ok());
+  EXPECT_EQ(Names(*sub, EntryKind::kFile), std::vector<std::string>{"zarr.json"});
+}
+
+TEST_F(HttpKeysTest, BpcellsFixedNames) {
+  const std::string dir = CopyStore("bpcells/dir/v2/counts.packed", "counts.packed");
+  ASSERT_FALSE(dir.empty()) << "corpus store missing";
+  // Every name the BPCells readers open (formats/bpcells), matrices and fragments.
+  const std::vector<std::string> names = {"version",
+                                          "shape",
+                                          "storage_order",
+                                          "idxptr",
+                                          "row_names",
+                                          "col_names",
+                                          "index",
+                                          "index_data",
+                                          "index_idx",
+                                          "index_idx_offsets",
+                                          "index_starts",
+                                          "val",
+                                          "val_data",
+                                          "val_idx",
+                                          "val_idx_offsets",
+                                          "chr_names",
+                                          "cell_names",
+                                          "chr_ptr",
+                                          "end_max",
+                                          "cell",
+                                          "cell_data",
+                                          "cell_idx",
+                                          "cell_idx_offsets",
+                                          "start",
+                                          "start_data",
+                                          "start_idx",
+                                          "start_idx_offsets",
+                                          "start_starts",
+                                          "end",
+                                          "end_data",
+                                          "end_idx",
+                                          "end_idx_offsets"};
+  const std::string url = server_->http_url() + "/counts.packed";
+  auto keys = DiscoverHttpKeys(*client_, url, names);
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  std::vector<std::string> sorted = *keys;
+  std::sort(sorted.begin(), sorted.end());
+  auto all = [](const fs::path&) { return true; };
+  EXPECT_EQ(sorted, LocalNames(dir, EntryKind::kFile, all));
+  auto space = HttpByteSpace::Create(url, client_, *keys);
+  ASSERT_TRUE(space.ok());
+  auto listed = (*space)->List("");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(Names(*listed, EntryKind::kFile), sorted);
+  for (const ListEntry& e : *listed) {
+    EXPECT_EQ(e.info.size, fs::file_size(dir + "/" + e.name)) << e.name;
+    EXPECT_FALSE(e.info.stamp.empty()) << e.name;
+  }
+  auto idxptr = (*space)->Open("idxptr");
+  ASSERT_TRUE(idxptr.ok() && *idxptr != nullptr);
+  std::string local;
+  ASSERT_TRUE(testutil::ReadWhole(dir + "/idxptr", &local));
+  EXPECT_EQ((*idxptr)->Size(), local.size());
+  EXPECT_EQ(Read(**idxptr, 0, local.size()), local);
+
+  auto empty = DiscoverHttpKeys(*client_, server_->http_url() + "/private", names);
+  EXPECT_FALSE(empty.ok());
+  auto nothing = DiscoverHttpKeys(*client_, server_->http_url() + "/nothing_here", names);
+  EXPECT_EQ(nothing.status().code(), ErrorCode::kUnsupported) << nothing.status().ToString();
 }
 
 }  // namespace

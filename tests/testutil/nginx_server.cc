@@ -117,9 +117,11 @@ std::unique_ptr<NginxServer> NginxServer::Start(const std::string& root, NginxOp
     s->cert_ = s->dir_ + "/cert.pem";
     std::string out;
     // Through sh for 2>&1: the key generation's progress goes to the captured output.
-    const std::string cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
-                            "-nodes -days 2 -keyout '" + s->dir_ + "/key.pem' -out '" + s->cert_ +
-                            "' -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>&1";
+    const std::string cmd =
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+        "-nodes -days 2 -keyout '" +
+        s->dir_ + "/key.pem' -out '" + s->cert_ +
+        "' -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>&1";
     const int rc = RunCommand({"sh", "-c", cmd}, &out, std::chrono::seconds(30));
     if (rc != 0) {
       if (error) *error = "openssl req failed: " + out;
@@ -144,7 +146,8 @@ bool NginxServer::Launch(std::string* error) {
   if (::geteuid() == 0) conf << "user root root;\n";
   conf << "events { worker_connections 512; }\nhttp {\n"
        << "  default_type application/octet-stream;\n  sendfile on;\n  keepalive_timeout 60;\n"
-       << "  log_format t '$request_method $request_uri $status $body_bytes_sent $http_range';\n"
+       << "  log_format t '$request_method $request_uri $status $body_bytes_sent \"$http_range\" "
+          "\"$http_authorization\"';\n"
        << "  access_log " << d << "/access.log t;\n";
   for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
     conf << "  " << temp << "_temp_path " << d << "/" << temp << ";\n";
@@ -156,7 +159,8 @@ bool NginxServer::Launch(std::string* error) {
   if (options_.https) {
     conf << "  server {\n    listen 127.0.0.1:" << https_port_ << " ssl;\n    root " << root_
          << ";\n    ssl_certificate " << cert_ << ";\n    ssl_certificate_key " << d
-         << "/key.pem;\n" << locations << "  }\n";
+         << "/key.pem;\n"
+         << locations << "  }\n";
   }
   conf << "}\n";
   if (!WriteText(d + "/nginx.conf", conf.str())) {

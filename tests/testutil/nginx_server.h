@@ -45,7 +45,8 @@ class NginxServer {
   bool Restart();
   bool running() const { return pid_ > 0; }
   std::string Log() const;  // error log
-  // Lines of the access log so far (one a request: "METHOD URI STATUS BYTES RANGE").
+  // Lines of the access log so far, one a request:
+  // METHOD URI STATUS BYTES "RANGE" "AUTHORIZATION" (a signer's header shows there).
   std::vector<std::string> AccessLog() const;
 
  private:
@@ -64,9 +65,9 @@ class NginxServer {
 class FaultServer {
  public:
   enum class Mode {
-    kStall,     // accepts, reads the request, never answers
-    kTruncate,  // the first `count` GETs send half the body, then close (count < 0: every GET)
-    kFailFirst, // the first `count` requests get 503, then it serves
+    kStall,      // accepts, reads the request, never answers
+    kTruncate,   // the first `count` GETs send half the body, then close (count < 0: every GET)
+    kFailFirst,  // the first `count` requests get 503, then it serves
   };
   // Serves the bytes of `file` at every path.
   static std::unique_ptr<FaultServer> Start(Mode mode, const std::string& file, int count = 0,

@@ -1,9 +1,8 @@
 #include "io/http/http_byte_space.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -14,8 +13,9 @@ namespace {
 // Consolidated metadata of a large Zarr store is a few MB (a VCF Zarr store with 60 arrays:
 // ~60 KB); 64 MiB bounds a hostile or mistaken server.
 constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
-// HEADs in flight while checking fixed names.
-constexpr size_t kDiscoveryParallel = 8;
+// HEADs in flight while checking fixed names or listing a folder: a BPCells store has up to 30
+// arrays; 8 at once make that 4 round trips.
+constexpr size_t kParallelHeads = 8;
 
 ObjectInfo InfoOf(const RemoteObject& o) {
   ObjectInfo info;
@@ -26,11 +26,38 @@ ObjectInfo InfoOf(const RemoteObject& o) {
   return info;
 }
 
+// HEADs `url`/name for each of `names`, kParallelHeads at a time; nullopt for those absent.
+Result<std::vector<std::optional<RemoteObject>>> HeadAll(const HttpClient& client,
+                                                         const std::string& url,
+                                                         const std::vector<std::string>& names) {
+  std::vector<std::optional<RemoteObject>> found(names.size());
+  std::vector<Status> errors(names.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < names.size();) {
+      auto r = client.Head(url + "/" + EncodeKeyForUrl(names[i]));
+      if (!r.ok()) {
+        errors[i] = r.status();
+      } else {
+        found[i] = std::move(*r);
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(kParallelHeads, names.size()); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (const Status& e : errors) RETURN_IF_ERROR(e);
+  return found;
+}
+
 }  // namespace
 
 HttpByteSource::HttpByteSource(std::shared_ptr<const HttpClient> client, std::string url,
                                RemoteObject object)
-    : client_(std::move(client)), url_(std::move(url)), object_(std::move(object)),
+    : client_(std::move(client)),
+      url_(std::move(url)),
+      object_(std::move(object)),
       info_(InfoOf(object_)) {}
 
 Status HttpByteSource::ReadExact(uint64_t offset, void* out, size_t length) const {
@@ -52,16 +79,15 @@ Result<std::shared_ptr<const ByteSource>> OpenHttpObject(std::shared_ptr<const H
   return BlockCache::Wrap(cache, std::move(source));
 }
 
-Result<std::shared_ptr<HttpByteSpace>> HttpByteSpace::Create(std::string url,
-                                                             std::shared_ptr<const HttpClient> client,
-                                                             const std::vector<std::string>& keys,
-                                                             std::shared_ptr<BlockCache> cache) {
+Result<std::shared_ptr<HttpByteSpace>> HttpByteSpace::Create(
+    std::string url, std::shared_ptr<const HttpClient> client, const std::vector<std::string>& keys,
+    std::shared_ptr<BlockCache> cache) {
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     return InvalidArgumentError("'" + url + "' is not an http:// or https:// URL");
   }
   while (url.size() > 8 && url.back() == '/') url.pop_back();
-  std::shared_ptr<HttpByteSpace> space(new HttpByteSpace(std::move(url), std::move(client),
-                                                         std::move(cache)));
+  std::shared_ptr<HttpByteSpace> space(
+      new HttpByteSpace(std::move(url), std::move(client), std::move(cache)));
   // Every directory a key passes through, with its entries; std::set keeps them sorted once.
   std::map<std::string, std::map<std::string, EntryKind>> tree;
   tree[""];
@@ -92,22 +118,54 @@ Result<std::shared_ptr<HttpByteSpace>> HttpByteSpace::Create(std::string url,
   return space;
 }
 
+// A key the listing knows as a folder is not an object: no request needed to say so.
 Result<std::shared_ptr<const ByteSource>> HttpByteSpace::Open(const std::string& key) const {
   RETURN_IF_ERROR(CheckKey(*this, key));
+  if (dirs_.count(key) != 0) return std::shared_ptr<const ByteSource>();
   return OpenHttpObject(client_, UrlOf(key), cache_);
+}
+
+Result<std::optional<std::string>> HttpByteSpace::Get(const std::string& key,
+                                                      uint64_t max_bytes) const {
+  RETURN_IF_ERROR(CheckKey(*this, key));
+  if (dirs_.count(key) != 0) return std::optional<std::string>();
+  return client_->Get(UrlOf(key), max_bytes);
 }
 
 Result<std::vector<ListEntry>> HttpByteSpace::List(const std::string& prefix) const {
   if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
   auto it = dirs_.find(prefix);
   if (it == dirs_.end()) return std::vector<ListEntry>();
-  return it->second;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto done = listed_.find(prefix); done != listed_.end()) return done->second;
+  }
+  ASSIGN_OR_RETURN(std::vector<ListEntry> entries, HeadFiles(prefix, it->second));
+  std::lock_guard<std::mutex> lock(mu_);
+  return listed_.try_emplace(prefix, std::move(entries)).first->second;
 }
 
-Result<std::optional<std::string>> HttpByteSpace::Get(const std::string& key,
-                                                      uint64_t max_bytes) const {
-  RETURN_IF_ERROR(CheckKey(*this, key));
-  return client_->Get(UrlOf(key), max_bytes);
+Result<std::vector<ListEntry>> HttpByteSpace::HeadFiles(
+    const std::string& prefix, const std::vector<ListEntry>& entries) const {
+  std::vector<std::string> keys;
+  for (const ListEntry& e : entries) {
+    if (e.kind == EntryKind::kFile) keys.push_back(prefix.empty() ? e.name : prefix + "/" + e.name);
+  }
+  ASSIGN_OR_RETURN(auto found, HeadAll(*client_, url_, keys));
+  std::vector<ListEntry> out;
+  size_t f = 0;
+  for (const ListEntry& e : entries) {
+    if (e.kind == EntryKind::kDirectory) {
+      out.push_back(e);
+      continue;
+    }
+    const std::optional<RemoteObject>& object = found[f++];
+    if (!object) continue;  // listed in the metadata, absent on the server
+    ListEntry file = e;
+    file.info = InfoOf(*object);
+    out.push_back(std::move(file));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +179,8 @@ Result<nlohmann::json> ParseJson(const std::string& url, const std::string& text
   return j;
 }
 
-Result<std::vector<std::string>> KeysFromZmetadata(const std::string& url, const std::string& text) {
+Result<std::vector<std::string>> KeysFromZmetadata(const std::string& url,
+                                                   const std::string& text) {
   ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(url, text));
   auto meta = j.find("metadata");
   if (meta == j.end() || !meta->is_object()) {
@@ -151,27 +210,13 @@ Result<std::vector<std::string>> Checked(const std::string& url, std::vector<std
   return keys;
 }
 
-// HEADs `names` under `url`, kDiscoveryParallel at a time; the names that exist.
+// Those of `names` that exist under `url`.
 Result<std::vector<std::string>> PresentNames(const HttpClient& client, const std::string& url,
                                               const std::vector<std::string>& names) {
-  std::vector<char> present(names.size(), 0);
-  std::vector<Status> errors(names.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < names.size();) {
-      auto r = client.Head(url + "/" + EncodeKeyForUrl(names[i]));
-      if (!r.ok()) errors[i] = r.status();
-      else present[i] = r->has_value();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(kDiscoveryParallel, names.size()); ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  ASSIGN_OR_RETURN(auto found, HeadAll(client, url, names));
   std::vector<std::string> out;
   for (size_t i = 0; i < names.size(); ++i) {
-    RETURN_IF_ERROR(errors[i]);
-    if (present[i]) out.push_back(names[i]);
+    if (found[i]) out.push_back(names[i]);
   }
   return out;
 }
@@ -197,7 +242,8 @@ Result<std::vector<std::string>> DiscoverHttpKeys(const HttpClient& client, cons
   }
   ASSIGN_OR_RETURN(auto zgroup, client.Head(root + "/.zgroup"));
   if (zgroup) {
-    return UnsupportedError(root + ": a Zarr v2 store without consolidated metadata (.zmetadata) "
+    return UnsupportedError(root +
+                            ": a Zarr v2 store without consolidated metadata (.zmetadata) "
                             "cannot be listed over HTTP; consolidate it (zarr.consolidate_metadata)"
                             " or serve it from S3 or a local directory");
   }

@@ -5,13 +5,15 @@
 // format defines (BPCells array names). Open and Get work for any key, listed or not: the Zarr
 // reader opens chunk keys by name, and a 404 is a missing chunk (its fill value).
 //
-// Sizes in List: listed files carry size 0 and an empty stamp ("not known yet"); Open (one HEAD)
-// gives the real size, ETag and Last-Modified. A HEAD per listed key up front would cost a
-// request per array (a VCF Zarr store lists 60-120 metadata keys) before anything is read.
+// Sizes in List: the first List of a folder HEADs its files (up to 8 at once) and keeps what they
+// said: size, mtime, stamp; listed keys a HEAD does not find are left out. Only metadata keys and
+// BPCells arrays are ever listed (a VCF Zarr root: 3 files, each array folder: 2), so this costs a
+// few requests per folder, once; chunk keys are never listed.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -64,11 +66,18 @@ class HttpByteSpace : public ByteSpace {
                 std::shared_ptr<BlockCache> cache)
       : url_(std::move(url)), client_(std::move(client)), cache_(std::move(cache)) {}
 
+  // The folder's entries with what HEADs said of its files.
+  Result<std::vector<ListEntry>> HeadFiles(const std::string& prefix,
+                                           const std::vector<ListEntry>& entries) const;
+
   std::string url_;
   std::shared_ptr<const HttpClient> client_;
   std::shared_ptr<BlockCache> cache_;
-  // Each directory ("" = the root) and its entries, sorted by name.
+  // Each folder ("" = the root) the keys pass through, and its entries sorted by name (files
+  // with their info not yet known).
   std::map<std::string, std::vector<ListEntry>> dirs_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::vector<ListEntry>> listed_;  // folders already HEADed
 };
 
 // The keys of the store at `url`, found without a listing. Format knowledge kept here, and only

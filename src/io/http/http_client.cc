@@ -25,8 +25,8 @@ std::string Lower(std::string s) {
 
 std::string Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
-                        s.back() == '\n')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
     s.remove_suffix(1);
   }
   return std::string(s);
@@ -176,7 +176,7 @@ struct HttpClient::Attempt {
   // Set once per request.
   std::string* sink = nullptr;  // the whole body, up to max_body (Get, Send)
   uint64_t max_body = 0;
-  char* direct = nullptr;       // ReadRange's buffer: written only once the headers pass `check`
+  char* direct = nullptr;  // ReadRange's buffer: written only once the headers pass `check`
   size_t direct_length = 0;
   std::function<Verdict(const Attempt&)> check;  // looks at status and headers before any byte
   std::atomic<uint64_t>* bytes_counter = nullptr;
@@ -186,12 +186,13 @@ struct HttpClient::Attempt {
   std::vector<std::pair<std::string, std::string>> headers;
   uint64_t received = 0;
   bool checked = false;
-  Verdict verdict;           // what `check` said
-  bool over_limit = false;   // more body than max_body / direct_length: aborted by us
-  bool rejected = false;     // body of a response `check` refused: aborted after kErrorBodyBytes
+  Verdict verdict;          // what `check` said
+  bool over_limit = false;  // more body than max_body / direct_length: aborted by us
+  bool rejected = false;    // body of a response `check` refused: aborted after kErrorBodyBytes
   std::string error_body;
   CURLcode code = CURLE_OK;
   std::string curl_error;
+  std::string effective_url;  // after redirects
   int attempts = 0;
 
   void Reset() {
@@ -204,6 +205,7 @@ struct HttpClient::Attempt {
     error_body.clear();
     code = CURLE_OK;
     curl_error.clear();
+    effective_url.clear();
     if (sink != nullptr) sink->clear();
   }
   std::string Header(const std::string& lower_name) const {
@@ -218,6 +220,11 @@ struct HttpClient::Attempt {
     if (check) verdict = check(*this);
   }
   bool Transport() const { return code != CURLE_OK && !over_limit && !rejected; }
+  // Web servers answer a folder's path with a redirect to PATH/ (nginx, Apache): not an object.
+  bool RedirectedToFolder(const std::string& url) const {
+    return effective_url.size() == url.size() + 1 && effective_url.back() == '/' &&
+           effective_url.compare(0, url.size(), url) == 0;
+  }
   // What the server said in an error body, for messages.
   const std::string& ErrorText() const { return sink != nullptr ? *sink : error_body; }
 
@@ -260,8 +267,8 @@ size_t HttpClient::Attempt::OnBody(char* data, size_t size, size_t n, void* self
   a->RunCheck();
   if (a->direct != nullptr) {
     if (!a->verdict.status.ok() || (a->status != 200 && a->status != 206)) {
-      const size_t keep = std::min(len, kErrorBodyBytes - std::min(kErrorBodyBytes,
-                                                                  a->error_body.size()));
+      const size_t keep =
+          std::min(len, kErrorBodyBytes - std::min(kErrorBodyBytes, a->error_body.size()));
       a->error_body.append(data, keep);
       if (a->error_body.size() >= kErrorBodyBytes) {
         a->rejected = true;
@@ -358,15 +365,21 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM in a threaded daemon
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h.error);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
   // curl counts the low-speed window in whole seconds.
-  const long low_s = std::max<long>(1, static_cast<long>((options_.low_speed_time.count() + 999) / 1000));
+  const long low_s =
+      std::max<long>(1, static_cast<long>((options_.low_speed_time.count() + 999) / 1000));
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, low_s);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, options_.low_speed_bytes_per_s);
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+  // Plain HTTP stores may sit behind redirects; a signed request is valid for its own URL only
+  // (S3 answers a wrong region with 301), so signed requests report a redirect as a status.
+  if (signer_ == nullptr) {
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+  }
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
@@ -392,8 +405,13 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &attempt);
   requests_.fetch_add(1, std::memory_order_relaxed);
   attempt.code = curl_easy_perform(c);
+  const char* effective = nullptr;
+  if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective) {
+    attempt.effective_url = effective;
+  }
   if (attempt.code != CURLE_OK) {
-    attempt.curl_error = h.error[0] != '\0' ? std::string(h.error) : curl_easy_strerror(attempt.code);
+    attempt.curl_error =
+        h.error[0] != '\0' ? std::string(h.error) : curl_easy_strerror(attempt.code);
   }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
   curl_slist_free_all(list);
@@ -404,10 +422,12 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
 // many threads failing together do not retry in lockstep.
 static void Backoff(const HttpOptions& o, int n) {
   thread_local std::minstd_rand rng(std::random_device{}());
-  double w = static_cast<double>(o.backoff_initial.count()) * static_cast<double>(1ull << std::min(n - 1, 20));
+  double w = static_cast<double>(o.backoff_initial.count()) *
+             static_cast<double>(1ull << std::min(n - 1, 20));
   w = std::min(w, static_cast<double>(o.backoff_max.count()));
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
-  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(w * jitter(rng) * 1000)));
+  std::this_thread::sleep_for(
+      std::chrono::microseconds(static_cast<int64_t>(w * jitter(rng) * 1000)));
 }
 
 // The verdict on an attempt that failed in transport or with a retryable status; nullopt when
@@ -446,17 +466,25 @@ Status HttpClient::Run(HttpRequest& request, Attempt& attempt,
     if (!v.retry) break;
   }
   failures_.fetch_add(1, std::memory_order_relaxed);
-  return Status(last.code(), last.message() + " (" + AttemptsText(attempt.attempts) + ")",
-                last.sys_errno());
+  // "GET URL (bytes=0-9): HTTP 503 after 3 attempts: Input/output error": the attempts go
+  // before the errno's text IoError appended.
+  std::string msg = last.message();
+  if (last.code() == ErrorCode::kIo && last.sys_errno() != 0) {
+    const std::string suffix = std::string(": ") + std::strerror(last.sys_errno());
+    if (msg.size() >= suffix.size() && msg.ends_with(suffix))
+      msg.resize(msg.size() - suffix.size());
+    return IoError(msg + " after " + AttemptsText(attempt.attempts), last.sys_errno());
+  }
+  return Status(last.code(), msg + " after " + AttemptsText(attempt.attempts), last.sys_errno());
 }
 
 static std::optional<HttpClient::Verdict> TransportVerdict(const HttpRequest& request,
                                                            const HttpClient::Attempt& a) {
   if (a.Transport()) {
-    return HttpClient::Verdict{
-        IoError(Describe(request) + ": " + a.curl_error + " (curl error " +
-                    std::to_string(static_cast<int>(a.code)) + ")", EIO),
-        RetryableCurl(a.code)};
+    return HttpClient::Verdict{IoError(Describe(request) + ": " + a.curl_error + " (curl error " +
+                                           std::to_string(static_cast<int>(a.code)) + ")",
+                                       EIO),
+                               RetryableCurl(a.code)};
   }
   if (RetryableStatus(a.status)) {
     return HttpClient::Verdict{HttpClient::StatusError(request, a.status, 0, a.ErrorText()), true};
@@ -492,7 +520,8 @@ Result<RemoteObject> ObjectFrom(const HttpRequest& request, const HttpClient::At
     length = ParseU64(a.Header("content-length"));
     if (!length) {
       return IoError(Describe(request) + ": the response has no usable Content-Length ('" +
-                         a.Header("content-length") + "')", EIO);
+                         a.Header("content-length") + "')",
+                     EIO);
     }
   }
   o.size = *length;
@@ -509,7 +538,7 @@ Result<std::optional<RemoteObject>> HttpClient::Head(const std::string& url) con
   Attempt attempt;
   std::optional<RemoteObject> found;
   Status st = Run(request, attempt, [&](const Attempt& a) -> Verdict {
-    if (a.status == 404) return Verdict{};
+    if (a.status == 404 || a.RedirectedToFolder(url)) return Verdict{};
     if (a.status != 200) return Verdict{StatusError(request, a.status, 0, a.ErrorText())};
     auto o = ObjectFrom(request, a, std::nullopt);
     if (!o.ok()) return Verdict{o.status()};
@@ -529,7 +558,7 @@ Result<std::optional<std::string>> HttpClient::Get(const std::string& url, uint6
   attempt.max_body = max_bytes;
   bool absent = false;
   Status st = Run(request, attempt, [&](const Attempt& a) -> Verdict {
-    absent = a.status == 404;
+    absent = a.status == 404 || a.RedirectedToFolder(url);
     if (absent) return Verdict{};
     if (a.status != 200) return Verdict{StatusError(request, a.status, 0, a.ErrorText())};
     if (a.over_limit) {
@@ -540,9 +569,11 @@ Result<std::optional<std::string>> HttpClient::Get(const std::string& url, uint6
     // this catches a length header that disagrees in any other way.
     const auto declared = ParseU64(a.Header("content-length"));
     if (declared && *declared != a.received) {
-      return Verdict{IoError(Describe(request) + ": " + std::to_string(a.received) +
-                                 " bytes received of the " + std::to_string(*declared) +
-                                 " announced", EIO), true};
+      return Verdict{
+          IoError(Describe(request) + ": " + std::to_string(a.received) +
+                      " bytes received of the " + std::to_string(*declared) + " announced",
+                  EIO),
+          true};
     }
     if (info != nullptr) {
       auto o = ObjectFrom(request, a, a.received);
@@ -599,13 +630,14 @@ HttpClient::Verdict CheckRange(const HttpRequest& request, const HttpClient::Att
   }
   const std::string modified = a.Header("last-modified");
   if (!object.last_modified.empty() && !modified.empty() && modified != object.last_modified) {
-    return Verdict{Stale(request, "Last-Modified " + modified + ", opened at " +
-                                      object.last_modified)};
+    return Verdict{
+        Stale(request, "Last-Modified " + modified + ", opened at " + object.last_modified)};
   }
   if (a.status == 200) {
     if (offset == 0 && length == object.size) return Verdict{};
     return Verdict{IoError(Describe(request) + ": the server ignored the Range header (HTTP 200 "
-                           "instead of 206); range requests are required", EIO)};
+                                               "instead of 206); range requests are required",
+                           EIO)};
   }
   const std::string header = a.Header("content-range");
   const auto range = ParseContentRange(header);
@@ -614,22 +646,22 @@ HttpClient::Verdict CheckRange(const HttpRequest& request, const HttpClient::Att
                                       std::to_string(object.size))};
   }
   if (!range || range->first != offset || range->last != offset + length - 1) {
-    return Verdict{IoError(Describe(request) + ": answered with Content-Range '" + header +
-                               "'", EIO), true};
+    return Verdict{
+        IoError(Describe(request) + ": answered with Content-Range '" + header + "'", EIO), true};
   }
   return Verdict{};
 }
 
 }  // namespace
 
-Status HttpClient::ReadRange(const std::string& url, const RemoteObject& object,
-                             uint64_t offset, void* out, size_t length) const {
+Status HttpClient::ReadRange(const std::string& url, const RemoteObject& object, uint64_t offset,
+                             void* out, size_t length) const {
   if (length == 0) return OkStatus();
   HttpRequest request{"GET", url, {}, {}};
   request.range = "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1);
   if (offset + length > object.size || offset + length < offset) {
-    return CorruptError(Describe(request) + ": past the end of its " +
-                        std::to_string(object.size) + " bytes");
+    return CorruptError(Describe(request) + ": past the end of its " + std::to_string(object.size) +
+                        " bytes");
   }
   request.AddHeader("Range", request.range);
   // If-Match compares strongly: a weak tag would fail every time, so those are checked only
@@ -645,7 +677,8 @@ Status HttpClient::ReadRange(const std::string& url, const RemoteObject& object,
       return Verdict{IoError(Describe(request) + ": " +
                                  (a.over_limit ? std::string("more") : std::to_string(a.received)) +
                                  " bytes received of the " + std::to_string(length) + " asked for",
-                             EIO), true};
+                             EIO),
+                     true};
     }
     return Verdict{};
   });

@@ -97,10 +97,10 @@ struct RemoteObject {
 };
 
 struct HttpCounters {
-  uint64_t requests = 0;   // attempts sent, retries included
-  uint64_t bytes = 0;      // body bytes received
-  uint64_t retries = 0;    // attempts after a transient failure
-  uint64_t failures = 0;   // requests that finally failed (status or transport)
+  uint64_t requests = 0;  // attempts sent, retries included
+  uint64_t bytes = 0;     // body bytes received
+  uint64_t retries = 0;   // attempts after a transient failure
+  uint64_t failures = 0;  // requests that finally failed (status or transport)
 };
 
 class HttpClient {
@@ -111,9 +111,10 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // HEAD: the object's size, ETag and Last-Modified; nullopt on 404.
+  // HEAD: the object's size, ETag and Last-Modified; nullopt on 404, and for a folder (a
+  // redirect to URL/, as nginx and Apache answer a directory's path).
   Result<std::optional<RemoteObject>> Head(const std::string& url) const;
-  // GET of the whole object: nullopt on 404; Corrupt when it is larger than max_bytes (the
+  // GET of the whole object: nullopt as for Head; Corrupt when it is larger than max_bytes (the
   // transfer stops there); `info`, when given, receives what the response says of the object.
   Result<std::optional<std::string>> Get(const std::string& url, uint64_t max_bytes,
                                          RemoteObject* info = nullptr) const;
@@ -121,8 +122,8 @@ class HttpClient {
   // whose Content-Range is exactly [offset, offset+length) of object.size, or a 200 when that
   // range is the whole object. Sends If-Match with a strong ETag. Anything else is retried or
   // fails (ESTALE when the object changed); `out` holds no meaningful bytes after an error.
-  Status ReadRange(const std::string& url, const RemoteObject& object, uint64_t offset,
-                   void* out, size_t length) const;
+  Status ReadRange(const std::string& url, const RemoteObject& object, uint64_t offset, void* out,
+                   size_t length) const;
   // One request with the retry policy, for callers that interpret the status themselves (S3
   // listings): every final HTTP status is returned as a response; transport failures that
   // outlast the retries are IoError(EIO). The body is kept up to max_body bytes (Corrupt beyond).
