@@ -20,6 +20,8 @@ class S3Server {
  public:
   // Starts a server with its state in a fresh temporary directory. nullptr on failure, with
   // start.sh's message and the servers' logs in *error.
+  // With OMICSFS_S3_EXTERNAL=FILE (an s3.env as start.sh writes it, by hand, never in CI) the
+  // tests use that running server instead (a radosgw, say); Pause and Resume then fail.
   static std::unique_ptr<S3Server> Start(std::string* error);
   ~S3Server();
   S3Server(const S3Server&) = delete;
@@ -54,7 +56,12 @@ class S3Server {
   void Reap();
   void Stop();
 
+  // Reads endpoint, region and keys from an s3.env file; false when it names no endpoint or key.
+  bool ReadEnv(const std::string& path, std::string* error);
+
   std::string dir_, endpoint_, region_, access_key_, secret_key_;
+  std::string env_file_;
+  bool external_ = false;
   std::vector<pid_t> pids_;
 };
 
