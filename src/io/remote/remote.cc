@@ -1,7 +1,6 @@
 #include "io/remote/remote.h"
 
 #include "io/http/http_byte_space.h"
-#include "io/s3/credentials.h"
 #include "io/s3/s3_byte_space.h"
 
 namespace omicsfs::io {
@@ -15,7 +14,7 @@ bool EndsWith(const std::string& s, const std::string& e) {
 
 // "…/NAME.datg" or "…/NAME.vcz.zip" → ("…", "NAME.…"): SOURCE is one object of its folder;
 // otherwise ("url", "").
-std::pair<std::string, std::string> SplitDatg(std::string url) {
+std::pair<std::string, std::string> SplitObject(std::string url) {
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   const size_t slash = url.rfind('/');
   const bool object = EndsWith(url, ".datg") || EndsWith(url, ".vcz.zip") || EndsWith(url, ".zarr.zip");
@@ -29,15 +28,15 @@ Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
   RemoteSource r;
   r.cache = cache;
   r.client = client;
-  auto [root, datg] = SplitDatg(url);
+  auto [root, object] = SplitObject(url);
   std::vector<std::string> keys;
-  if (EndsWith(datg, ".zip")) {
-    keys = {datg};
-    r.key = datg;
-  } else if (!datg.empty()) {
-    const std::string stem = datg.substr(0, datg.size() - 5);
-    keys = {datg, stem + ".rows.txt.gz", stem + ".cols.txt.gz"};
-    r.key = datg;
+  if (EndsWith(object, ".zip")) {
+    keys = {object};
+    r.key = object;
+  } else if (!object.empty()) {
+    const std::string stem = object.substr(0, object.size() - 5);
+    keys = {object, stem + ".rows.txt.gz", stem + ".cols.txt.gz"};
+    r.key = object;
   } else {
     ASSIGN_OR_RETURN(keys, http::DiscoverHttpKeys(*client, root, bpcells_names));
   }
@@ -47,17 +46,14 @@ Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
 }
 
 Result<RemoteSource> OpenS3(const std::string& url, const RemoteOptions& o, std::shared_ptr<BlockCache> cache) {
-  s3::Credentials credentials = s3::Credentials::Anonymous();
-  if (!o.s3_anonymous) {
-    ASSIGN_OR_RETURN(credentials, s3::LoadCredentials());
-  }
   s3::S3Options s3o;
   s3o.endpoint = o.s3_endpoint;
   s3o.region = o.s3_region;
-  auto [root, datg] = SplitDatg(url);
-  ASSIGN_OR_RETURN(auto space, s3::S3ByteSpace::Create(root, s3o, std::move(credentials), o.http, cache));
+  s3o.anonymous = o.s3_anonymous;
+  auto [root, object] = SplitObject(url);
+  ASSIGN_OR_RETURN(auto space, s3::ConnectS3(root, s3o, o.http, cache));
   RemoteSource r;
-  r.key = datg;
+  r.key = object;
   r.cache = std::move(cache);
   r.client = std::shared_ptr<const http::HttpClient>(space, &space->client());
   r.space = std::move(space);
