@@ -15,6 +15,16 @@
 #include "io/memory_space.h"
 #include "io/zip/zip_space.h"
 #include "testutil/mount_fixture.h"
+#ifdef OMICSFS_REMOTE_BACKENDS
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "io/cached_byte_source.h"
+#include "io/http/http_byte_space.h"
+#include "io/s3/s3_byte_space.h"
+#include "testutil/nginx_server.h"
+#include "testutil/s3_server.h"
+#endif
 #include "util/fs.h"
 
 namespace omicsfs::io {
@@ -82,8 +92,100 @@ SpaceBackend ZipBackend(const std::string& name, const std::string& method) {
   return {name, make, nullptr};
 }
 
+#ifdef OMICSFS_REMOTE_BACKENDS
+// A remote space with what must outlive it: the server, the block cache and its pool.
+class ServedSpace : public ByteSpace {
+ public:
+  ServedSpace(std::shared_ptr<void> keep, std::shared_ptr<const ByteSpace> space)
+      : keep_(std::move(keep)), space_(std::move(space)) {}
+  const std::string& Describe() const override { return space_->Describe(); }
+  Result<std::shared_ptr<const ByteSource>> Open(const std::string& key) const override { return space_->Open(key); }
+  Result<std::vector<ListEntry>> List(const std::string& prefix) const override { return space_->List(prefix); }
+  Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const override {
+    return space_->ListRecursive(prefix);
+  }
+  Result<std::optional<std::string>> Get(const std::string& key, uint64_t max) const override {
+    return space_->Get(key, max);
+  }
+
+ private:
+  std::shared_ptr<void> keep_;
+  std::shared_ptr<const ByteSpace> space_;
+};
+
+// Blocks of 64 KiB, so that the 300 000-byte object spans several and ranges cross them.
+struct Cached {
+  std::shared_ptr<cache::CachePool> pool = std::make_shared<cache::CachePool>(64 << 20);
+  std::shared_ptr<BlockCache> cache;
+  Cached() {
+    BlockCacheOptions o;
+    o.block_size = 65536;
+    cache = BlockCache::Create(pool.get(), o);
+  }
+};
+
+std::shared_ptr<const ByteSpace> MakeHttp(const Objects& o, const fs::path& tmp, bool cached) {
+  WriteTree(o, tmp / "store");
+  std::shared_ptr<testutil::NginxServer> server = testutil::NginxServer::Start((tmp / "store").string());
+  if (server == nullptr) return nullptr;
+  auto client = http::HttpClient::Create({});
+  if (!client.ok()) return nullptr;
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : o) keys.push_back(k);
+  auto keep = std::make_shared<std::pair<std::shared_ptr<testutil::NginxServer>, std::shared_ptr<Cached>>>(
+      server, cached ? std::make_shared<Cached>() : nullptr);
+  auto space = http::HttpByteSpace::Create(server->http_url(), *client, keys, cached ? keep->second->cache : nullptr);
+  if (!space.ok()) return nullptr;
+  return std::make_shared<ServedSpace>(keep, *space);
+}
+
+// nginx's ETag is the mtime in seconds and the size: a same-size rewrite within the second
+// needs another mtime to be seen (object stores give every PUT a new ETag).
+void RewriteServed(const fs::path& tmp, const std::string& key, const std::string& bytes) {
+  const std::string p = (tmp / "store" / key).string();
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  struct timespec t[2] = {{1'700'000'000, 0}, {1'700'000'000, 0}};
+  ::utimensat(AT_FDCWD, p.c_str(), t, 0);
+}
+
+// One bucket per test, on the binary's Swift s3api server (which checks signatures).
+std::shared_ptr<const ByteSpace> MakeS3(const Objects& o, const fs::path& tmp) {
+  testutil::S3Server* s3 = testutil::S3ServerEnvironment::Get();
+  if (s3 == nullptr) return nullptr;
+  WriteTree(o, tmp / "store");
+  static std::atomic<int> n{0};
+  const std::string bucket = "conformance" + std::to_string(n++);
+  s3->CreateBucket(bucket);
+  s3->PutTree(bucket, "p", (tmp / "store").string());
+  std::ofstream(tmp / "bucket") << bucket;
+  s3::Credentials c{s3->access_key(), s3->secret_key(), "", "test"};
+  s3::S3Options so;
+  so.endpoint = s3->endpoint();
+  so.region = s3->region();
+  auto space = s3::S3ByteSpace::Create("s3://" + bucket + "/p", so, c);
+  EXPECT_TRUE(space.ok()) << space.status().ToString();
+  return space.ok() ? *space : nullptr;
+}
+
+void RewriteS3(const fs::path& tmp, const std::string& key, const std::string& bytes) {
+  std::string bucket;
+  std::ifstream(tmp / "bucket") >> bucket;
+  const fs::path p = tmp / "rewritten";
+  std::ofstream(p.string(), std::ios::binary | std::ios::trunc) << bytes;
+  testutil::S3ServerEnvironment::Get()->PutFile(bucket, "p/" + key, p.string());
+}
+
+const auto* const kS3 = ::testing::AddGlobalTestEnvironment(new testutil::S3ServerEnvironment());
+#endif
+
 std::vector<SpaceBackend> Backends() {
   std::vector<SpaceBackend> b;
+#ifdef OMICSFS_REMOTE_BACKENDS
+  b.push_back({"http", [](const Objects& o, const fs::path& tmp) { return MakeHttp(o, tmp, false); }, RewriteServed});
+  b.push_back({"http_cached", [](const Objects& o, const fs::path& tmp) { return MakeHttp(o, tmp, true); }, RewriteServed});
+  b.push_back({"s3", MakeS3, RewriteS3});
+  return b;
+#endif
   b.push_back({"local",
                [](const Objects& o, const fs::path& tmp) -> std::shared_ptr<const ByteSpace> {
                  WriteTree(o, tmp / "store");
@@ -207,6 +309,29 @@ TEST_P(ByteSpaceConformance, ListingsAreSortedWithFoldersMarked) {
   auto none = space_->List("nothing/here");
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
+}
+
+TEST_P(ByteSpaceConformance, RecursiveListingsGiveEveryObjectOnce) {
+  auto all = space_->ListRecursive("");
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  std::vector<std::string> keys;
+  for (const auto& k : *all) {
+    keys.push_back(k.key);
+    EXPECT_EQ(k.info.size, objects_.at(k.key).size()) << k.key;
+  }
+  std::vector<std::string> want;
+  for (const auto& [key, bytes] : objects_) want.push_back(key);
+  EXPECT_EQ(keys, want);
+  auto arr = space_->ListRecursive("arr");
+  ASSERT_TRUE(arr.ok()) << arr.status().ToString();
+  keys.clear();
+  for (const auto& k : *arr) keys.push_back(k.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"arr/.zarray", "arr/0.0", "arr/0.1", "arr/sub/deep"}));
+  auto sub = SubSpace(space_, "arr")->ListRecursive("sub");
+  ASSERT_TRUE(sub.ok()) << sub.status().ToString();
+  ASSERT_EQ(sub->size(), 1u);
+  EXPECT_EQ(sub->front().key, "sub/deep");
+  EXPECT_EQ(space_->ListRecursive("../x").status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST_P(ByteSpaceConformance, SubSpacesSeeTheirFolderAsRoot) {
