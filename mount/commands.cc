@@ -21,7 +21,9 @@
 
 #include "cache/cache_pool.h"
 #include "mount/errno_map.h"
+#include "formats/bpcells/version.h"
 #include "io/h5_vet.h"
+#include "io/remote/remote.h"
 #include "mount/fuse_ops.h"
 #include "mount/rescan.h"
 #include "mount/setup.h"
@@ -68,6 +70,26 @@ Status CheckHelper(const vfs::DiscoverOptions& d) {
                          " is missing (install it beside omicsfs, name it with -o h5vet_helper=PATH, "
                          "or parse HDF5 files unvetted with -o h5vet=0)");
   }
+  return OkStatus();
+}
+
+// A remote SOURCE is opened once: its client, block cache and space serve every rescan.
+Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads, vfs::DiscoverOptions* d,
+                  io::RemoteSource* remote) {
+  if (!io::IsRemoteUrl(o.source)) return OkStatus();
+  io::RemoteOptions r;
+  r.s3_endpoint = o.s3_endpoint;
+  r.s3_region = o.s3_region;
+  r.s3_anonymous = o.s3_anonymous;
+  r.http.ca_file = o.ca_file;
+  r.http.connect_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.http_timeout_s * 1000));
+  r.http.low_speed_time = r.http.connect_timeout;
+  r.http.retries = o.http_retries;
+  r.pool = pool;
+  r.defer_threads = defer_threads;
+  ASSIGN_OR_RETURN(*remote, io::OpenRemote(o.source, r, formats::bpcells::ArrayNames()));
+  d->space = remote->space;
+  d->space_key = remote->key;
   return OkStatus();
 }
 
@@ -147,7 +169,10 @@ bool WriteAll(int fd, const char* p, size_t n) {
 int RunLs(const Options& o) {
   Quiet(o);
   cache::CachePool pool(o.cache_size);
-  auto tree = Build(DiscoverOptionsFor(o, "", &pool, nullptr, nullptr), o.source);
+  vfs::DiscoverOptions d = DiscoverOptionsFor(o, "", &pool, nullptr, nullptr);
+  io::RemoteSource remote;
+  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
+  auto tree = Build(d, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   auto ino = (*tree)->Resolve(o.vpath);
   if (!ino.ok()) return Fail(kExitUsage, ino.status().message());
@@ -189,7 +214,10 @@ int RunCat(const Options& o) {
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
   prefetcher.Start(Workers());
   text::IndexStore index(*index_dir, o.rebuild_index);
-  auto tree = Build(DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index), o.source);
+  vfs::DiscoverOptions d = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
+  io::RemoteSource remote;
+  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
+  auto tree = Build(d, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   auto ino = (*tree)->Resolve(o.vpath);
   if (!ino.ok()) return Fail(kExitUsage, ino.status().message());
@@ -235,6 +263,8 @@ int RunIndex(const Options& o) {
   text::SizingOptions::Progress progress;
   vfs::DiscoverOptions d = DiscoverOptionsFor(o, *index_dir, &pool, nullptr, &index);
   d.sizing.progress = &progress;
+  io::RemoteSource remote;
+  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
   auto tree = Build(d, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   std::vector<std::pair<std::string, vfs::Ino>> files, todo;
@@ -347,7 +377,7 @@ int RunMount(const Options& o, const char* argv0) {
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
   fs_error ec;  // the daemon changes directory to / when it detaches: rescans need absolute paths
-  const std::string source = fs::absolute(o.source, ec).lexically_normal().string();
+  const std::string source = io::IsRemoteUrl(o.source) ? o.source : fs::absolute(o.source, ec).lexically_normal().string();
   const std::string mountpoint = fs::absolute(o.mountpoint, ec).lexically_normal().string();
   std::string log_file = o.log_file;
   if (log_file.empty() && !o.foreground) {  // detaching: the default file gets every line
@@ -364,7 +394,11 @@ int RunMount(const Options& o, const char* argv0) {
   index.CollectGarbage(std::chrono::hours(24) * o.index_max_age_days);
   Daemon daemon;
   vfs::DiscoverOptions discover = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
-  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree});
+  io::RemoteSource remote;  // read-ahead threads start after fuse_daemonize's fork, below
+  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree, &remote});
+  if (Status st = OpenSource(o, &pool, /*defer_threads=*/true, &discover, &remote); !st.ok()) {
+    return Fail(kExitSource, st.message());
+  }
   auto tree = Build(discover, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   daemon.tree = *tree;
@@ -384,6 +418,7 @@ int RunMount(const Options& o, const char* argv0) {
     if (fuse_daemonize(0) != 0) return kExitMount;
   }
   prefetcher.Start(Workers());  // after fuse_daemonize: threads do not survive its fork
+  if (remote.cache != nullptr) remote.cache->Start();
   Rescanner rescanner(
       [&](const vfs::Tree* previous) {
         vfs::DiscoverOptions d = discover;

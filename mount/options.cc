@@ -52,6 +52,30 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
   } else if (key == "h5vet_helper") {
     if (value.empty()) return InvalidArgumentError("needs a path");
     o->h5vet_helper = value;
+  } else if (key == "s3_endpoint") {
+    if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) {
+      return InvalidArgumentError("needs an http:// or https:// URL, not '" + value + "'");
+    }
+    o->s3_endpoint = value;
+  } else if (key == "s3_region") {
+    if (value.empty()) return InvalidArgumentError("needs a region name");
+    o->s3_region = value;
+  } else if (key == "s3_anonymous") {
+    o->s3_anonymous = true;
+  } else if (key == "ca_file") {
+    if (value.empty()) return InvalidArgumentError("needs a PEM file");
+    o->ca_file = value;
+  } else if (key == "http_timeout") {
+    ASSIGN_OR_RETURN(o->http_timeout_s, ParseSeconds(value));
+    if (o->http_timeout_s < 1) return InvalidArgumentError("must be at least 1 second");
+  } else if (key == "http_retries") {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n > 20) return InvalidArgumentError("must be 0..20, not '" + value + "'");
+    o->http_retries = static_cast<int>(n);
+  } else if (key == "aws_access_key_id" || key == "aws_secret_access_key" || key == "aws_session_token") {
+    return InvalidArgumentError("credentials are never taken from the command line (ps shows them to every "
+                                "user); set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or use ~/.aws/credentials");
   } else if (key == "direct_io") {
     o->direct_io = true;
   } else if (key == "follow_symlinks") {
@@ -216,7 +240,16 @@ is passed through read-only) or a single store. Stores:
   VCF Zarr (Zarr v2 or v3)      directory with .zgroup/zarr.json -> STEM.vcf, sites.vcf, samples.txt
   datg                          NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz
                                                                  -> NAME.datg/matrix.tsv, ...
+  zipped VCF Zarr                NAME.vcz.zip (keys at the archive root) -> NAME.vcz/...
 A store that cannot be read shows a folder holding ERROR.txt with the reason.
+
+SOURCE may also be remote:
+  s3://BUCKET/PREFIX            every store under PREFIX, mirrored like a directory
+  https://HOST/PATH, http://    one store: Zarr through its consolidated metadata (.zmetadata,
+                                or consolidated_metadata in zarr.json), BPCells through its
+                                fixed array names, datg as .../NAME.datg beside its companions
+  S3 credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, else
+  the AWS_PROFILE (default "default") of ~/.aws/credentials; never from the command line.
 
 options:
   -f                   stay in the foreground (log to stderr)
@@ -241,6 +274,12 @@ options:
                        (crash, damage, more than SECONDS) shows ERROR.txt with its reason
                        (default 60; 0 = parse HDF5 in the daemon unvetted)
      h5vet_helper=PATH the helper (default: omicsfs-h5vet beside omicsfs)
+     s3_endpoint=URL   an S3-compatible service instead of AWS (path-style requests)
+     s3_region=R       the region requests are signed for (default us-east-1)
+     s3_anonymous      unsigned requests (public buckets)
+     ca_file=PATH      trust this PEM certificate for https (e.g. a self-signed server)
+     http_timeout=SECONDS  connect timeout, and how long a transfer may stall (default 20)
+     http_retries=N    retries, with backoff, after 5xx, 429, timeouts, cut transfers (default 4)
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
      index_max_age=DAYS  remove index files unused for DAYS at mount (default 30; 0 = never)

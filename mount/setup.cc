@@ -176,6 +176,16 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     for (int i = 1; i <= 10 && stat >> field; ++i) {
     }
     out << "minor faults: " << field << "\n";
+    if (s.remote != nullptr && s.remote->client != nullptr) {
+      const io::http::HttpCounters h = s.remote->client->Counters();
+      out << "remote: " << h.requests << " requests, " << h.bytes << " bytes fetched, " << h.retries
+          << " retries, " << h.failures << " failed\n";
+      if (s.remote->cache != nullptr) {
+        const io::BlockCacheCounters b = s.remote->cache->Counters();
+        out << "remote blocks: " << b.base_reads << " reads of " << b.base_bytes << " bytes ("
+            << b.readahead_reads << " by read-ahead)\n";
+      }
+    }
     uint64_t bytes = 0;
     const size_t files = s.index_dir.empty() ? 0 : CountEntries(s.index_dir, &bytes);
     out << "index_dir: " << (s.index_dir.empty() ? "(none: indexes in memory)" : s.index_dir) << ", " << files

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cache/cache_pool.h"
+#include "io/remote/remote.h"
 #include "util/status.h"
 #include "vfs/tree.h"
 
@@ -31,6 +32,7 @@ struct StatusSources {
   std::string source, mountpoint, index_dir, log_file;
   const cache::CachePool* pool = nullptr;
   std::shared_ptr<vfs::Tree>* tree = nullptr;  // the served tree (the daemon's; outlives reads)
+  const io::RemoteSource* remote = nullptr;     // a remote SOURCE's client and block cache
 };
 
 // The files of MOUNT/.omicsfs/: `errors` (the last warnings and errors the daemon logged) and

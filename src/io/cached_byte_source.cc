@@ -39,18 +39,25 @@ struct BlockCache::Workers {
 BlockCache::BlockCache(cache::CachePool* pool, BlockCacheOptions options)
     : pool_(pool), options_(options), workers_(std::make_shared<Workers>()) {}
 
-std::shared_ptr<BlockCache> BlockCache::Create(cache::CachePool* pool, BlockCacheOptions options) {
+std::shared_ptr<BlockCache> BlockCache::Create(cache::CachePool* pool, BlockCacheOptions options,
+                                               bool start_threads) {
   options.block_size = std::max<uint64_t>(options.block_size, 4096);
   options.max_blocks_per_request = std::max<uint32_t>(options.max_blocks_per_request, 1);
   options.max_parallel = std::max<uint32_t>(options.max_parallel, 1);
   std::shared_ptr<BlockCache> cache(new BlockCache(pool, options));
-  for (uint32_t i = 0; i < options.readahead_threads; ++i) {
-    cache->threads_.emplace_back(&Workers::Loop, cache->workers_);
-  }
+  if (start_threads) cache->Start();
   return cache;
 }
 
+void BlockCache::Start() {
+  std::lock_guard<std::mutex> lock(start_mu_);
+  if (started_.load(std::memory_order_acquire)) return;
+  for (uint32_t i = 0; i < options_.readahead_threads; ++i) threads_.emplace_back(&Workers::Loop, workers_);
+  started_.store(!threads_.empty(), std::memory_order_release);
+}
+
 BlockCache::~BlockCache() {
+  std::lock_guard<std::mutex> start_lock(start_mu_);
   {
     std::lock_guard<std::mutex> lock(workers_->mu);
     workers_->stopping = true;
@@ -67,7 +74,7 @@ BlockCache::~BlockCache() {
 }
 
 void BlockCache::Submit(std::function<void()> task) {
-  if (threads_.empty()) return;
+  if (!started_.load(std::memory_order_acquire)) return;  // read-ahead is only ever a hint
   {
     std::lock_guard<std::mutex> lock(workers_->mu);
     if (workers_->stopping || workers_->queue.size() >= Workers::kMaxQueued) return;

@@ -49,7 +49,12 @@ struct BlockCacheCounters {
 class BlockCache {
  public:
   // `pool` must outlive the cache and every source it wraps.
-  static std::shared_ptr<BlockCache> Create(cache::CachePool* pool, BlockCacheOptions options = {});
+  // `start_threads` false: read-ahead waits for Start() (a daemon starts threads after it forks
+  // to detach: threads do not survive fork, and a block fetched by a lost thread never arrives).
+  static std::shared_ptr<BlockCache> Create(cache::CachePool* pool, BlockCacheOptions options = {},
+                                            bool start_threads = true);
+  // Starts the read-ahead threads (once; later calls do nothing).
+  void Start();
   // Stops the read-ahead threads: queued read-ahead is dropped, one under way is waited for.
   ~BlockCache();
   BlockCache(const BlockCache&) = delete;
@@ -78,7 +83,9 @@ class BlockCache {
   cache::CachePool* const pool_;
   const BlockCacheOptions options_;
   std::shared_ptr<Workers> workers_;
-  std::vector<std::thread> threads_;
+  std::mutex start_mu_;
+  std::atomic<bool> started_{false};
+  std::vector<std::thread> threads_;  // written once, by Start
   std::mutex mu_;
   // Describe() of each object opened through the cache: the stamp it was opened at, its owner.
   std::map<std::string, std::pair<std::string, uint64_t>> owners_;

@@ -19,6 +19,7 @@
 #include "io/local/local_space.h"
 #include "io/space_array_store.h"
 #include "io/space_blob_store.h"
+#include "io/zip/zip_space.h"
 #include "io/h5_array_store.h"
 #include "text/bed_source.h"
 #include "text/bgzf_view.h"
@@ -304,12 +305,14 @@ class Builder {
   // A VCF Zarr store: STEM.vcf, sites.vcf, samples.txt.
   void AddVczStore(Ino dir, std::shared_ptr<const io::ByteSpace> space, const std::string& name, Meta meta,
                    const Stamp& stamp) {
+    meta.mtime = stamp.newest_mtime;  // the store's mtime: the newest of its objects (and folder)
     meta.perm &= stamp.readable;
     fingerprint_ = stamp.index;
     const std::string path = space->Describe();
     auto store = formats::vcz::Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), options_.pool);
     if (!store.ok()) return AddError(dir, meta, store.status());
-    std::string stem = name;
+    std::string stem = name.empty() ? fs::path(path).filename().string() : name;
+    if (stem.ends_with(".zip")) stem.resize(stem.size() - 4);
     for (const char* ext : {".vcz", ".zarr"}) {
       const size_t n = std::strlen(ext);
       if (stem.size() > n && stem.compare(stem.size() - n, n, ext) == 0) stem.resize(stem.size() - n);
@@ -416,6 +419,16 @@ class Builder {
       if (dir != 0) MirrorDir(dir, path, st);
     } else if (S_ISREG(st.st_mode)) {
       const Stamp stamp = StampOf(path, {path});
+      if (IsZipStoreName(name)) {
+        Meta zmeta = meta;
+        zmeta.perm &= stamp.readable;
+        auto archive = io::LocalByteSource::OpenPath(path, stamp.guard);
+        if (AddZipStore(parent, name.substr(0, name.size() - 4), zmeta, stamp,
+                        archive.ok() ? Result<std::shared_ptr<const io::ByteSource>>(*archive)
+                                     : Result<std::shared_ptr<const io::ByteSource>>(archive.status()))) {
+          return;
+        }
+      }
       if (Reuse(parent, name, stamp)) return;
       auto stores = Hdf5Stores(path);
       if (stores.ok() && stores->empty()) {
@@ -485,6 +498,34 @@ class Builder {
         std::shared_ptr<const std::vector<std::string>>(f, &f->row_names()), Layout::kOnePerLine, 0, "rownames.txt of " + path));
     AddText(dir, "colnames.txt", meta, std::make_shared<const text::NamesSource>(
         std::shared_ptr<const std::vector<std::string>>(f, &f->col_names()), Layout::kOnePerLine, 0, "colnames.txt of " + path));
+  }
+
+  // NAME.vcz.zip / NAME.zarr.zip: a zipped Zarr store, shown as NAME.vcz/ (bio2zarr's layout and
+  // zarr's ZipStore: the store's keys at the archive root).
+  static bool IsZipStoreName(const std::string& n) {
+    return n.ends_with(".vcz.zip") || n.ends_with(".zarr.zip");
+  }
+
+  // The zipped store `archive` as `parent`/`name` (name "": the root). False when the archive
+  // holds no VCF Zarr store (then it is an ordinary file); a damaged archive is ERROR.txt.
+  bool AddZipStore(Ino parent, const std::string& name, const Meta& meta, const Stamp& stamp,
+                   Result<std::shared_ptr<const io::ByteSource>> archive) {
+    Result<std::shared_ptr<const io::ByteSpace>> space =
+        archive.ok() ? io::OpenZipSpace(*archive) : Result<std::shared_ptr<const io::ByteSpace>>(archive.status());
+    if (space.ok() && !formats::vcz::Store::Looks(io::SpaceBlobStore(*space, 64 << 20))) return false;
+    if (Reuse(parent, name, stamp)) return true;
+    const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) {
+      LogWarning(tree_->PathOf(parent) + "/" + name + ": a zipped store and a folder of that name; the zip is not shown");
+      return true;
+    }
+    tree_->node(dir).fingerprint = stamp.change;
+    if (!space.ok()) {
+      AddError(dir, meta, space.status());
+      return true;
+    }
+    AddVczStore(dir, *space, name, meta, stamp);
+    return true;
   }
 
   static bool IsDatgName(const std::string& n) { return n.size() > 5 && n.compare(n.size() - 5, 5, ".datg") == 0; }
@@ -593,6 +634,16 @@ class Builder {
       return OkStatus();
     }
     const Stamp stamp = StampOf(source, {source});
+    if (IsZipStoreName(source)) {  // a zipped store: its views at the root
+      meta.perm &= stamp.readable;
+      auto archive = io::LocalByteSource::OpenPath(source, stamp.guard);
+      if (AddZipStore(kRootIno, "", meta, stamp,
+                      archive.ok() ? Result<std::shared_ptr<const io::ByteSource>>(*archive)
+                                   : Result<std::shared_ptr<const io::ByteSource>>(archive.status()))) {
+        root.fingerprint = stamp.change;
+        return OkStatus();
+      }
+    }
     if (Reuse(kRootIno, "", stamp)) return OkStatus();
     ASSIGN_OR_RETURN(auto stores, Hdf5Stores(source));
     if (stores.empty()) {
@@ -719,10 +770,24 @@ class Builder {
         if (child != 0) MirrorSpace(child, space, key, *children, depth + 1);
       } else if (IsDatgName(e.name)) {
         AddSpaceDatg(dir, e.name, space, key, meta);
+      } else if (IsZipStoreName(e.name) && AddSpaceZip(dir, e.name.substr(0, e.name.size() - 4), space, key, meta)) {
+        continue;
       } else if (!consumed.count(e.name)) {
         AddSpaceFile(dir, e.name, space, key, meta);
       }
     }
+  }
+
+  bool AddSpaceZip(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                   const std::string& key, const Meta& meta) {
+    auto stamp = SpaceStampOf(*space, {key}, /*folder=*/false);
+    if (!stamp.ok()) {
+      LogWarning(space->Where(key) + ": " + stamp.status().message());
+      return false;
+    }
+    Result<std::shared_ptr<const io::ByteSource>> archive = space->Open(key);
+    if (archive.ok() && *archive == nullptr) archive = NotFoundError(space->Where(key) + ": gone since the listing");
+    return AddZipStore(parent, name, meta, *stamp, std::move(archive));
   }
 
   void AddSpaceFile(Ino dir, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
@@ -744,8 +809,11 @@ class Builder {
     root.uid = meta.uid;
     root.gid = meta.gid;
     if (!key.empty()) {
-      if (!IsDatgName(key)) return InvalidArgumentError(space->Where(key) + ": not a datg matrix");
-      AddSpaceDatg(kRootIno, "", space, key, meta);
+      if (IsDatgName(key)) {
+        AddSpaceDatg(kRootIno, "", space, key, meta);
+      } else if (!IsZipStoreName(key) || !AddSpaceZip(kRootIno, "", space, key, meta)) {
+        return InvalidArgumentError(space->Where(key) + ": not a datg matrix or a zipped VCF Zarr store");
+      }
       return OkStatus();
     }
     ASSIGN_OR_RETURN(std::vector<io::ListEntry> listed, space->List(""));

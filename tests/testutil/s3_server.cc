@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -53,18 +54,29 @@ std::unique_ptr<S3Server> S3Server::Start(std::string* error) {
   }
   std::unique_ptr<S3Server> server(new S3Server());
   server->dir_ = templ;
+  if (const char* external = std::getenv("OMICSFS_S3_EXTERNAL")) {
+    server->external_ = true;
+    if (!server->ReadEnv(external, error)) return nullptr;
+    return server;
+  }
   // On failure the destructor stops and reaps whatever did start.
   if (!server->RunStart(false, error)) return nullptr;
-  const std::string env = ReadTail(server->dir_ + "/s3.env", 4096);
-  server->endpoint_ = ValueOf(env, "S3_ENDPOINT");
-  server->region_ = ValueOf(env, "S3_REGION");
-  server->access_key_ = ValueOf(env, "AWS_ACCESS_KEY_ID");
-  server->secret_key_ = ValueOf(env, "AWS_SECRET_ACCESS_KEY");
-  if (server->endpoint_.empty() || server->secret_key_.empty()) {
-    *error = "start.sh wrote no endpoint or key to " + server->dir_ + "/s3.env:\n" + env;
-    return nullptr;
-  }
+  if (!server->ReadEnv(server->dir_ + "/s3.env", error)) return nullptr;
   return server;
+}
+
+bool S3Server::ReadEnv(const std::string& path, std::string* error) {
+  const std::string env = ReadTail(path, 4096);
+  env_file_ = path;
+  endpoint_ = ValueOf(env, "S3_ENDPOINT");
+  region_ = ValueOf(env, "S3_REGION");
+  access_key_ = ValueOf(env, "AWS_ACCESS_KEY_ID");
+  secret_key_ = ValueOf(env, "AWS_SECRET_ACCESS_KEY");
+  if (endpoint_.empty() || secret_key_.empty()) {
+    *error = path + " names no S3_ENDPOINT or AWS_SECRET_ACCESS_KEY:\n" + env;
+    return false;
+  }
+  return true;
 }
 
 bool S3Server::RunStart(bool resume, std::string* error) {
@@ -98,6 +110,10 @@ void S3Server::Reap() {
 }
 
 bool S3Server::Pause(std::string* error) {
+  if (external_) {
+    if (error != nullptr) *error = "an external server (OMICSFS_S3_EXTERNAL) is not paused";
+    return false;
+  }
   auto run = RunChild({Script("stop.sh"), dir_}, 30);
   Reap();
   if (run.ok() && run->Succeeded()) return true;
@@ -107,19 +123,24 @@ bool S3Server::Pause(std::string* error) {
   return false;
 }
 
-bool S3Server::Resume(std::string* error) { return RunStart(true, error); }
+bool S3Server::Resume(std::string* error) {
+  if (external_) {
+    if (error != nullptr) *error = "an external server (OMICSFS_S3_EXTERNAL) is not resumed";
+    return false;
+  }
+  return RunStart(true, error);
+}
 
 void S3Server::Stop() {
   if (dir_.empty()) return;
-  const bool clean = Pause();
+  const bool clean = external_ || Pause();
   std::error_code ec;
   if (clean) std::filesystem::remove_all(dir_, ec);
   dir_.clear();
 }
 
 bool S3Server::Cli(const std::vector<std::string>& args, std::string* output) const {
-  std::vector<std::string> argv = {"/usr/bin/python3", Script("s3cli.py"), "--env",
-                                   dir_ + "/s3.env"};
+  std::vector<std::string> argv = {"/usr/bin/python3", Script("s3cli.py"), "--env", env_file_};
   argv.insert(argv.end(), args.begin(), args.end());
   auto run = RunChild(argv, 300, 0, 1 << 20);
   if (!run.ok()) {
@@ -151,7 +172,7 @@ void S3Server::PutTree(const std::string& bucket, const std::string& prefix,
 
 std::string S3Server::Logs() const {
   std::string text;
-  for (const char* name : {"proxy", "account", "container", "object"}) {
+  for (const char* name : {"swift", "setup", "wait"}) {
     text += std::string("== ") + name + ".log\n" +
             ReadTail(dir_ + "/log/" + name + ".log", 4096);
   }

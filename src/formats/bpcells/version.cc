@@ -58,4 +58,15 @@ Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io
   return info->length;
 }
 
+const std::vector<std::string>& ArrayNames() {
+  static const std::vector<std::string> names = {
+      "version", "shape", "storage_order", "idxptr", "row_names", "col_names", "index",
+      "index_data", "index_idx", "index_idx_offsets", "index_starts", "val", "val_data", "val_idx",
+      "val_idx_offsets", "chr_names", "cell_names", "chr_ptr", "end_max", "cell", "cell_data",
+      "cell_idx", "cell_idx_offsets", "start", "start_data", "start_idx", "start_idx_offsets",
+      "start_starts", "end", "end_data", "end_idx", "end_idx_offsets",
+  };
+  return names;
+}
+
 }  // namespace omicsfs::formats::bpcells

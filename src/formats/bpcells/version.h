@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/array_store.h"
 #include "util/status.h"
@@ -32,5 +34,9 @@ bool LooksLikeVersion(std::string_view version);
 // Returns the array's length.
 Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io::ElemType type,
                             uint64_t length = UINT64_MAX);
+
+// Every array name a BPCells directory store may hold, matrices and fragments, "version" first:
+// how a store is read where there is no listing (plain HTTP).
+const std::vector<std::string>& ArrayNames();
 
 }  // namespace omicsfs::formats::bpcells

@@ -168,6 +168,12 @@ Status S3ByteSpace::ErrorFor(const http::HttpRequest& request,
                     std::to_string(response.status);
   const std::string s3_error = ParseS3Error(response.body);
   if (!s3_error.empty()) msg += " " + s3_error;
+  // AWS names the bucket's region when a request went to, or was signed for, another one
+  // (301 PermanentRedirect, 400 AuthorizationHeaderMalformed).
+  const std::string bucket_region = response.Header("x-amz-bucket-region");
+  if (!bucket_region.empty() && bucket_region != endpoint_.region()) {
+    msg += " (the bucket is in " + bucket_region + ": use -o s3_region=" + bucket_region + ")";
+  }
   int err = EIO;
   if (response.status == 401 || response.status == 403) {
     err = EACCES;
@@ -280,6 +286,19 @@ Result<std::optional<std::string>> S3ByteSpace::Get(const std::string& key,
                         " bytes, more than the " + std::to_string(max_bytes) + " accepted");
   }
   return std::optional<std::string>(std::move(response->body));
+}
+
+Result<std::shared_ptr<S3ByteSpace>> ConnectS3(const std::string& url, const S3Options& options,
+                                               http::HttpOptions http_options,
+                                               std::shared_ptr<BlockCache> cache) {
+  Credentials credentials = Credentials::Anonymous();
+  if (!options.anonymous) {
+    auto loaded = LoadCredentials();
+    if (!loaded.ok()) return std::move(loaded).status().WithContext(url);
+    credentials = std::move(*loaded);
+  }
+  return S3ByteSpace::Create(url, options, std::move(credentials), std::move(http_options),
+                             std::move(cache));
 }
 
 }  // namespace omicsfs::io::s3

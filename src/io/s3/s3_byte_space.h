@@ -35,6 +35,7 @@ namespace omicsfs::io::s3 {
 struct S3Options {
   std::string endpoint;  // -o s3_endpoint=URL; "" for AWS
   std::string region;    // -o s3_region=R; "" for us-east-1
+  bool anonymous = false; // -o s3_anonymous: unsigned requests, no credentials looked up
   // Listing page size; S3's maximum (and default) is 1000. Tests use small pages.
   int max_keys = 1000;
 };
@@ -100,5 +101,12 @@ class S3ByteSpace : public ByteSpace {
   std::shared_ptr<BlockCache> cache_;
   std::shared_ptr<Known> known_;
 };
+
+// The space at `url` as a mount opens it: credentials from the environment or the shared
+// credentials file (credentials.h) unless options.anonymous, then S3ByteSpace::Create. Errors
+// say what to fix: no credentials, a wrong key (S3's SignatureDoesNotMatch), another region.
+Result<std::shared_ptr<S3ByteSpace>> ConnectS3(const std::string& url, const S3Options& options,
+                                               http::HttpOptions http_options = {},
+                                               std::shared_ptr<BlockCache> cache = nullptr);
 
 }  // namespace omicsfs::io::s3

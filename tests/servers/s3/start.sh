@@ -37,12 +37,10 @@ if [ "$RESUME" != --resume ]; then
 elif [ ! -f "$DIR/s3.env" ]; then
   fail "--resume: nothing to resume in $DIR"
 fi
-for name in account container object proxy; do
-  # setsid: each server leads its own process group, which stop.sh signals as a whole.
-  PYTHONPATH="$HERE" setsid "$PY" "$HERE/swift_s3.py" serve "$DIR" "$name" \
-    < /dev/null >> "$DIR/log/$name.log" 2>&1 &
-  echo "$name $!" >> "$DIR/pids"
-done
+# setsid: the server leads its own process group, which stop.sh signals as a whole.
+PYTHONPATH="$HERE" setsid "$PY" "$HERE/swift_s3.py" serve "$DIR" \
+  < /dev/null >> "$DIR/log/swift.log" 2>&1 &
+echo "swift $!" >> "$DIR/pids"
 PYTHONPATH="$HERE" "$PY" "$HERE/swift_s3.py" wait "$DIR" "$TIMEOUT" 2> "$DIR/log/wait.log" \
   || fail "$(cat "$DIR/log/wait.log")"
 trap - INT TERM

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stops what start.sh DIR started: SIGTERM to each server's process group, SIGKILL after 5 s.
+# Stops what start.sh DIR started: SIGTERM to the server's process group, SIGKILL after 5 s.
 # Idempotent; exit 0 once none of the processes runs (a zombie left for its parent counts as
 # stopped: the test fixture, a child subreaper, reaps it).
 set -uo pipefail
