@@ -73,7 +73,7 @@ PY
 done
 # Inputs that once crashed a target stay in its seeds, so the smoke run replays them first.
 for d in tests/fuzz/regressions/*/; do cp "$d"* "$S/$(basename "$d")/"; done
-declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=150 [fuzz_zip]=10000)
+declare -A SMOKE_RUNS=([fuzz_bp128]=2000000 [fuzz_codecs]=60000 [fuzz_zarr]=100000 [fuzz_bpcells]=300000 [fuzz_datg]=15000 [fuzz_vcz]=3000 [fuzz_h5]=150 [fuzz_zip]=6000)
 declare -A MAX_LEN=([fuzz_vcz]=262144 [fuzz_h5]=262144 [fuzz_zip]=131072)
 status=0
 for t in fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5 fuzz_zip; do
