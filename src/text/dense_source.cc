@@ -76,8 +76,9 @@ Status DenseTsvSource::ComputeRowLengths() const {
 
 Result<std::optional<uint64_t>> DenseTsvSource::MeasureChunk(uint64_t k) const {
   if (k == 0) return std::optional<uint64_t>();  // the header is rendered
-  std::call_once(row_len_once_, [this] { row_len_status_ = ComputeRowLengths(); });
-  if (!row_len_status_.ok()) return std::optional<uint64_t>();  // the chunk is rendered instead (and fails)
+  if (!row_lengths_.Get([this] { return ComputeRowLengths(); }).ok()) {
+    return std::optional<uint64_t>();  // the chunk is rendered instead (and fails)
+  }
   auto [r0, r1] = Rows(k);
   uint64_t total = 0;
   for (uint32_t r = r0; r < r1; ++r) total += row_len_[r];

@@ -12,6 +12,7 @@
 
 #include "formats/bpcells/row_access.h"
 #include "text/record_source.h"
+#include "util/settled.h"
 
 namespace omicsfs::text {
 
@@ -39,8 +40,7 @@ class DenseTsvSource : public RecordSource {
   // Set once by Prepare (under the sizing pass's lock), read-only afterwards.
   mutable std::shared_ptr<const formats::bpcells::RowAccess> rows_;
   // Needed only by a sizing pass (not when the size index persisted): computed on first use.
-  mutable std::once_flag row_len_once_;
-  mutable Status row_len_status_;
+  SettledStatus row_lengths_;
   mutable std::vector<uint64_t> row_len_;
 };
 

@@ -190,8 +190,7 @@ const std::optional<std::string>* PlinkPlan::Code(int64_t c) const {
 }
 
 Status PlinkPlan::Checked() const {
-  std::call_once(once_, [this] { status_ = Check(); });
-  return status_;
+  return checked_.Get([this] { return Check(); });
 }
 
 // plink2 parses every record, multi-allelic ones too, and refuses the whole file for an invalid

@@ -16,6 +16,7 @@
 
 #include "formats/vcz/store.h"
 #include "text/record_source.h"
+#include "util/settled.h"
 
 namespace omicsfs::text {
 
@@ -60,8 +61,7 @@ class PlinkPlan {
   std::shared_ptr<const formats::vcz::Store> store_;
   std::vector<std::optional<std::string>> codes_;
   std::vector<uint32_t> code_ids_;  // per contig: an id per distinct code (split detection)
-  mutable std::once_flag once_;
-  mutable Status status_;
+  SettledStatus checked_;
 };
 
 // Rows per chunk: about `target_bytes` of output at `bytes_per_row`, in equal parts of one

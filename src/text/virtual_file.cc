@@ -39,11 +39,7 @@ Status VirtualTextFile::EnsureSized() const {
       return OkStatus();
     }
   }
-  if (Status st = EnsurePrepared(); !st.ok()) {
-    sizing_error_ = std::move(st).WithContext(source_->Describe());
-    LogError(sizing_error_.message());
-    return sizing_error_;
-  }
+  if (Status st = EnsurePrepared(); !st.ok()) return SizingFailed(std::move(st));
   std::vector<uint64_t> lengths(n, 0);
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = static_cast<unsigned>(std::clamp<uint64_t>(threads, 1, std::max<uint64_t>(n, 1)));
@@ -109,11 +105,7 @@ Status VirtualTextFile::EnsureSized() const {
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
-  if (!first_error.ok()) {
-    sizing_error_ = std::move(first_error).WithContext(source_->Describe());
-    LogError(sizing_error_.message());
-    return sizing_error_;
-  }
+  if (!first_error.ok()) return SizingFailed(std::move(first_error));
   index_ = std::make_unique<const ChunkIndex>(lengths);
   ready_.store(index_.get(), std::memory_order_release);
   if (persist) options_.index->Save(options_.index_key, lengths);
@@ -134,17 +126,25 @@ Result<std::pair<uint64_t, uint64_t>> VirtualTextFile::ChunkSpan(uint64_t k) con
   return std::make_pair(index->ChunkStart(k), index->ChunkLength(k));
 }
 
+// Requires mu_. A transient failure (a server down) is not remembered: the next stat or read
+// sizes again.
+Status VirtualTextFile::SizingFailed(Status st) const {
+  st = std::move(st).WithContext(source_->Describe());
+  LogError(st.message());
+  if (!IsTransient(st)) sizing_error_ = st;
+  return st;
+}
+
 Status VirtualTextFile::EnsurePrepared() const {
-  std::call_once(prepare_once_, [this] {
+  return prepared_.Get([this]() -> Status {
     try {
-      prepare_status_ = source_->Prepare();
+      return source_->Prepare();
     } catch (const std::bad_alloc&) {
-      prepare_status_ = Status(ErrorCode::kOutOfMemory, "out of memory");
+      return Status(ErrorCode::kOutOfMemory, "out of memory");
     } catch (const std::exception& e) {
-      prepare_status_ = InternalError(std::string("unexpected exception: ") + e.what());
+      return InternalError(std::string("unexpected exception: ") + e.what());
     }
   });
-  return prepare_status_;
 }
 
 Result<std::string> VirtualTextFile::Render(uint64_t k) const {

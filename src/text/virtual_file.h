@@ -14,6 +14,7 @@
 #include "text/byte_view.h"
 #include "text/chunk_index.h"
 #include "text/record_source.h"
+#include "util/settled.h"
 
 namespace omicsfs::text {
 
@@ -58,6 +59,7 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   Result<cache::Buffer> Chunk(uint64_t k) const;
   Result<std::string> Render(uint64_t k) const;
   Status EnsurePrepared() const;
+  Status SizingFailed(Status st) const;
   void Prefetch(uint64_t after) const;
   // Queues chunk k for rendering on the read-ahead workers unless cached or already pending.
   void WarmInBackground(uint64_t k) const;
@@ -69,13 +71,12 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   mutable std::mutex mu_;                            // serialises the sizing pass
   mutable std::unique_ptr<const ChunkIndex> index_;  // set once under mu_
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
-  mutable Status sizing_error_;                      // a failed pass is remembered
+  mutable Status sizing_error_;  // a failed pass is remembered, unless its failure was transient
   mutable std::atomic<uint64_t> prefetch_mark_{0};   // chunks below it were already queued
   // The last chunk the previous read touched: read-ahead starts only once reads follow each other
   // (a lone `head`, `tail` or random read renders nothing it did not ask for).
   mutable std::atomic<uint64_t> last_chunk_{UINT64_MAX};
-  mutable std::once_flag prepare_once_;
-  mutable Status prepare_status_;
+  SettledStatus prepared_;
 };
 
 }  // namespace omicsfs::text

@@ -1,5 +1,6 @@
 #include "util/status.h"
 
+#include <cerrno>
 #include <cstring>
 
 namespace omicsfs {
@@ -44,6 +45,12 @@ Status Status::WithContext(std::string_view context) && {
 std::string Status::ToString() const {
   if (ok()) return "OK";
   return std::string(ErrorCodeName(code_)) + ": " + message_;
+}
+
+bool IsTransient(const Status& s) {
+  if (s.ok() || s.code() != ErrorCode::kIo) return false;
+  const int e = s.sys_errno();
+  return e != ESTALE && e != EACCES && e != EPERM && e != ENOENT && e != ENOTDIR;
 }
 
 }  // namespace omicsfs

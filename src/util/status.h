@@ -59,6 +59,10 @@ inline Status UnsupportedError(std::string m) {
 inline Status InternalError(std::string m) { return Status(ErrorCode::kInternal, std::move(m)); }
 inline Status ReadOnlyError(std::string m) { return Status(ErrorCode::kReadOnly, std::move(m)); }
 Status IoError(std::string message, int sys_errno);
+// A failure that may pass by itself (an I/O error: a server down, a timeout, a cut transfer), as
+// opposed to one that lasts (corrupt or unsupported data; a changed object, ESTALE; a refusal,
+// EACCES). Lasting failures may be remembered; transient ones must be retried.
+bool IsTransient(const Status& s);
 
 // Either a value or a non-OK Status.
 template <typename T>

@@ -85,7 +85,8 @@ bool IsMountPoint(const std::string& path) {
 
 std::unique_ptr<MountedFs> MountedFs::Start(const std::string& binary, const std::string& source,
                                             const std::vector<std::string>& extra_args,
-                                            std::chrono::seconds watchdog) {
+                                            std::chrono::seconds watchdog,
+                                            std::chrono::seconds startup) {
   std::unique_ptr<MountedFs> m(new MountedFs());
   m->mountpoint_ = MakeTempDir("omicsfs-mnt-");
   m->log_path_ = m->mountpoint_ + ".log";
@@ -105,14 +106,19 @@ std::unique_ptr<MountedFs> MountedFs::Start(const std::string& binary, const std
     ::_exit(127);
   }
   m->pid_ = pid;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto deadline = std::chrono::steady_clock::now() + startup;
   while (!IsMountPoint(m->mountpoint_)) {
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       m->pid_ = -1;
+      ::fprintf(stderr, "mount of %s exited before mounting:\n%s\n", source.c_str(), m->Log().c_str());
       return nullptr;
     }
-    if (std::chrono::steady_clock::now() > deadline) return nullptr;  // destructor cleans up
+    if (std::chrono::steady_clock::now() > deadline) {  // the destructor cleans up
+      ::fprintf(stderr, "mount of %s did not come up in %lld s:\n%s\n", source.c_str(),
+                static_cast<long long>(startup.count()), m->Log().c_str());
+      return nullptr;
+    }
     ::usleep(20000);
   }
   MountedFs* raw = m.get();

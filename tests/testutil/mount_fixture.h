@@ -21,7 +21,8 @@ class MountedFs {
  public:
   static std::unique_ptr<MountedFs> Start(const std::string& binary, const std::string& source,
                                           const std::vector<std::string>& extra_args = {},
-                                          std::chrono::seconds watchdog = std::chrono::seconds(300));
+                                          std::chrono::seconds watchdog = std::chrono::seconds(300),
+                                          std::chrono::seconds startup = std::chrono::seconds(30));
   ~MountedFs();
   MountedFs(const MountedFs&) = delete;
   MountedFs& operator=(const MountedFs&) = delete;
