@@ -90,6 +90,7 @@ Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads, 
   ASSIGN_OR_RETURN(*remote, io::OpenRemote(o.source, r, formats::bpcells::ArrayNames()));
   d->space = remote->space;
   d->space_key = remote->key;
+  d->h5vet.remote_args = io::RemoteHelperArgs(r);  // the helper reads remote HDF5 files too
   return OkStatus();
 }
 

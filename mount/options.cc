@@ -247,7 +247,10 @@ SOURCE may also be remote:
   s3://BUCKET/PREFIX            every store under PREFIX, mirrored like a directory
   https://HOST/PATH, http://    one store: Zarr through its consolidated metadata (.zmetadata,
                                 or consolidated_metadata in zarr.json), BPCells through its
-                                fixed array names, datg as .../NAME.datg beside its companions
+                                fixed array names, datg as .../NAME.datg beside its companions,
+                                HDF5 as .../NAME.h5 (or .hdf5)
+  Remote HDF5 files (named .h5, .hdf5, .he5, .hdf, .h5ad, .loom) are read through the block
+  cache and vetted by omicsfs-h5vet over the same URL, as local ones are.
   S3 credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, else
   the AWS_PROFILE (default "default") of ~/.aws/credentials; never from the command line.
 

@@ -11,6 +11,8 @@
 #include <unordered_map>
 
 #include "io/h5_handle.h"
+#include "io/h5_vfd.h"
+#include "io/local/local_space.h"
 #include "util/file.h"
 
 namespace omicsfs::io {
@@ -72,8 +74,8 @@ std::string Unshuffle(const std::string& in, size_t elem) {
 // read from the file's bytes so that libhdf5 follows none of them: contiguous data in one read,
 // chunked data chunk by chunk (unfiltered, deflate, shuffle). Compact data lives inside the object
 // header, which is not parsed here: such datasets are refused.
-Result<std::string> StoredReferences(hid_t ds, const File& f, uint64_t file_size, uint64_t userblock, uint64_t count,
-                                     const std::string& what) {
+Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t file_size, uint64_t userblock,
+                                     uint64_t count, const std::string& what) {
   std::string refs(count * kRefBytes, '\0');
   auto read_at = [&](uint64_t addr, uint64_t size, char* out) -> Status {
     if (addr > file_size || size > file_size - addr) {
@@ -164,7 +166,7 @@ Result<std::string> StoredReferences(hid_t ds, const File& f, uint64_t file_size
 // collection signature, version and size within the file, each object within the collection, the
 // index present, the string no longer than its object. (The one other global-heap reference the
 // daemon would follow, the group's version attribute, is read by the helper only: io/h5_vet.h.)
-Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, const std::string& path,
+Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, const ByteSource& f,
                            const std::string& what) {
   if (H5Tis_variable_str(ftype) <= 0 || count == 0) return OkStatus();
   h5::Handle fcpl = h5::PlistHandle(H5Fget_create_plist(fid));
@@ -179,10 +181,7 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
                         "-byte addresses are not read (their heap references cannot be checked)");
   }
   if (count > (uint64_t{1} << 26)) return CorruptError(what + ": implausibly many strings");
-  ASSIGN_OR_RETURN(File f, File::OpenReadOnly(path));
-  struct stat st;
-  if (::fstat(f.fd(), &st) != 0) return IoError(path, errno);
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  const uint64_t file_size = f.Size();
   ASSIGN_OR_RETURN(const std::string refs, StoredReferences(ds, f, file_size, userblock, count, what));
   std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint64_t>> collections;  // address → index → size
   auto collection = [&](uint64_t addr) -> Result<const std::unordered_map<uint32_t, uint64_t>*> {
@@ -244,37 +243,47 @@ hid_t NativeType(ElemType t) {
   return H5I_INVALID_HID;
 }
 
-Result<h5::Handle> OpenFile(const std::string& path) {
-  h5::PrepareThread();
-  h5::Handle f = h5::FileHandle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!f.valid()) return h5::Error(path + ": open HDF5 file");
-  return f;
-}
-
 }  // namespace
 
 H5ArrayStore::~H5ArrayStore() = default;
 
 Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file, const std::string& group,
                                                          ChangeGuard guard, std::optional<std::string> version) {
-  ASSIGN_OR_RETURN(h5::Handle f, OpenFile(file));
+  ASSIGN_OR_RETURN(h5::Handle f, h5::OpenFile(file));
   std::unique_ptr<H5ArrayStore> s(new H5ArrayStore());
   s->guard_ = guard;
   if (guard.active) {
     ASSIGN_OR_RETURN(s->guard_file_, File::OpenReadOnly(file));
     RETURN_IF_ERROR(guard.Check(s->guard_file_));
   }
-  s->file_ = std::make_shared<H5File>(std::move(f));
-  s->version_ = std::move(version);
-  s->group_ = group.empty() ? "/" : group;
-  s->describe_ = file + ":" + s->group_;
   s->path_ = file;
-  htri_t exists = group == "/" ? 1 : H5Lexists(s->file_->handle.get(), s->group_.c_str(), H5P_DEFAULT);
-  if (exists <= 0) {
-    h5::TakeErrorStack();
-    return NotFoundError(s->describe_ + ": no such group");
-  }
+  RETURN_IF_ERROR(s->Init(std::move(f), group, std::move(version)));
   return s;
+}
+
+Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(std::shared_ptr<const ByteSource> source,
+                                                         const std::string& group,
+                                                         std::optional<std::string> version) {
+  ASSIGN_OR_RETURN(h5::Handle f, h5::OpenFile(source));
+  std::unique_ptr<H5ArrayStore> s(new H5ArrayStore());
+  s->path_ = source->Describe();
+  s->source_ = std::move(source);
+  RETURN_IF_ERROR(s->Init(std::move(f), group, std::move(version)));
+  return s;
+}
+
+Status H5ArrayStore::Init(h5::Handle file, const std::string& group, std::optional<std::string> version) {
+  file_ = std::make_shared<H5File>(std::move(file));
+  version_ = std::move(version);
+  group_ = group.empty() ? "/" : group;
+  describe_ = path_ + ":" + group_;
+  htri_t exists = group_ == "/" ? 1 : H5Lexists(file_->handle.get(), group_.c_str(), H5P_DEFAULT);
+  if (exists < 0) return h5::Error(describe_ + ": look up group");
+  if (exists == 0) {
+    h5::TakeErrorStack();
+    return NotFoundError(describe_ + ": no such group");
+  }
+  return OkStatus();
 }
 
 std::string H5ArrayStore::DatasetPath(const std::string& name) const {
@@ -355,7 +364,12 @@ Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& na
     h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds.get()));
     const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
     if (!type.valid() || n < 0) return h5::Error(what + ": type and size");
-    RETURN_IF_ERROR(CheckVlenReferences(file_->handle.get(), ds.get(), type.get(), static_cast<uint64_t>(n), path_, what));
+    std::shared_ptr<const ByteSource> raw = source_;  // the file's bytes, read past libhdf5
+    if (raw == nullptr) {
+      ASSIGN_OR_RETURN(auto local, LocalByteSource::OpenPath(path_));
+      raw = std::move(local);
+    }
+    RETURN_IF_ERROR(CheckVlenReferences(file_->handle.get(), ds.get(), type.get(), static_cast<uint64_t>(n), *raw, what));
   }
   auto values = h5::ReadStringValues(ds.get(), false, what);
   RETURN_IF_ERROR(CheckUnchanged());
@@ -385,22 +399,38 @@ Status H5ArrayStore::CheckUnchanged() const {
   return guard_.active ? guard_.Check(guard_file_) : OkStatus();
 }
 
+namespace {
+const char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+constexpr uint64_t kLastUserblock = uint64_t{1} << 20;  // signatures searched up to here
+}  // namespace
+
 bool IsHdf5File(const std::string& path) {
   auto f = File::OpenReadOnly(path);
   if (!f.ok()) return false;
-  static const char kSig[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
-  for (uint64_t off = 0; off <= (uint64_t{1} << 20); off = off == 0 ? 512 : off * 2) {
+  for (uint64_t off = 0; off <= kLastUserblock; off = off == 0 ? 512 : off * 2) {
     char buf[8];
     auto n = f->ReadAt(off, buf, 8);
     if (!n.ok() || *n != 8) return false;
-    if (std::memcmp(buf, kSig, 8) == 0) return true;
+    if (std::memcmp(buf, kSignature, 8) == 0) return true;
   }
   return false;
 }
 
-Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(const std::string& file,
-                                                                    const std::string& attribute) {
-  ASSIGN_OR_RETURN(h5::Handle f, OpenFile(file));
+Result<bool> IsHdf5Source(const ByteSource& source) {
+  // Why the first bytes first: almost every file (h5py, BPCells, Cell Ranger) has no user block,
+  // and through the block cache the probes behind it cost no further request below 1 MiB.
+  for (uint64_t off = 0; off <= kLastUserblock && off + 8 <= source.Size(); off = off == 0 ? 512 : off * 2) {
+    char buf[8];
+    RETURN_IF_ERROR(source.ReadExact(off, buf, 8).WithContext("HDF5 signature"));
+    if (std::memcmp(buf, kSignature, 8) == 0) return true;
+  }
+  return false;
+}
+
+namespace {
+
+Result<std::vector<H5GroupAttribute>> GroupsWithStringAttribute(const h5::Handle& f, const std::string& file,
+                                                                const std::string& attribute) {
   struct Ctx {
     const std::string* attribute;
     std::vector<H5GroupAttribute> out;
@@ -434,6 +464,20 @@ Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(const std::s
       &ctx, H5O_INFO_BASIC);
   if (rc < 0) return h5::Error(file + ": walk groups");
   return std::move(ctx.out);
+}
+
+}  // namespace
+
+Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(const std::string& file,
+                                                                    const std::string& attribute) {
+  ASSIGN_OR_RETURN(h5::Handle f, h5::OpenFile(file));
+  return GroupsWithStringAttribute(f, file, attribute);
+}
+
+Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(
+    const std::shared_ptr<const ByteSource>& source, const std::string& attribute) {
+  ASSIGN_OR_RETURN(h5::Handle f, h5::OpenFile(source));
+  return GroupsWithStringAttribute(f, source->Describe(), attribute);
 }
 
 }  // namespace omicsfs::io

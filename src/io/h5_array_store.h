@@ -9,11 +9,15 @@
 #include <vector>
 
 #include "io/array_store.h"
+#include "io/byte_source.h"
 #include "util/file.h"
 
 namespace omicsfs::io {
 
 class H5File;  // shared open file, defined in the .cc
+namespace h5 {
+class Handle;
+}
 
 class H5ArrayStore : public ArrayStore {
  public:
@@ -24,6 +28,12 @@ class H5ArrayStore : public ArrayStore {
   // never read in this process.
   static Result<std::unique_ptr<H5ArrayStore>> Open(const std::string& file, const std::string& group,
                                                     ChangeGuard guard = {},
+                                                    std::optional<std::string> version = std::nullopt);
+  // The same, with the file's bytes read from `source` through the ByteSource driver
+  // (io/h5_vfd.h): remote files, through the mount's block cache. The source guards its own
+  // version: a read of an object changed since it was opened fails with ESTALE.
+  static Result<std::unique_ptr<H5ArrayStore>> Open(std::shared_ptr<const ByteSource> source,
+                                                    const std::string& group,
                                                     std::optional<std::string> version = std::nullopt);
   ~H5ArrayStore() override;
 
@@ -39,10 +49,12 @@ class H5ArrayStore : public ArrayStore {
 
  private:
   H5ArrayStore() = default;
+  Status Init(h5::Handle file, const std::string& group, std::optional<std::string> version);
   std::string DatasetPath(const std::string& name) const;
   Status CheckUnchanged() const;
 
   std::shared_ptr<H5File> file_;
+  std::shared_ptr<const ByteSource> source_;  // null: a local file at path_
   File guard_file_;
   ChangeGuard guard_;
   std::string group_;
@@ -53,6 +65,8 @@ class H5ArrayStore : public ArrayStore {
 
 // True when `path` carries the HDF5 signature (at 0 or a user-block offset 512·2^k).
 bool IsHdf5File(const std::string& path);
+// The same for any ByteSource; a failed read is an error (a remote object unreadable now).
+Result<bool> IsHdf5Source(const ByteSource& source);
 
 struct H5GroupAttribute {
   std::string group;  // absolute path, "/" for the root
@@ -62,5 +76,7 @@ struct H5GroupAttribute {
 // Every group of the file (root included) that has a string attribute named `attribute`.
 Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(const std::string& file,
                                                                     const std::string& attribute);
+Result<std::vector<H5GroupAttribute>> ListGroupsWithStringAttribute(
+    const std::shared_ptr<const ByteSource>& source, const std::string& attribute);
 
 }  // namespace omicsfs::io

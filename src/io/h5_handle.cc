@@ -1,5 +1,7 @@
 #include "io/h5_handle.h"
 
+#include "io/h5_vfd.h"
+
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -7,6 +9,7 @@
 namespace omicsfs::io::h5 {
 
 void PrepareThread() {
+  ClearVfdError();  // a read error the last call recovered from is not this call's
   thread_local bool done = false;
   if (!done) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -33,7 +36,29 @@ std::string TakeErrorStack() {
   return out;
 }
 
-Status Error(const std::string& what) { return CorruptError(what + ": " + TakeErrorStack()); }
+Status Error(const std::string& what) {
+  const std::string stack = TakeErrorStack();
+  // A read of the source failed under libhdf5: its own error (ESTALE stays ESTALE) is the cause.
+  if (std::optional<Status> source = TakeVfdError()) return source->WithContext(what);
+  return CorruptError(what + ": " + stack);
+}
+
+Result<Handle> OpenFile(const std::string& path) {
+  PrepareThread();
+  Handle f = FileHandle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!f.valid()) return Error(path + ": open HDF5 file");
+  return f;
+}
+
+Result<Handle> OpenFile(const std::shared_ptr<const ByteSource>& source) {
+  PrepareThread();
+  if (source == nullptr) return InternalError("h5::OpenFile: no source");
+  Handle fapl = PlistHandle(MakeByteSourceFapl(source));
+  if (!fapl.valid()) return Error(source->Describe() + ": HDF5 driver for byte sources");
+  Handle f = FileHandle(H5Fopen(source->Describe().c_str(), H5F_ACC_RDONLY, fapl.get()));
+  if (!f.valid()) return Error(source->Describe() + ": open HDF5 file");
+  return f;
+}
 
 Result<std::vector<std::string>> ReadStringValues(hid_t obj, bool is_attribute,
                                                   const std::string& what) {

@@ -4,21 +4,24 @@
 
 #include <hdf5.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "io/byte_source.h"
 #include "util/status.h"
 
 namespace omicsfs::io::h5 {
 
 // Turns off HDF5's automatic error printing for the calling thread (the error stack is per thread
-// in the thread-safe build). Cheap after the first call on a thread.
+// in the thread-safe build), and forgets a read error of an earlier call (io/h5_vfd.h). Cheap.
 void PrepareThread();
 
 // The current thread's HDF5 error stack as one line (then clears it).
 std::string TakeErrorStack();
 
-// Corrupt error "<what>: <hdf5 stack>".
+// Corrupt error "<what>: <hdf5 stack>"; when a read of the file's ByteSource failed under the
+// call (io/h5_vfd.h), that read's error with `what` as context.
 Status Error(const std::string& what);
 
 class Handle {
@@ -59,6 +62,11 @@ inline Handle DataspaceHandle(hid_t id) { return Handle(id, H5Sclose); }
 inline Handle TypeHandle(hid_t id) { return Handle(id, H5Tclose); }
 inline Handle AttributeHandle(hid_t id) { return Handle(id, H5Aclose); }
 inline Handle PlistHandle(hid_t id) { return Handle(id, H5Pclose); }
+
+// The HDF5 file at `path` (libhdf5's POSIX driver), read-only.
+Result<Handle> OpenFile(const std::string& path);
+// The HDF5 file `source`, read through the ByteSource driver (io/h5_vfd.h), read-only.
+Result<Handle> OpenFile(const std::shared_ptr<const ByteSource>& source);
 
 // Reads a string-typed dataset or attribute (variable- or fixed-length; each fixed-length value
 // ends at its first NUL, as BPCells reads them). `obj` is a dataset or attribute id.

@@ -16,10 +16,25 @@ namespace {
 constexpr uint64_t kBlockElems = uint64_t{1} << 20;  // numeric reads, like the formats' ranges
 constexpr uint64_t kEndElems = uint64_t{1} << 16;    // beyond the budget: this much at each end
 
+// The file being vetted: a local path, or a ByteSource read through the driver (io/h5_vfd.h).
+struct Target {
+  std::string path;
+  std::shared_ptr<const ByteSource> source;
+
+  Result<h5::Handle> Open() const { return source ? h5::OpenFile(source) : h5::OpenFile(path); }
+  Result<std::vector<H5GroupAttribute>> Groups() const {
+    return source ? ListGroupsWithStringAttribute(source, "version") : ListGroupsWithStringAttribute(path, "version");
+  }
+  Result<std::unique_ptr<H5ArrayStore>> Store(const std::string& group) const {
+    return source ? H5ArrayStore::Open(source, group) : H5ArrayStore::Open(path, group);
+  }
+};
+
 // Walks the chunk index (B-tree) of a chunked dataset: offsets and sizes of every chunk.
-void WalkChunkIndex(const std::string& path, const std::string& dataset, std::string* notes) {
-  h5::Handle f = h5::FileHandle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!f.valid()) return (void)h5::TakeErrorStack();
+void WalkChunkIndex(const Target& target, const std::string& dataset, std::string* notes) {
+  auto opened = target.Open();
+  if (!opened.ok()) return;
+  const h5::Handle& f = *opened;
   h5::Handle ds = h5::DatasetHandle(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT));
   if (!ds.valid()) return (void)h5::TakeErrorStack();
   h5::Handle plist = h5::PlistHandle(H5Dget_create_plist(ds.get()));
@@ -61,14 +76,16 @@ void ReadNumeric(const H5ArrayStore& store, const std::string& name, const Array
 
 }  // namespace
 
-Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes,
-                        std::vector<H5GroupAttribute>* stores) {
-  auto groups = ListGroupsWithStringAttribute(path, "version");
+namespace {
+
+Status VetTarget(const Target& target, uint64_t full_read_bytes, std::string* notes,
+                 std::vector<H5GroupAttribute>* stores) {
+  auto groups = target.Groups();
   if (!groups.ok()) return groups.status();
   *stores = *groups;
   uint64_t budget = full_read_bytes;
   for (const auto& g : *groups) {
-    auto store = H5ArrayStore::Open(path, g.group);
+    auto store = target.Store(g.group);
     if (!store.ok()) {
       *notes += store.status().message() + "\n";
       continue;
@@ -93,11 +110,23 @@ Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::
       }
       const bool whole = a.length <= budget / ElemSize(a.type);  // no overflow on a damaged length
       if (whole) budget -= a.length * ElemSize(a.type);
-      if (!whole) WalkChunkIndex(path, g.group == "/" ? "/" + name : g.group + "/" + name, notes);
+      if (!whole) WalkChunkIndex(target, g.group == "/" ? "/" + name : g.group + "/" + name, notes);
       if (a.length > 0) ReadNumeric(s, name, a, whole, notes);
     }
   }
   return OkStatus();
+}
+
+}  // namespace
+
+Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes,
+                        std::vector<H5GroupAttribute>* stores) {
+  return VetTarget(Target{path, nullptr}, full_read_bytes, notes, stores);
+}
+
+Status VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, uint64_t full_read_bytes,
+                        std::string* notes, std::vector<H5GroupAttribute>* stores) {
+  return VetTarget(Target{source->Describe(), source}, full_read_bytes, notes, stores);
 }
 
 namespace {
@@ -172,10 +201,15 @@ Result<VetReport> ParseVetReport(std::string_view output) {
   return CorruptError("report cut short");
 }
 
-Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const std::string& path) {
-  if (!vetter.enabled()) return ListGroupsWithStringAttribute(path, "version");
-  auto outcome = RunChild({vetter.helper, "--budget", std::to_string(vetter.full_read_bytes), path},
-                          vetter.timeout_s, vetter.max_rss_bytes, size_t{8} << 20);
+namespace {
+
+// Runs the helper on `path` (a local path or a URL; `extra` flags before it).
+Result<std::vector<H5GroupAttribute>> RunHelper(const H5Vetter& vetter, const std::vector<std::string>& extra,
+                                                const std::string& path) {
+  std::vector<std::string> argv = {vetter.helper, "--budget", std::to_string(vetter.full_read_bytes)};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back(path);
+  auto outcome = RunChild(argv, vetter.timeout_s, vetter.max_rss_bytes, size_t{8} << 20);
   if (!outcome.ok()) return outcome.status();
   if (outcome->Succeeded()) {
     auto report = ParseVetReport(outcome->output);
@@ -192,6 +226,19 @@ Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const 
   }
   return CorruptError(path + ": not opened: libhdf5 did not survive parsing it in a separate process (" +
                       vetter.helper + ": " + outcome->Describe() + ")");
+}
+
+}  // namespace
+
+Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const std::string& path) {
+  if (!vetter.enabled()) return ListGroupsWithStringAttribute(path, "version");
+  return RunHelper(vetter, {}, path);
+}
+
+Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter,
+                                                  const std::shared_ptr<const ByteSource>& source) {
+  if (!vetter.enabled()) return ListGroupsWithStringAttribute(source, "version");
+  return RunHelper(vetter, vetter.remote_args, source->Describe());
 }
 
 }  // namespace omicsfs::io

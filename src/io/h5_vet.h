@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ struct H5Vetter {
   // A file whose parsing made the helper this large is refused too: the daemon would need the
   // same memory (damaged dimensions make libhdf5 allocate gigabytes).
   uint64_t max_rss_bytes = uint64_t{1} << 30;
+  // Flags that let the helper read remote files as the daemon does (io/remote: endpoint, region,
+  // anonymous, CA file, timeouts, retries; RemoteHelperArgs). Never credentials: the helper
+  // inherits the daemon's environment and reads them as the daemon did.
+  std::vector<std::string> remote_args;
   bool enabled() const { return !helper.empty(); }
 };
 
@@ -38,12 +43,19 @@ struct H5Vetter {
 // its report is unreadable; clean libhdf5 errors do not fail it (the daemon meets them itself).
 // With vetting disabled, the groups are listed in this process.
 Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const std::string& path);
+// The same for a remote object: the helper opens its URL (source->Describe()) itself, with
+// vetter.remote_args; with vetting disabled, `source` is listed in this process.
+Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter,
+                                                  const std::shared_ptr<const ByteSource>& source);
 
 // The helper's work, in the calling process: every libhdf5 call the daemon makes on the file.
 // The store groups go to `stores`; clean errors are collected in `notes` (one per line), not
 // returned; only a failure to open the file at all is an error.
 Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes,
                         std::vector<H5GroupAttribute>* stores);
+// The same over a ByteSource (the helper, given a URL).
+Status VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, uint64_t full_read_bytes,
+                        std::string* notes, std::vector<H5GroupAttribute>* stores);
 
 // The helper prints its store groups last, after its notes, in this form (hex-encoded, so names
 // cannot forge it); the daemon parses the last report in the helper's output.

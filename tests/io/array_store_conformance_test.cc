@@ -1,4 +1,5 @@
-// One conformance suite over every ArrayStore backend (memory, directory, HDF5 group, HDF5 root).
+// One conformance suite over every ArrayStore backend (memory, directory, HDF5 group, HDF5 root,
+// HDF5 over a ByteSource).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -54,6 +55,19 @@ std::shared_ptr<ArrayStore> MakeH5(const testutil::StoreSpec& spec, const fs::pa
   std::string file = (tmp / "stores.h5").string();
   EXPECT_TRUE(testutil::WriteH5Store(spec, file, group).ok());
   auto s = H5ArrayStore::Open(file, group);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::shared_ptr<ArrayStore>(std::move(s).value()) : nullptr;
+}
+
+// The same file read through the ByteSource driver (io/h5_vfd.h) from a LocalByteSource.
+std::shared_ptr<ArrayStore> MakeH5Source(const testutil::StoreSpec& spec, const fs::path& tmp,
+                                         const std::string& group) {
+  std::string file = (tmp / "stores.h5").string();
+  EXPECT_TRUE(testutil::WriteH5Store(spec, file, group).ok());
+  auto source = LocalByteSource::OpenPath(file);
+  EXPECT_TRUE(source.ok()) << source.status().ToString();
+  if (!source.ok()) return nullptr;
+  auto s = H5ArrayStore::Open(*source, group);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return s.ok() ? std::shared_ptr<ArrayStore>(std::move(s).value()) : nullptr;
 }
@@ -166,7 +180,8 @@ INSTANTIATE_TEST_SUITE_P(
     Backends, ArrayStoreConformance,
     ::testing::Values(Backend{"memory", MakeMemory}, Backend{"dir", MakeDir},
                       Backend{"h5_group", [](auto& s, auto& t) { return MakeH5(s, t, "/a/b/store"); }},
-                      Backend{"h5_root", [](auto& s, auto& t) { return MakeH5(s, t, "/"); }}),
+                      Backend{"h5_root", [](auto& s, auto& t) { return MakeH5(s, t, "/"); }},
+                      Backend{"h5_over_byte_source", [](auto& s, auto& t) { return MakeH5Source(s, t, "/a/b/store"); }}),
     [](const auto& info) { return info.param.name; });
 
 std::string Slurp(const std::string& path) {
