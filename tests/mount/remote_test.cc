@@ -340,6 +340,9 @@ TEST_F(RemoteMount, ARewrittenObjectIsNeverMixed) {
   auto m = MountedFs::Start(OMICSFS_BINARY, "s3://rewrite/r", args);
   ASSERT_NE(m, nullptr);
   const std::string want = Local("/bpcells/dir/v2/rna.packed").at("/matrix.mtx");
+  // Opened before the rewrite (folders are opened when first looked into).
+  struct stat st;
+  ASSERT_EQ(::stat((m->path() + "/m.packed/matrix.mtx").c_str(), &st), 0);
   // Another store's array under the same key: same name, other bytes.
   s3->PutFile("rewrite", "r/m.packed/val_data", kCorpus + "/bpcells/dir/v2/counts.packed/val_data");
   std::string got;
