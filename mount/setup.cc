@@ -192,9 +192,10 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
         << " files, " << bytes << " bytes\n";
     if (s.tree != nullptr) {
       const std::shared_ptr<vfs::Tree> tree = *s.tree;
-      uint64_t views = 0, sized = 0;
+      uint64_t views = 0, sized = 0, lazy = 0;
       std::function<void(vfs::Ino)> walk = [&](vfs::Ino dir) {
-        auto entries = tree->ReadDir(dir);
+        lazy += tree->Pending(dir);
+        auto entries = tree->ReadDir(dir, /*load=*/false);  // reading the status opens nothing
         if (!entries.ok()) return;
         for (const auto& e : *entries) {
           if (e.name == "." || e.name == "..") continue;
@@ -208,6 +209,7 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
       };
       walk(vfs::kRootIno);
       out << "files: " << views << ", sizes known: " << sized << ", nodes: " << tree->size() << "\n";
+      if (lazy != 0) out << "folders not opened yet: " << lazy << "\n";
     }
     return out.str();
   });

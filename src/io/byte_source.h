@@ -11,7 +11,9 @@
 //   stat stamp; remote: ETag, Last-Modified and size).
 // - Keys are relative, '/'-separated, without empty, "." or ".." components (ValidKey); a bad
 //   key is InvalidArgument on every backend.
-// - Absent keys are values: Open gives nullptr, Get gives nullopt. Errors are errors.
+// - Absent keys are values: Open gives nullptr, Get gives nullopt. Errors are errors. A backend
+//   may answer absent from its last ListRecursive of a folder holding the key (S3 does): keys
+//   added since are seen after the next ListRecursive, which a rescan makes.
 // io/ may use codec/ (zip members and HDF5 chunks both need inflate) and cache/ (remote blocks
 // are cached under the decode cache's one budget); it never formats text.
 #pragma once

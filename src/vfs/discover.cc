@@ -1,6 +1,7 @@
 #include "vfs/discover.h"
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,9 +56,24 @@ Meta MetaOf(const struct stat& st) {
   return m;
 }
 
+// When discovery started: the mtime of remote folders, which have none (S3 prefixes). Fixed for
+// the process, so a rescan sees them unchanged.
+struct timespec StartTime() {
+  static const struct timespec start = [] {
+    struct timespec t {};
+    ::clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec = 0;
+    return t;
+  }();
+  return start;
+}
+
 class Builder {
  public:
-  Builder(Tree* tree, const DiscoverOptions& options) : tree_(tree), options_(options) {
+  // `lazy`: the options lazy folders of a ByteSpace SOURCE are built with later (no `previous`);
+  // null: every folder is built now.
+  Builder(Tree* tree, const DiscoverOptions& options, std::shared_ptr<const DiscoverOptions> lazy = nullptr)
+      : tree_(tree), options_(options), lazy_(std::move(lazy)) {
     // index_dir inside SOURCE holds omicsfs's own files (size indexes, transposed copies): it is
     // not mirrored, like a store's internal files. Recognised by device and inode, whatever the
     // path's spelling; only entries with its name are checked.
@@ -706,16 +722,18 @@ class Builder {
         return e.kind == io::EntryKind::kFile && e.name == n;
       });
     };
+    const bool maybe_bpcells = has("version"), maybe_zarr = has(".zgroup") || has("zarr.json");
+    if (!maybe_bpcells && !maybe_zarr) return false;
+    // The stamp first: after its recursive listing the probes below and the store's opening
+    // answer absent keys without a request (io/s3: a v2 store's zarr.json probes, ~1 per array).
+    auto stamp = SpaceStampOf(*space, {}, /*folder=*/true);
     bool bpcells = false, vcz = false;
-    if (has("version")) {
+    if (maybe_bpcells) {
       auto v = io::ReadVersion(*space);
       bpcells = v.ok() && bp::LooksLikeVersion(*v);
     }
-    if (!bpcells && (has(".zgroup") || has("zarr.json"))) {
-      vcz = formats::vcz::Store::Looks(io::SpaceBlobStore(space, 64 << 20));
-    }
+    if (!bpcells && maybe_zarr) vcz = formats::vcz::Store::Looks(io::SpaceBlobStore(space, 64 << 20));
     if (!bpcells && !vcz) return false;
-    auto stamp = SpaceStampOf(*space, {}, /*folder=*/true);
     if (stamp.ok() && Reuse(parent, name, *stamp)) return true;
     const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
     if (dir == 0) return true;
@@ -757,21 +775,20 @@ class Builder {
     }
     for (const auto& e : listed) {
       const std::string key = Join(folder, e.name);
-      const Meta meta = SpaceMeta(e.info);
+      Meta meta = SpaceMeta(e.info);
       if (e.kind == io::EntryKind::kDirectory) {
         if (depth >= kMaxSpaceDepth) {
           LogWarning(space->Where(key) + ": deeper than " + std::to_string(kMaxSpaceDepth) + " folders; not shown");
           continue;
         }
-        auto sub = io::SubSpace(space, key);
-        auto children = sub->List("");
-        if (!children.ok()) {
-          LogWarning(sub->Describe() + ": cannot list: " + children.status().message());
-          continue;
+        if (meta.mtime.tv_sec == 0 && meta.mtime.tv_nsec == 0) meta.mtime = StartTime();
+        // Lazy unless the served tree had built it (a rescan compares what was opened).
+        const std::string vpath = Join(tree_->PathOf(dir), e.name);
+        if (lazy_ == nullptr || (options_.previous != nullptr && options_.previous->Loaded(vpath))) {
+          AddSpaceFolder(dir, e.name, space, key, meta, depth);
+        } else {
+          AddLazyFolder(dir, e.name, space, key, meta, depth);
         }
-        if (AddSpaceStore(dir, e.name, sub, *children, meta)) continue;
-        const Ino child = AddDir(dir, e.name, meta, /*from_file=*/true);
-        if (child != 0) MirrorSpace(child, space, key, *children, depth + 1);
       } else if (IsDatgName(e.name)) {
         AddSpaceDatg(dir, e.name, space, key, meta);
       } else if (IsZipStoreName(e.name) && AddSpaceZip(dir, e.name.substr(0, e.name.size() - 4), space, key, meta)) {
@@ -780,6 +797,37 @@ class Builder {
         AddSpaceFile(dir, e.name, space, key, meta);
       }
     }
+  }
+
+  // The folder `key` of `space` as `parent`/`name` (name "": `parent` is the root and is it): a
+  // store when its listing shows one, else mirrored. A folder that cannot be listed holds
+  // ERROR.txt naming its URL.
+  void AddSpaceFolder(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                      const std::string& key, const Meta& meta, int depth) {
+    auto sub = io::SubSpace(space, key);
+    auto children = sub->List("");
+    if (children.ok() && AddSpaceStore(parent, name, sub, *children, meta)) return;
+    const Ino dir = name.empty() ? kRootIno : AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) return;
+    if (!children.ok()) return AddError(dir, meta, children.status());
+    MirrorSpace(dir, space, key, *children, depth + 1);
+  }
+
+  // `parent`/`name`, built by AddSpaceFolder when first looked into (Tree::Load): a mount of
+  // a bucket answers after one listing of its root instead of opening every store first
+  // (the corpus: ~50 stores, 28 s over Swift).
+  void AddLazyFolder(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
+                     const std::string& key, const Meta& meta, int depth) {
+    const Ino dir = AddDir(parent, name, meta, /*from_file=*/true);
+    if (dir == 0) return;
+    auto loader = std::make_shared<DirLoader>();
+    loader->load = [lazy = lazy_, space, key, meta, depth] {
+      auto sub = std::make_unique<Tree>();
+      Builder b(sub.get(), *lazy, lazy);
+      b.AddSpaceFolder(kRootIno, "", space, key, meta, depth);
+      return sub;
+    };
+    tree_->node(dir).loader = std::move(loader);
   }
 
   bool AddSpaceZip(Ino parent, const std::string& name, const std::shared_ptr<const io::ByteSpace>& space,
@@ -891,6 +939,7 @@ class Builder {
  private:
   Tree* tree_;
   const DiscoverOptions& options_;
+  const std::shared_ptr<const DiscoverOptions> lazy_;
   dev_t index_dev_ = 0;
   ino_t index_ino_ = 0;
   std::string index_name_;  // empty: no index directory to hide
@@ -903,8 +952,10 @@ class Builder {
 Result<std::shared_ptr<Tree>> Discover(const std::string& source, const DiscoverOptions& options) {
   if (options.pool == nullptr) return InternalError("Discover: no cache pool");
   if (options.space != nullptr) {
+    auto lazy = std::make_shared<DiscoverOptions>(options);
+    lazy->previous = nullptr;  // a folder built later is built afresh
     auto tree = std::make_shared<Tree>();
-    Builder b(tree.get(), options);
+    Builder b(tree.get(), options, std::move(lazy));
     RETURN_IF_ERROR(b.BuildSpaceRoot(options.space, options.space_key));
     b.AddControlFolder();
     return tree;

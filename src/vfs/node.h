@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,17 @@ class GeneratedContent : public FileContent {
 
 enum class NodeKind { kDirectory, kFile, kSymlink };
 
+class Tree;
+
+// A directory whose children are built when first needed (lazy discovery of a remote SOURCE:
+// opening a store over S3 takes ~40 requests, so a mount opens none before it answers). `load`
+// builds them into a fresh tree whose root stands for the directory; it never fails (problems
+// become ERROR.txt there) and runs without any tree lock held. `mu` makes it single-flight.
+struct DirLoader {
+  std::function<std::unique_ptr<Tree>()> load;
+  std::mutex mu;
+};
+
 struct Node {
   std::string name;
   Ino parent = kRootIno;
@@ -91,6 +103,8 @@ struct Node {
   std::string fingerprint;
   bool detached = false;  // removed from the tree by a rescan; alive while the kernel knows it
   bool hidden = false;    // found by lookup, not listed (the .omicsfs/ control folder)
+  // Set while a directory's children are not built yet (Tree::Lookup/ReadDir build them).
+  std::shared_ptr<DirLoader> loader;
 };
 
 struct Attr {

@@ -37,6 +37,16 @@ Tree::Tree() {
   lookups_.emplace_back(0);
 }
 
+Tree::~Tree() {
+  {
+    std::lock_guard lock(prefetch_mu_);
+    prefetch_stop_ = true;
+    prefetch_queue_.clear();
+  }
+  prefetch_cv_.notify_all();
+  for (std::thread& t : prefetch_threads_) t.join();
+}
+
 Ino Tree::AddChild(Ino parent, Node child) {
   Node& p = node(parent);
   if (auto it = p.children.find(child.name); it != p.children.end()) {
@@ -78,7 +88,7 @@ Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
 }
 
 bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const {
-  auto ino = Resolve(vpath);
+  auto ino = ResolveImpl(vpath, /*load=*/false);
   if (!ino.ok()) return false;
   std::shared_lock lock(mu_);
   const Node& s = nodes_[*ino - 1];
@@ -101,7 +111,88 @@ const Node* Tree::GetLocked(Ino ino) const {
   return &nodes_[ino - 1];
 }
 
+bool Tree::Loaded(std::string_view vpath) const {
+  auto ino = ResolveImpl(vpath, /*load=*/false);
+  return ino.ok() && !Pending(*ino);
+}
+
+bool Tree::Pending(Ino ino) const {
+  std::shared_lock lock(mu_);
+  const Node* n = GetLocked(ino);
+  return n != nullptr && n->loader != nullptr;
+}
+
+void Tree::Load(Ino ino, bool background) const {
+  std::shared_ptr<DirLoader> loader;
+  {
+    std::shared_lock lock(mu_);
+    const Node* n = GetLocked(ino);
+    if (n == nullptr || n->loader == nullptr) return;
+    loader = n->loader;
+  }
+  std::vector<Ino> next;
+  {
+    std::lock_guard once(loader->mu);  // other callers wait here for the one load
+    {
+      std::shared_lock lock(mu_);
+      if (nodes_[ino - 1].loader != loader) return;  // built meanwhile, or replaced by a rescan
+    }
+    const std::unique_ptr<Tree> sub = loader->load();  // the I/O: no tree lock held
+    std::unique_lock lock(mu_);
+    if (nodes_[ino - 1].loader != loader) return;
+    // Queries are const; building a lazy directory is the one change they make, logically
+    // none (the directory was always going to hold these children). Trees are never const objects.
+    Tree& self = const_cast<Tree&>(*this);
+    self.Graft(ino, *sub);
+    const Node& around = background ? nodes_[ino - 1] : nodes_[nodes_[ino - 1].parent - 1];
+    for (const auto& [name, child] : around.children) {
+      if (nodes_[child - 1].loader != nullptr) next.push_back(child);
+    }
+  }
+  Prefetch(next);
+}
+
+void Tree::Graft(Ino ino, const Tree& sub) {
+  Node& dir = node(ino);
+  dir.loader.reset();
+  if (dir.detached) return;  // removed by a rescan while it was loading
+  dir.fingerprint = sub.nodes_[0].fingerprint;
+  for (const auto& [name, child] : sub.nodes_[0].children) CopyFrom(sub, child, ino);
+}
+
+void Tree::Prefetch(const std::vector<Ino>& inos) const {
+  if (inos.empty()) return;
+  std::lock_guard lock(prefetch_mu_);
+  if (prefetch_stop_) return;
+  for (Ino ino : inos) {
+    if (prefetch_queued_.insert(ino).second) prefetch_queue_.push_back(ino);
+  }
+  while (prefetch_threads_.size() < kPrefetchThreads) {
+    prefetch_threads_.emplace_back([this] { PrefetchLoop(); });
+  }
+  prefetch_cv_.notify_all();
+}
+
+void Tree::PrefetchLoop() const {
+  for (;;) {
+    Ino ino;
+    {
+      std::unique_lock lock(prefetch_mu_);
+      prefetch_cv_.wait(lock, [this] { return prefetch_stop_ || !prefetch_queue_.empty(); });
+      if (prefetch_stop_) return;
+      ino = prefetch_queue_.front();
+      prefetch_queue_.pop_front();
+    }
+    Load(ino, /*background=*/true);
+  }
+}
+
 Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
+  return LookupImpl(parent, name, /*load=*/true);
+}
+
+Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const {
+  if (load && name != "." && name != "..") Load(parent, /*background=*/false);
   std::shared_lock lock(mu_);
   const Node* p = GetLocked(parent);
   if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
@@ -129,7 +220,7 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
         a.mode = S_IFDIR | n->perm;
         uint32_t subdirs = 0;
         for (const auto& [name, child] : n->children) subdirs += nodes_[child - 1].kind == NodeKind::kDirectory;
-        a.nlink = 2 + subdirs;
+        a.nlink = n->loader != nullptr ? 1 : 2 + subdirs;  // 1: not known yet (as btrfs says)
         a.size = 4096;
         return a;
       }
@@ -157,7 +248,8 @@ Result<NodeKind> Tree::Kind(Ino ino) const {
   return n->kind;
 }
 
-Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino) const {
+Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino, bool load) const {
+  if (load) Load(ino, /*background=*/false);
   std::shared_lock lock(mu_);
   const Node* n = GetLocked(ino);
   if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
@@ -199,7 +291,9 @@ Result<std::string> Tree::ReadLink(Ino ino) const {
   return n->link_target;
 }
 
-Result<Ino> Tree::Resolve(std::string_view path) const {
+Result<Ino> Tree::Resolve(std::string_view path) const { return ResolveImpl(path, /*load=*/true); }
+
+Result<Ino> Tree::ResolveImpl(std::string_view path, bool load) const {
   Ino cur = kRootIno;
   size_t pos = 0;
   while (pos <= path.size()) {
@@ -207,7 +301,7 @@ Result<Ino> Tree::Resolve(std::string_view path) const {
     if (slash == std::string_view::npos) slash = path.size();
     std::string_view part = path.substr(pos, slash - pos);
     if (!part.empty()) {
-      auto next = Lookup(cur, part);
+      auto next = LookupImpl(cur, part, load);
       if (!next.ok()) return NotFoundError(std::string(path) + ": no such file or directory");
       cur = *next;
     }
@@ -257,6 +351,10 @@ void Tree::Detach(Ino ino) {
 
 void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes, bool quiet) {
   const Node& f = fresh.nodes_[from - 1];
+  // A scan builds what the served tree has built and leaves the rest lazy. Built here and lazy
+  // there: loaded between the scan and this merge; unchanged this round, checked by the next.
+  if (f.loader != nullptr && node(live).loader == nullptr) return;
+  if (f.loader == nullptr) node(live).loader.reset();  // built by the scan (an in-flight load yields)
   {
     Node& l = node(live);
     if (!SameMeta(l, f)) {

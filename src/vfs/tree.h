@@ -6,14 +6,26 @@
 // unchanged, and a changed or removed node is detached, never reused, so the kernel's page cache
 // of an old file can never mix with the new one. A detached node keeps its content until the
 // kernel forgets it (lookup counts, as FUSE defines them); open files hold their own reference.
+//
+// Lazy directories (Node::loader, remote SOURCEs): Lookup inside one and ReadDir of one build its
+// children first, once (single-flight: concurrent callers wait for the one load and never see
+// half a directory), then graft them in under the exclusive lock. GetAttr does not load (a
+// pending directory shows nlink 1, "subdirectories unknown"), so `ls -l` of a folder of 10 000
+// stores opens none. A directory loaded on demand starts loading its pending siblings in the
+// background, and a background load its pending children (kPrefetchThreads at once): `ls -R`
+// or `omicsfs index` over a bucket opens its stores in parallel, each being I/O bound.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,6 +36,7 @@ namespace omicsfs::vfs {
 class Tree {
  public:
   Tree();  // creates the root directory
+  ~Tree();  // stops the background loads (one being run finishes first)
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;
 
@@ -40,11 +53,18 @@ class Tree {
   // dst's root) and returns true.
   bool CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const;
 
-  // Queries (thread-safe).
+  // Whether the node at `vpath` exists with its children built (a rescan opens again only what
+  // was opened; never loads anything itself).
+  bool Loaded(std::string_view vpath) const;
+
+  // Queries (thread-safe). Lookup, ReadDir and Resolve build a lazy directory they look into.
   Result<Ino> Lookup(Ino parent, std::string_view name) const;
   Result<Attr> GetAttr(Ino ino) const;
   Result<NodeKind> Kind(Ino ino) const;
-  Result<std::vector<DirEntry>> ReadDir(Ino ino) const;
+  // `load` false: a lazy directory not built yet lists as empty (the status file's walk).
+  Result<std::vector<DirEntry>> ReadDir(Ino ino, bool load = true) const;
+  // Whether `ino` is a lazy directory whose children are not built yet.
+  bool Pending(Ino ino) const;
   // Refuses write access (EROFS) and directories; returns what an open file reads from.
   Result<std::shared_ptr<const FileContent>> Open(Ino ino, int flags) const;
   Result<std::vector<text::Piece>> Read(Ino ino, uint64_t offset, uint64_t length) const;
@@ -70,7 +90,17 @@ class Tree {
   // vanished ones are detached; new ones get new inodes.
   Changes Merge(const Tree& fresh);
 
+  static constexpr unsigned kPrefetchThreads = 8;
+
  private:
+  // Builds the lazy directory `ino` if it still is one; then queues for the background its
+  // pending siblings (`background` false) or its pending children (true).
+  void Load(Ino ino, bool background) const;
+  void Graft(Ino ino, const Tree& sub);  // under the exclusive lock
+  void Prefetch(const std::vector<Ino>& inos) const;
+  void PrefetchLoop() const;
+  Result<Ino> LookupImpl(Ino parent, std::string_view name, bool load) const;
+  Result<Ino> ResolveImpl(std::string_view path, bool load) const;
   const Node* GetLocked(Ino ino) const;
   std::string PathOfLocked(Ino ino) const;
   // `quiet`: inside a store already described as changed.
@@ -82,6 +112,15 @@ class Tree {
   mutable std::shared_mutex mu_;
   std::deque<Node> nodes_;                     // stable addresses; never shrinks
   std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index
+
+  // Background loads: a queue of lazy directories and the threads (started on first use, so
+  // never before the daemon forks) that build them.
+  mutable std::mutex prefetch_mu_;
+  mutable std::condition_variable prefetch_cv_;
+  mutable std::deque<Ino> prefetch_queue_;
+  mutable std::set<Ino> prefetch_queued_;
+  mutable std::vector<std::thread> prefetch_threads_;
+  mutable bool prefetch_stop_ = false;
 };
 
 }  // namespace omicsfs::vfs

@@ -7,13 +7,16 @@
 #include <cstdlib>
 #include <optional>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "cache/cache_pool.h"
+#include "formats/vcz/store.h"
 #include "io/cached_byte_source.h"
+#include "io/space_blob_store.h"
 #include "io/s3/s3_byte_space.h"
 #include "testutil/s3_server.h"
 
@@ -371,6 +374,65 @@ TEST_F(S3SpaceTest, UnreachableEndpointFailsFast) {
   EXPECT_EQ(space.status().sys_errno(), EIO) << space.status().ToString();
   EXPECT_NE(space.status().message().find("http://127.0.0.1:1/" + kBucket), std::string::npos)
       << space.status().ToString();
+}
+
+uint64_t Requests(const S3ByteSpace& space) { return space.client().Counters().requests; }
+
+// ListRecursive is one request per 1000 keys where walking List costs one per folder, and gives
+// the same keys and stamps; after it, absent keys below the listed folder cost no request.
+TEST_F(S3SpaceTest, ListRecursiveIsOneListingAndAnswersAbsence) {
+  const std::string chr22 = kCorpus + "/vcf-zarr/chr22_v9_s32/chr22_v9_s32.vcz";
+  S3Server* server = S3ServerEnvironment::Get();
+  server->PutTree(kBucket, "big/chr22.vcz", chr22);
+  auto walker = Space("s3://" + kBucket + "/big");
+  auto space = Space("s3://" + kBucket + "/big");
+  ASSERT_TRUE(walker.ok() && space.ok());
+  uint64_t before = Requests(**walker);
+  auto walked = (*walker)->ByteSpace::ListRecursive("chr22.vcz");
+  ASSERT_TRUE(walked.ok()) << walked.status().ToString();
+  const uint64_t walk_requests = Requests(**walker) - before;
+  before = Requests(**space);
+  auto listed = (*space)->ListRecursive("chr22.vcz");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(Requests(**space) - before, 1 + listed->size() / 1000);
+  EXPECT_GT(walk_requests, 50u);  // one per folder
+  ASSERT_EQ(listed->size(), walked->size());
+  for (size_t i = 0; i < listed->size(); ++i) {
+    EXPECT_EQ((*listed)[i].key, (*walked)[i].key);
+    EXPECT_EQ((*listed)[i].info.stamp, (*walked)[i].info.stamp) << (*listed)[i].key;
+  }
+  // Below the listed folder: absent and present keys answered from the listing.
+  before = Requests(**space);
+  auto probe = (*space)->Open("chr22.vcz/zarr.json");
+  ASSERT_TRUE(probe.ok() && *probe == nullptr) << probe.status().ToString();
+  auto chunk = (*space)->Get("chr22.vcz/call_genotype/99.0.0", 1 << 20);
+  ASSERT_TRUE(chunk.ok() && !chunk->has_value()) << chunk.status().ToString();
+  auto present = (*space)->Open("chr22.vcz/.zattrs");
+  ASSERT_TRUE(present.ok() && *present != nullptr);
+  EXPECT_EQ(Requests(**space), before);
+  // Outside it, absence is asked for.
+  auto outside = (*space)->Open("elsewhere/zarr.json");
+  ASSERT_TRUE(outside.ok() && *outside == nullptr);
+  EXPECT_EQ(Requests(**space), before + 1);
+  // Opening the store: fewer requests once listed (the zarr.json probes of a v2 store go).
+  auto cold = Space("s3://" + kBucket + "/big");
+  ASSERT_TRUE(cold.ok());
+  before = Requests(**cold);
+  auto cold_store = formats::vcz::Store::Open(
+      std::make_shared<SpaceBlobStore>(SubSpace(*cold, "chr22.vcz")));
+  ASSERT_TRUE(cold_store.ok()) << cold_store.status().ToString();
+  const uint64_t cold_requests = Requests(**cold) - before;
+  before = Requests(**space);
+  auto warm_store = formats::vcz::Store::Open(
+      std::make_shared<SpaceBlobStore>(SubSpace(*space, "chr22.vcz")));
+  ASSERT_TRUE(warm_store.ok()) << warm_store.status().ToString();
+  const uint64_t warm_requests = Requests(**space) - before;
+  EXPECT_LT(warm_requests + 1, cold_requests);  // + 1: the listing itself
+  EXPECT_EQ((*warm_store)->samples(), (*cold_store)->samples());
+  std::printf("chr22 store: walk %llu listing requests, recursive 1; open %llu requests cold, "
+              "%llu after the listing\n", static_cast<unsigned long long>(walk_requests),
+              static_cast<unsigned long long>(cold_requests),
+              static_cast<unsigned long long>(warm_requests));
 }
 
 // Last: it stops the shared server and starts it again.

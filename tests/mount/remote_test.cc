@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -189,6 +190,43 @@ TEST_F(RemoteMount, S3BucketMountsLikeTheLocalCorpus) {
   cat.push_back("vcf-zarr/sample/sample.vcz/sample.vcf");
   EXPECT_EQ(RunCommand(cat, &out), 0);
   EXPECT_EQ(out, remote.at("/vcf-zarr/sample/sample.vcz/sample.vcf"));
+}
+
+// The "remote: N requests" count of MOUNT/.omicsfs/status.
+uint64_t RemoteRequests(const MountedFs& m) {
+  std::string status;
+  EXPECT_TRUE(ReadWhole(m.path() + "/.omicsfs/status", &status));
+  const size_t at = status.find("remote: ");
+  EXPECT_NE(at, std::string::npos) << status;
+  return at == std::string::npos ? 0 : std::stoull(status.substr(at + 8));
+}
+
+// Lazy discovery: the mount answers after listing the bucket's root, and `ls` of the root opens
+// no store (each store: a listing and ~40 GETs); what is then looked into reads as locally.
+TEST_F(RemoteMount, ABucketMountAnswersBeforeOpeningItsStores) {
+  S3Server* s3 = S3ServerEnvironment::Get();
+  ASSERT_NE(s3, nullptr);
+  s3->CreateBucket("lazy");
+  s3->PutTree("lazy", "l/v1", kCorpus + "/bpcells/dir/v1");
+  s3->PutTree("lazy", "l/sample", kCorpus + "/vcf-zarr/sample");
+  SetS3Env(*s3);
+  auto m = MountedFs::Start(OMICSFS_BINARY, "s3://lazy/l", S3Args(*s3));
+  ASSERT_NE(m, nullptr);
+  const uint64_t mounted = RemoteRequests(*m);
+  EXPECT_LE(mounted, 3u);  // the credentials probe and the root's listing
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(m->path())) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"sample", "v1"}));
+  struct stat st;
+  ASSERT_EQ(::stat((m->path() + "/v1").c_str(), &st), 0);
+  EXPECT_EQ(RemoteRequests(*m), mounted) << "ls and stat of the root opened something";
+  std::string status;
+  ASSERT_TRUE(ReadWhole(m->path() + "/.omicsfs/status", &status));
+  EXPECT_NE(status.find("folders not opened yet: 2"), std::string::npos) << status;
+  ExpectSameTree(Local("/bpcells/dir/v1"), Snapshot(m->path() + "/v1"), "lazy v1", false);
+  ExpectSameTree(Local("/vcf-zarr/sample"), Snapshot(m->path() + "/sample"), "lazy sample", false);
+  EXPECT_GT(RemoteRequests(*m), mounted + 20);
 }
 
 TEST_F(RemoteMount, WrongS3CredentialsRefuseTheMount) {
@@ -388,6 +426,9 @@ TEST_F(RemoteMount, ARewrittenObjectIsNeverMixed) {
   auto m = MountedFs::Start(OMICSFS_BINARY, "s3://rewrite/r", args);
   ASSERT_NE(m, nullptr);
   const std::string want = Local("/bpcells/dir/v2/rna.packed").at("/matrix.mtx");
+  // Opened before the rewrite (folders are opened when first looked into).
+  struct stat st;
+  ASSERT_EQ(::stat((m->path() + "/m.packed/matrix.mtx").c_str(), &st), 0);
   // Another store's array under the same key: same name, other bytes.
   s3->PutFile("rewrite", "r/m.packed/val_data", kCorpus + "/bpcells/dir/v2/counts.packed/val_data");
   std::string got;

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <charconv>
 #include <ctime>
+#include <iterator>
+#include <set>
 
 #include "io/s3/sigv4.h"
 
@@ -14,6 +16,9 @@ namespace {
 constexpr uint64_t kMaxListingBytes = uint64_t{16} << 20;
 // Pages one List follows at most: 100 000 keys in one folder, far beyond any store's layout.
 constexpr int kMaxPages = 100;
+// Pages one ListRecursive follows at most: 10 million keys below one store (a cohort's VCF Zarr
+// store of 1 M variant chunks x 10 fields is 10 M keys).
+constexpr int kMaxRecursivePages = 10000;
 
 // "size etag mtime-seconds": one version of one object, the same whether it came from a listing
 // or a HEAD (their Last-Modified texts differ in form: ISO 8601 vs an HTTP date).
@@ -40,6 +45,9 @@ std::optional<uint64_t> ParseSize(const std::string& text) {
 struct S3ByteSpace::Known {
   std::mutex mu;
   std::map<std::string, ListedObject> objects;  // by object key
+  // Folders (object key prefixes ending in '/', or "" for the bucket) listed recursively: every
+  // object below one of them is in `objects`, so a key below one that is not there is absent.
+  std::set<std::string> complete;
 
   std::optional<ListedObject> Find(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu);
@@ -47,10 +55,25 @@ struct S3ByteSpace::Known {
     if (it == objects.end()) return std::nullopt;
     return it->second;
   }
+  // Whether a complete listing covers `key` and does not hold it.
+  bool Absent(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (complete.empty() || objects.count(key)) return false;
+    if (complete.count("")) return true;
+    for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1)) {
+      if (complete.count(key.substr(0, slash + 1))) return true;
+    }
+    return false;
+  }
+  // A version gone (ESTALE): forgotten, and no listing that held it counts as complete now.
   void Forget(const std::string& key, const std::string& etag) {
     std::lock_guard<std::mutex> lock(mu);
     auto it = objects.find(key);
-    if (it != objects.end() && it->second.etag == etag) objects.erase(it);
+    if (it == objects.end() || it->second.etag != etag) return;
+    objects.erase(it);
+    for (auto c = complete.begin(); c != complete.end();) {
+      c = key.compare(0, c->size(), *c) == 0 ? complete.erase(c) : std::next(c);
+    }
   }
 };
 
@@ -185,12 +208,13 @@ Status S3ByteSpace::ErrorFor(const http::HttpRequest& request,
 }
 
 Result<std::vector<ListPage>> S3ByteSpace::ListAll(const std::string& full_prefix, int max_keys,
-                                                   int max_pages) const {
+                                                   int max_pages,
+                                                   const std::string& delimiter) const {
   std::vector<ListPage> pages;
   std::string token;
   for (int page = 0; page < max_pages; ++page) {
     http::HttpRequest request{
-        "GET", endpoint_.BucketUrl(location_.bucket, ListObjectsQuery(full_prefix, "/", token,
+        "GET", endpoint_.BucketUrl(location_.bucket, ListObjectsQuery(full_prefix, delimiter, token,
                                                                       max_keys)),
         {}, {}};
     ASSIGN_OR_RETURN(http::HttpResponse response, client_->Send(request, kMaxListingBytes));
@@ -244,6 +268,43 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
   return out;
 }
 
+// One paginated listing without a delimiter: 1 request per 1000 keys, where walking List costs
+// one per folder (a VCF Zarr store of 80 arrays: 80 requests of ~9 ms on Swift, now 1).
+Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(const std::string& prefix) const {
+  if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
+  const std::string folder = ObjectKey(prefix);
+  const std::string full = folder.empty() ? folder : folder + "/";
+  auto pages = ListAll(full, options_.max_keys, kMaxRecursivePages, /*delimiter=*/"");
+  if (!pages.ok()) return std::move(pages).status().WithContext(Where(prefix));
+  const std::string root = ObjectKey("");
+  const size_t strip = root.empty() ? 0 : root.size() + 1;  // keys relative to the space
+  std::map<std::string, const ListedObject*> keys;  // relative key -> object
+  for (const ListPage& page : *pages) {
+    for (const ListedObject& object : page.objects) {
+      if (object.key.compare(0, full.size(), full) != 0 || object.key.size() <= strip) continue;
+      std::string key = object.key.substr(strip);
+      if (ValidKey(key)) keys.emplace(std::move(key), &object);
+    }
+  }
+  std::vector<KeyInfo> out;
+  out.reserve(keys.size());
+  std::lock_guard<std::mutex> lock(known_->mu);
+  // The listing replaces what was known below `full`, which is now complete (Known::Absent).
+  auto& known = known_->objects;
+  const auto end = full.empty() ? known.end()  // '0' follows '/': past every key in the folder
+                                : known.lower_bound(full.substr(0, full.size() - 1) + "0");
+  known.erase(known.lower_bound(full), end);
+  for (const auto& [key, object] : keys) {
+    known_->objects[object->key] = *object;
+    // A name that is both an object and a folder ("a" and "a/b") is the folder, as in List.
+    auto next = keys.upper_bound(key + "/");
+    if (next != keys.end() && next->first.compare(0, key.size() + 1, key + "/") == 0) continue;
+    out.push_back(KeyInfo{key, InfoFor(object->size, object->etag, object->mtime)});
+  }
+  known_->complete.insert(full);
+  return out;
+}
+
 Result<std::shared_ptr<const ByteSource>> S3ByteSpace::Open(const std::string& key) const {
   RETURN_IF_ERROR(CheckKey(*this, key));
   const std::string object_key = ObjectKey(key);
@@ -253,6 +314,8 @@ Result<std::shared_ptr<const ByteSource>> S3ByteSpace::Open(const std::string& k
     object.size = listed->size;
     object.etag = listed->etag;
     object.mtime = listed->mtime;
+  } else if (known_->Absent(object_key)) {
+    return std::shared_ptr<const ByteSource>();
   } else {
     http::HttpRequest request{"HEAD", url, {}, {}};
     ASSIGN_OR_RETURN(http::HttpResponse response, client_->Send(request, 0));
@@ -275,6 +338,7 @@ Result<std::shared_ptr<const ByteSource>> S3ByteSpace::Open(const std::string& k
 Result<std::optional<std::string>> S3ByteSpace::Get(const std::string& key,
                                                     uint64_t max_bytes) const {
   RETURN_IF_ERROR(CheckKey(*this, key));
+  if (known_->Absent(ObjectKey(key))) return std::optional<std::string>();
   http::HttpRequest request{"GET", ObjectUrl(key), {}, {}};
   // Room for an error body too (S3's XML errors are < 1 KB): a 404 must not fail as "too large".
   auto response = client_->Send(request, std::max<uint64_t>(max_bytes, 64 << 10));

@@ -8,6 +8,14 @@
 //   request), else one HEAD. Reads are ranged GETs with If-Match on the ETag: an object rewritten
 //   since it was opened fails with ESTALE (and its listing entry is forgotten, so the next Open
 //   HEADs the new version), never mixed bytes.
+// - ListRecursive: one ListObjectsV2 without a delimiter (1 request per 1000 keys), which also
+//   gives every key's size, ETag and Last-Modified (the store's stamp), kept for Open.
+// - Absent from a complete listing: after ListRecursive(P), Open and Get of a key below P that
+//   the listing did not hold answer absent without a request (Zarr probes zarr.json in v2 stores
+//   and reads missing chunks as fill values: ~1 request per array saved). The rule: a store's
+//   keys are fixed at the moment its stamp was taken (discovery lists the store for its stamp
+//   before opening it); an object added later is seen by the rescan, which lists again and
+//   compares stamps. A listed object found rewritten (ESTALE) makes its listing incomplete again.
 // - Get: one GET; 404 is absent (nullopt). 403 is an error, not absence: S3 answers 403 for a
 //   missing key when the caller may not list the bucket, and guessing "absent" there would turn
 //   a permission problem into fill values.
@@ -71,6 +79,7 @@ class S3ByteSpace : public ByteSpace {
   const std::string& Describe() const override { return describe_; }
   Result<std::shared_ptr<const ByteSource>> Open(const std::string& key) const override;
   Result<std::vector<ListEntry>> List(const std::string& prefix) const override;
+  Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const override;
   Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const override;
 
   const http::HttpClient& client() const { return *client_; }
@@ -85,9 +94,9 @@ class S3ByteSpace : public ByteSpace {
  private:
   S3ByteSpace() = default;
   // Up to max_pages pages of ListObjectsV2 under `full_prefix` (ends in / unless empty),
-  // delimiter /.
+  // with `delimiter` ("": every key below, not folder by folder).
   Result<std::vector<ListPage>> ListAll(const std::string& full_prefix, int max_keys,
-                                        int max_pages) const;
+                                        int max_pages, const std::string& delimiter = "/") const;
   // A non-2xx answer as a Status: the request, status, S3's code and message, and for 401/403
   // where the credentials came from.
   Status ErrorFor(const http::HttpRequest& request, const http::HttpResponse& response) const;
