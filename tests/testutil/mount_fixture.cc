@@ -15,11 +15,6 @@
 namespace omicsfs::testutil {
 namespace {
 
-std::string MakeTempDir(const char* prefix) {
-  std::string tmpl = std::string("/tmp/") + prefix + "XXXXXX";
-  char* p = ::mkdtemp(tmpl.data());
-  return p ? std::string(p) : std::string();
-}
 
 bool WaitPid(pid_t pid, std::chrono::milliseconds timeout, int* status) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -221,6 +216,12 @@ std::string ReadMaybeGz(const std::string& path) {
   while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
   gzclose(f);
   return out;
+}
+
+std::string MakeTempDir(const char* prefix) {
+  std::string tmpl = std::string("/tmp/") + prefix + "XXXXXX";
+  char* p = ::mkdtemp(tmpl.data());
+  return p ? std::string(p) : std::string();
 }
 
 }  // namespace omicsfs::testutil

@@ -72,6 +72,8 @@ int RunCommand(const std::vector<std::string>& argv, std::string* out = nullptr,
                std::chrono::seconds timeout = std::chrono::seconds(120));
 
 bool IsMountPoint(const std::string& path);
+// A fresh directory /tmp/PREFIXxxxxxx ("" when it cannot be made).
+std::string MakeTempDir(const char* prefix);
 // Reads a whole file with read(2); returns false (and sets *err) on a failed read.
 bool ReadWhole(const std::string& path, std::string* out, int* err = nullptr);
 // Gunzips a file (or returns it unchanged when it does not end in .gz).

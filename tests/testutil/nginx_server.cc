@@ -20,12 +20,6 @@
 namespace omicsfs::testutil {
 namespace {
 
-std::string MakeTempDir(const char* prefix) {
-  std::string tmpl = std::string("/tmp/") + prefix + "XXXXXX";
-  char* p = ::mkdtemp(tmpl.data());
-  return p ? std::string(p) : std::string();
-}
-
 std::string ReadText(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;

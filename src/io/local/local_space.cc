@@ -60,44 +60,42 @@ Status LocalByteSource::ReadExact(uint64_t offset, void* out, size_t length) con
   return OkStatus();
 }
 
-Result<std::shared_ptr<const ByteSource>> LocalByteSpace::Open(const std::string& key) const {
+// The regular file under `key`, open, with its stat; nullopt when absent (or not a file).
+Result<std::optional<std::pair<File, struct stat>>> LocalByteSpace::OpenFile(const std::string& key) const {
+  using Found = std::optional<std::pair<File, struct stat>>;
   RETURN_IF_ERROR(CheckKey(*this, key));
-  const std::string path = Where(key);
-  auto file = File::OpenReadOnly(path);
+  auto file = File::OpenReadOnly(Where(key));
   if (!file.ok()) {
-    if (Missing(file.status().sys_errno())) {
-      RETURN_IF_ERROR(CheckAbsent(key));
-      return std::shared_ptr<const ByteSource>();
-    }
-    return std::move(file).status();
+    if (!Missing(file.status().sys_errno())) return std::move(file).status();
+    RETURN_IF_ERROR(CheckAbsent(key));
+    return Found();
   }
   ASSIGN_OR_RETURN(struct stat st, file->Stat());
-  if (!S_ISREG(st.st_mode)) return std::shared_ptr<const ByteSource>();
-  RETURN_IF_ERROR(guard_.Check(*file));
-  return std::shared_ptr<const ByteSource>(std::make_shared<const LocalByteSource>(path, st, guard_));
+  if (!S_ISREG(st.st_mode)) return Found();
+  return Found(std::make_pair(std::move(file).value(), st));
+}
+
+Result<std::shared_ptr<const ByteSource>> LocalByteSpace::Open(const std::string& key) const {
+  ASSIGN_OR_RETURN(auto found, OpenFile(key));
+  if (!found) return std::shared_ptr<const ByteSource>();
+  RETURN_IF_ERROR(guard_.Check(found->first));
+  return std::shared_ptr<const ByteSource>(std::make_shared<const LocalByteSource>(Where(key), found->second, guard_));
 }
 
 // One open, one read, one check: the Zarr chunk path, which reads whole objects.
 Result<std::optional<std::string>> LocalByteSpace::Get(const std::string& key, uint64_t max_bytes) const {
-  RETURN_IF_ERROR(CheckKey(*this, key));
-  const std::string path = Where(key);
-  auto file = File::OpenReadOnly(path);
-  if (!file.ok()) {
-    if (Missing(file.status().sys_errno())) {
-      RETURN_IF_ERROR(CheckAbsent(key));
-      return std::optional<std::string>();
-    }
-    return std::move(file).status();
-  }
-  ASSIGN_OR_RETURN(struct stat st, file->Stat());
-  if (!S_ISREG(st.st_mode)) return std::optional<std::string>();
+  ASSIGN_OR_RETURN(auto found, OpenFile(key));
+  if (!found) return std::optional<std::string>();
+  const File& file = found->first;
+  const struct stat& st = found->second;
+  const std::string& path = file.path();
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     return CorruptError(path + ": " + std::to_string(st.st_size) + " bytes is more than the " +
                         std::to_string(max_bytes) + " accepted for it");
   }
   std::string data(static_cast<size_t>(st.st_size), '\0');
-  ASSIGN_OR_RETURN(size_t n, file->ReadAt(0, data.data(), data.size()));
-  RETURN_IF_ERROR(guard_.Check(*file));
+  ASSIGN_OR_RETURN(size_t n, file.ReadAt(0, data.data(), data.size()));
+  RETURN_IF_ERROR(guard_.Check(file));
   if (n != data.size()) return CorruptError(path + ": file shrank while being read");
   return std::optional<std::string>(std::move(data));
 }

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "io/byte_source.h"
 #include "util/file.h"
@@ -48,6 +49,7 @@ class LocalByteSpace : public ByteSpace {
   Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const override;
 
  private:
+  Result<std::optional<std::pair<File, struct stat>>> OpenFile(const std::string& key) const;
   // Absent is a value only if the nearest existing directory above `key` is as it was.
   Status CheckAbsent(const std::string& key) const;
 
