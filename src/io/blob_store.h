@@ -17,6 +17,8 @@ class BlobStore {
   virtual Result<std::optional<std::string>> Get(const std::string& key) const = 0;
   // Names directly under `prefix` ("" = the root), sorted; directories and files alike.
   virtual Result<std::vector<std::string>> List(const std::string& prefix) const = 0;
+  // Gets worth having in flight at once for one reader (ByteSpace::Parallelism).
+  virtual unsigned Parallelism() const { return 1; }
 };
 
 }  // namespace omicsfs::io

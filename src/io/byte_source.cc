@@ -90,6 +90,7 @@ class PrefixSpace : public ByteSpace {
     for (KeyInfo& k : all) k.key.erase(0, prefix_.size() + 1);  // the base's keys start with prefix_ + "/"
     return all;
   }
+  unsigned Parallelism() const override { return base_->Parallelism(); }
 
  private:
   std::shared_ptr<const ByteSpace> base_;

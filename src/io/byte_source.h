@@ -87,6 +87,10 @@ class ByteSpace {
   virtual Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const;
   // Where `key` lives, for messages: Describe() + "/" + key.
   std::string Where(const std::string& key) const;
+  // How many requests to this space one reader gains by having in flight at once: 1 where a read
+  // costs no round trip (local files, memory, zip entries); more on remote backends, so that a
+  // reader needing several objects (a Zarr record range's arrays) overlaps their latencies.
+  virtual unsigned Parallelism() const { return 1; }
 };
 
 // A ByteSpace seen from one of its folders: keys are relative to `prefix` (which ValidKey

@@ -24,6 +24,7 @@ class SpaceBlobStore : public BlobStore {
     for (auto& e : entries) names.push_back(std::move(e.name));
     return names;
   }
+  unsigned Parallelism() const override { return space_->Parallelism(); }
   const std::shared_ptr<const ByteSpace>& space() const { return space_; }
 
  private:

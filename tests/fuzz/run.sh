@@ -9,7 +9,7 @@ SECONDS_PER_TARGET=${1:-}
 CORPUS=${OMICSFS_CORPUS_DIR:-../shared/corpus}
 B=build-fuzz
 cmake -S . -B $B -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DOMICSFS_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build $B -j"$(nproc)" >/dev/null
 S=$B/seeds
 rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz $S/fuzz_h5 $S/fuzz_zip

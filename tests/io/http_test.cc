@@ -618,7 +618,9 @@ TEST_F(HttpKeysTest, ZarrV2ConsolidatedMetadataListsLikeTheDirectory) {
   ASSERT_TRUE(relisted.ok());
   EXPECT_EQ(client_->Counters().requests, r1) << "a folder's files are HEADed once";
   for (const ListEntry& e : *relisted) {
-    if (e.kind == EntryKind::kFile) EXPECT_EQ(e.info.size, fs::file_size(dir + "/" + e.name));
+    if (e.kind == EntryKind::kFile) {
+      EXPECT_EQ(e.info.size, fs::file_size(dir + "/" + e.name));
+    }
   }
   auto folder = (*space)->Open(Names(*root, EntryKind::kDirectory)[0]);
   ASSERT_TRUE(folder.ok());

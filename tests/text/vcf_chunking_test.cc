@@ -2,6 +2,8 @@
 // chunks through the cache) gives exactly the bytes of rendering it in whole variants-chunks.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -9,7 +11,9 @@
 
 #include "cache/cache_pool.h"
 #include "formats/vcz/store.h"
+#include "io/local/local_space.h"
 #include "io/memory_blob_store.h"
+#include "io/space_blob_store.h"
 #include "text/vcf_source.h"
 #include "util/fs.h"
 
@@ -110,6 +114,63 @@ TEST(VcfTypes, UnsignedSixtyFourBitFieldsAreIntegers) {
   EXPECT_NE(vcf.find("-2147483648"), std::string::npos);
   EXPECT_NE(vcf.find(",-7777"), std::string::npos);
   EXPECT_NE(vcf.find(":-32768"), std::string::npos);
+}
+
+// A blob store that asks for parallel reads (as remote ones do) over a corpus store: each chunk
+// Get waits (up to 1 s) for a second Get to be in flight, and the highest number in flight is
+// kept; one chunk key can be made to fail.
+class ConcurrentBlobs : public io::BlobStore {
+ public:
+  explicit ConcurrentBlobs(const std::string& dir)
+      : base_(std::make_shared<io::LocalByteSpace>(dir)) {}
+  const std::string& Describe() const override { return base_.Describe(); }
+  Result<std::vector<std::string>> List(const std::string& prefix) const override { return base_.List(prefix); }
+  unsigned Parallelism() const override { return 8; }
+  Result<std::optional<std::string>> Get(const std::string& key) const override {
+    const bool chunk = key.find("/.") == std::string::npos && key.find('/') != std::string::npos;
+    if (chunk) {
+      std::unique_lock<std::mutex> lock(mu_);
+      max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
+      cv_.notify_all();
+      cv_.wait_for(lock, std::chrono::seconds(1), [&] { return max_in_flight_ >= 2; });
+      --in_flight_;
+    }
+    if (key == fail_) return IoError("injected failure of " + key, EIO);
+    return base_.Get(key);
+  }
+  int max_in_flight() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return max_in_flight_;
+  }
+  std::string fail_;
+
+ private:
+  io::SpaceBlobStore base_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  mutable int in_flight_ = 0, max_in_flight_ = 0;
+};
+
+TEST(VcfChunking, ARemoteStoreFetchesARangesArraysConcurrently) {
+  const std::string dir = std::string(OMICSFS_CORPUS_DIR) + "/vcf-zarr/sample/sample.vcz";
+  ASSERT_TRUE(fs::is_directory(dir)) << dir;
+  auto plain = formats::vcz::Store::Open(dir);
+  auto blobs = std::make_shared<ConcurrentBlobs>(dir);
+  auto parallel = formats::vcz::Store::Open(blobs);
+  ASSERT_TRUE(plain.ok() && parallel.ok()) << parallel.status().ToString();
+  const std::string text = RenderAll(VcfSource(*plain, VcfSource::View::kFull, "v"));
+  EXPECT_EQ(RenderAll(VcfSource(*parallel, VcfSource::View::kFull, "v")), text);
+  EXPECT_GE(blobs->max_in_flight(), 2);
+
+  // A failed array fails the range with its own error; the others' reads are waited for.
+  auto failing = std::make_shared<ConcurrentBlobs>(dir);
+  failing->fail_ = "call_DP/0/0";
+  auto broken = formats::vcz::Store::Open(failing);
+  ASSERT_TRUE(broken.ok()) << broken.status().ToString();
+  std::string chunk;
+  Status st = VcfSource(*broken, VcfSource::View::kFull, "v").RenderChunk(1, &chunk);  // 0: the header
+  EXPECT_EQ(st.code(), ErrorCode::kIo) << st.ToString();
+  EXPECT_NE(st.message().find("injected failure of call_DP/0/0"), std::string::npos) << st.ToString();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "io/local/local_space.h"
 #include "io/space_blob_store.h"
+#include "util/parallel.h"
 
 namespace omicsfs::formats::vcz {
 namespace {
@@ -107,17 +108,24 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   }
 
   // Arrays: every child with Zarr array metadata (consolidated metadata is never required).
+  // Their metadata is fetched concurrently where the store is remote (a round trip each).
   ASSIGN_OR_RETURN(std::vector<std::string> children, s->blobs_->List(""));
-  std::map<std::string, zarr::ZarrArray> arrays;
-  for (const std::string& name : children) {
-    if (name.empty() || name[0] == '.' || name == "zarr.json") continue;
-    auto a = zarr::ZarrArray::Open(s->blobs_, name);
+  std::erase_if(children, [](const std::string& name) { return name.empty() || name[0] == '.' || name == "zarr.json"; });
+  std::vector<std::optional<zarr::ZarrArray>> opened(children.size());
+  RETURN_IF_ERROR(ParallelFor(children.size(), s->blobs_->Parallelism(), [&](size_t i) -> Status {
+    auto a = zarr::ZarrArray::Open(s->blobs_, children[i]);
     if (!a.ok()) {
-      if (a.status().code() == ErrorCode::kNotFound) continue;  // a plain file or subgroup
+      if (a.status().code() == ErrorCode::kNotFound) return OkStatus();  // a plain file or subgroup
       return std::move(a).status().WithContext(dir);
     }
-    a->UseCache(pool);
-    arrays.emplace(name, std::move(a).value());
+    opened[i] = std::move(a).value();
+    return OkStatus();
+  }));
+  std::map<std::string, zarr::ZarrArray> arrays;
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (!opened[i]) continue;
+    opened[i]->UseCache(pool);
+    arrays.emplace(children[i], std::move(*opened[i]));
   }
   auto take = [&](const char* name) -> std::optional<zarr::ZarrArray> {
     auto it = arrays.find(name);
@@ -232,9 +240,7 @@ Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples, bo
     for (size_t i = 0; i < format_.size(); ++i) reads.emplace_back(&format_[i].array, &b.format[i]);
   }
   if (reverse) std::reverse(reads.begin(), reads.end());
-  for (auto& [array, out] : reads) {
-    ASSIGN_OR_RETURN(*out, array->ReadRows(v0, v1));
-  }
+  RETURN_IF_ERROR(ReadArrays(reads, v0, v1));
   return b;
 }
 
@@ -248,10 +254,18 @@ Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) 
   if ((parts & kId) && id_) reads.emplace_back(&*id_, &b.id.emplace());
   if (parts & kAllele) reads.emplace_back(&*allele_, &b.allele);
   if ((parts & kGenotype) && genotype_ && !samples_.empty()) reads.emplace_back(&*genotype_, &b.genotype.emplace());
-  for (auto& [array, out] : reads) {
-    ASSIGN_OR_RETURN(*out, array->ReadRows(v0, v1));
-  }
+  RETURN_IF_ERROR(ReadArrays(reads, v0, v1));
   return b;
+}
+
+Status Store::ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
+                         uint64_t v1) const {
+  // Local arrays are read in order on this thread (a read costs no round trip); remote ones
+  // concurrently, so that a record range costs about one round trip, not one per array.
+  return ParallelFor(reads.size(), blobs_->Parallelism(), [&](size_t i) -> Status {
+    ASSIGN_OR_RETURN(*reads[i].second, reads[i].first->ReadRows(v0, v1));
+    return OkStatus();
+  });
 }
 
 }  // namespace omicsfs::formats::vcz

@@ -72,6 +72,9 @@ class Store {
   Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
 
  private:
+  // Rows [v0, v1) of each array into its block.
+  Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
+                 uint64_t v1) const;
   Store() = default;
 
   std::string dir_;

@@ -49,6 +49,9 @@ struct HttpOptions {
   // Idle easy handles kept for reuse; each keeps its connections (keep-alive), DNS entries and
   // TLS sessions, so this bounds the idle connections per host.
   size_t max_idle_handles = 16;
+  // Requests one reader keeps in flight when it needs several objects at once (the arrays of a
+  // Zarr record range): ByteSpace::Parallelism of the HTTP and S3 spaces.
+  unsigned parallel_requests = 8;
   std::string user_agent = "omicsfs";
 };
 
