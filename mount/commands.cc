@@ -85,6 +85,7 @@ Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads, 
   r.http.connect_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.http_timeout_s * 1000));
   r.http.low_speed_time = r.http.connect_timeout;
   r.http.retries = o.http_retries;
+  r.http.parallel_requests = o.http_parallel;
   r.pool = pool;
   r.defer_threads = defer_threads;
   ASSIGN_OR_RETURN(*remote, io::OpenRemote(o.source, r, formats::bpcells::ArrayNames()));
@@ -118,14 +119,24 @@ std::string ModeString(const vfs::Attr& a) {
 }
 
 // The huge-page arena (util/huge_arena.h) holds the cache (which counts its blocks' footprints)
-// and 16 MiB for buffers being rendered; past it, malloc. The rest of the daemon (code, small
-// objects, FUSE buffers, stacks) is ~45 MB, so RSS stays within cache_size + 64 MB.
-// OMICSFS_ARENA=off (malloc only) or =4k (no huge pages) are for benchmarks.
-void ConfigureArena(const Options& o) {
+// and 16 MiB for buffers being rendered; a buffer that finds no room makes the cache drop its
+// least recently used entries (CachePool::ReclaimForArena) before it goes to malloc. The rest of
+// the daemon (code, small objects, FUSE buffers, stacks) is ~45 MB, so RSS stays within
+// cache_size + 64 MB.
+// OMICSFS_ARENA=off (malloc only), =4k (no huge pages) or =noreclaim (buffers past the arena go
+// to malloc at once) are for benchmarks.
+std::string ArenaMode() {
   const char* mode = std::getenv("OMICSFS_ARENA");
-  const std::string m = mode ? mode : "";
+  return mode ? mode : "";
+}
+void ConfigureArena(const Options& o) {
+  const std::string m = ArenaMode();
   if (m == "off") return;
   arena::Configure(o.cache_size + (uint64_t{16} << 20), m != "4k");
+}
+// Buffers past the arena's room take the place of the cache's least recently used entries.
+void ReclaimForArena(cache::CachePool* pool) {
+  if (ArenaMode() != "noreclaim") pool->ReclaimForArena();
 }
 
 // Read-ahead workers: one more than the cores, so rendering keeps every core busy while FUSE
@@ -212,6 +223,7 @@ int RunCat(const Options& o) {
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
   cache::CachePool pool(o.cache_size);
+  ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
   prefetcher.Start(Workers());
   text::IndexStore index(*index_dir, o.rebuild_index);
@@ -390,6 +402,7 @@ int RunMount(const Options& o, const char* argv0) {
   }
 
   cache::CachePool pool(o.cache_size);
+  ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
   text::IndexStore index(*index_dir, o.rebuild_index);
   index.CollectGarbage(std::chrono::hours(24) * o.index_max_age_days);

@@ -73,6 +73,11 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     const unsigned long n = std::strtoul(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || n > 20) return InvalidArgumentError("must be 0..20, not '" + value + "'");
     o->http_retries = static_cast<int>(n);
+  } else if (key == "http_parallel") {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n < 1 || n > 64) return InvalidArgumentError("must be 1..64, not '" + value + "'");
+    o->http_parallel = static_cast<unsigned>(n);
   } else if (key == "aws_access_key_id" || key == "aws_secret_access_key" || key == "aws_session_token") {
     return InvalidArgumentError("credentials are never taken from the command line (ps shows them to every "
                                 "user); set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or use ~/.aws/credentials");
@@ -283,6 +288,7 @@ options:
      ca_file=PATH      trust this PEM certificate for https (e.g. a self-signed server)
      http_timeout=SECONDS  connect timeout, and how long a transfer may stall (default 20)
      http_retries=N    retries, with backoff, after 5xx, 429, timeouts, cut transfers (default 4)
+     http_parallel=N   requests one reader keeps in flight for a store's objects (default 8)
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
      index_max_age=DAYS  remove index files unused for DAYS at mount (default 30; 0 = never)

@@ -44,6 +44,7 @@ struct Options {
   std::string ca_file;          // -o ca_file=PATH: trust this PEM for https (self-signed servers)
   double http_timeout_s = 20;   // -o http_timeout=SECONDS: connect, and a stalled transfer
   int http_retries = 4;         // -o http_retries=N: attempts after the first
+  unsigned http_parallel = 8;   // -o http_parallel=N: requests one reader keeps in flight
   std::vector<std::string> fuse_options;  // passed through to libfuse (allow_other, …)
 };
 

@@ -16,6 +16,46 @@ CachePool::CachePool(uint64_t budget_bytes, double max_entry_fraction)
     : budget_(budget_bytes),
       max_entry_(static_cast<uint64_t>(static_cast<double>(budget_bytes) * max_entry_fraction)) {}
 
+namespace {
+std::atomic<CachePool*> g_arena_pool{nullptr};
+uint64_t ShedForArena(uint64_t bytes) {
+  CachePool* pool = g_arena_pool.load(std::memory_order_acquire);
+  return pool != nullptr ? pool->Shed(bytes) : 0;
+}
+}  // namespace
+
+CachePool::~CachePool() {
+  CachePool* self = this;
+  if (g_arena_pool.compare_exchange_strong(self, nullptr)) arena::SetReclaimer(nullptr);
+}
+
+void CachePool::ReclaimForArena() {
+  g_arena_pool.store(this, std::memory_order_release);
+  arena::SetReclaimer(&ShedForArena);
+}
+
+uint64_t CachePool::Shed(uint64_t bytes) {
+  std::vector<Object> dropped;  // destroyed after the lock is released
+  uint64_t freed = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return 0;
+    for (auto pos = lru_.end(); pos != lru_.begin() && freed < bytes;) {
+      --pos;
+      auto it = entries_.find(*pos);
+      if (it->second.value.value.use_count() > 1) continue;  // a reader holds it: frees nothing
+      freed += it->second.value.bytes;
+      stats_.bytes -= it->second.value.bytes;
+      ++stats_.evictions;
+      --stats_.entries;
+      dropped.push_back(std::move(it->second.value.value));
+      entries_.erase(it);
+      pos = lru_.erase(pos);
+    }
+  }
+  return freed;
+}
+
 uint64_t CachePool::NewOwnerId() {
   std::lock_guard<std::mutex> lock(mu_);
   return next_owner_++;

@@ -66,6 +66,16 @@ class CachePool {
   // Drops every entry of `owner` (a store that changed on disk).
   void EraseOwner(uint64_t owner);
 
+  // Frees about `bytes` by dropping least recently used entries no reader holds (an entry a
+  // reader holds frees nothing); returns the bytes dropped. Never waits: 0 when another thread
+  // (or this one) holds the pool's lock.
+  uint64_t Shed(uint64_t bytes);
+  // Makes this pool the huge-page arena's reclaimer (arena::SetReclaimer): a buffer that does
+  // not fit in the arena takes the place of cached entries rather than fresh pages from malloc.
+  // One pool at a time; undone by the pool's destructor.
+  void ReclaimForArena();
+  ~CachePool();
+
   uint64_t NewOwnerId();
   uint64_t budget() const { return budget_; }
   CacheStats Stats() const;

@@ -36,7 +36,9 @@ std::mutex g_mu;
 char* g_base = nullptr;
 std::atomic<uintptr_t> g_lo{0}, g_hi{0};  // [lo, hi): the mapping, for lock-free Release checks
 bool g_huge = false;
-uint64_t g_limit = 0, g_carved = 0, g_free = 0, g_allocs = 0, g_reused = 0, g_fallbacks = 0;
+uint64_t g_limit = 0, g_carved = 0, g_free = 0, g_allocs = 0, g_reused = 0, g_fallbacks = 0, g_reclaims = 0;
+std::atomic<Reclaimer> g_reclaimer{nullptr};
+thread_local bool t_reclaiming = false;
 
 struct FreeExtents {
   std::map<uintptr_t, uint64_t> by_addr;        // start → bytes
@@ -95,13 +97,9 @@ void Configure(uint64_t limit_bytes, bool huge_pages) {
   g_limit = limit_bytes < g_carved ? g_carved : (limit_bytes > kReserve ? kReserve : limit_bytes);
 }
 
-void* Allocate(size_t size) {
-  if (size < kMinBlock || size > kMaxBlock) return nullptr;
-  const uint64_t need = (size + kHeader + kPage - 1) / kPage * kPage;
-  std::lock_guard lock(g_mu);
-  if (g_base == nullptr) return nullptr;
+// A block of `need` bytes from the free extents or the uncarved rest, or 0. Requires g_mu.
+static uintptr_t TakeLocked(uint64_t need) {
   FreeExtents& f = Free();
-  uintptr_t at;
   auto fit = f.by_size.lower_bound({need, 0});
   if (fit != f.by_size.end()) {
     const auto [bytes, start] = *fit;
@@ -109,12 +107,34 @@ void* Allocate(size_t size) {
     f.by_addr.erase(start);
     if (bytes > need) AddExtent(start + need, bytes - need);  // the rest stays free
     g_free -= need;
-    at = start;
     ++g_reused;
-  } else if (g_carved + need <= g_limit) {
-    at = reinterpret_cast<uintptr_t>(g_base) + g_carved;
+    return start;
+  }
+  if (g_carved + need <= g_limit) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(g_base) + g_carved;
     g_carved += need;
-  } else {
+    return at;
+  }
+  return 0;
+}
+
+void* Allocate(size_t size) {
+  if (size < kMinBlock || size > kMaxBlock) return nullptr;
+  const uint64_t need = (size + kHeader + kPage - 1) / kPage * kPage;
+  std::unique_lock lock(g_mu);
+  if (g_base == nullptr) return nullptr;
+  uintptr_t at = TakeLocked(need);
+  const Reclaimer reclaim = g_reclaimer.load(std::memory_order_acquire);
+  if (at == 0 && reclaim != nullptr && !t_reclaiming) {
+    // Twice the block: freed blocks lie where their entries were, and one extent must hold it.
+    lock.unlock();
+    t_reclaiming = true;
+    const uint64_t freed = reclaim(2 * need);
+    t_reclaiming = false;
+    lock.lock();
+    if (freed > 0 && (at = TakeLocked(need)) != 0) ++g_reclaims;
+  }
+  if (at == 0) {
     ++g_fallbacks;
     return nullptr;
   }
@@ -124,6 +144,8 @@ void* Allocate(size_t size) {
   ++g_allocs;
   return reinterpret_cast<char*>(at) + kHeader;
 }
+
+void SetReclaimer(Reclaimer reclaimer) { g_reclaimer.store(reclaimer, std::memory_order_release); }
 
 bool Release(void* p) {
   if (p == nullptr || !Mine(p)) return false;
@@ -153,6 +175,7 @@ Stats GetStats() {
   s.allocations = g_allocs;
   s.reused = g_reused;
   s.fallbacks = g_fallbacks;
+  s.reclaims = g_reclaims;
   return s;
 }
 

@@ -33,6 +33,7 @@ struct Stats {
   uint64_t allocations = 0;  // served by the arena
   uint64_t reused = 0;       // of those, from freed memory
   uint64_t fallbacks = 0;    // in the size range but past the limit: malloc
+  uint64_t reclaims = 0;     // allocations served after the reclaimer freed memory
 };
 
 // Reserves the mapping (address space only, advised MADV_HUGEPAGE unless `huge_pages` is false)
@@ -50,5 +51,14 @@ size_t BlockSize(const void* p);
 // when it is one, else `size`. Budgets count this.
 uint64_t Footprint(const void* data, uint64_t size);
 Stats GetStats();
+
+// What the arena calls when a block does not fit (no free extent large enough, the limit
+// reached): it should free about `bytes` of arena blocks it holds (the decode cache drops its
+// least recently used entries) and return how many it freed, without waiting for any lock.
+// The allocation is then tried once more before it goes to malloc: buffers being rendered take
+// the cache's memory instead of fresh pages. Called without the arena's lock, never recursively
+// on one thread. nullptr (the default) turns it off.
+using Reclaimer = uint64_t (*)(uint64_t bytes);
+void SetReclaimer(Reclaimer reclaimer);
 
 }  // namespace omicsfs::arena

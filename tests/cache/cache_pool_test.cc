@@ -51,6 +51,29 @@ TEST(CachePoolTest, EvictedBuffersStayValidForHolders) {
   EXPECT_EQ(**a, std::string(100, 'a'));
 }
 
+TEST(CachePoolTest, ShedDropsTheOldestEntriesNoReaderHolds) {
+  CachePool pool(1000, 1.0);
+  auto make = [](char c) { return [c]() -> Result<std::string> { return std::string(100, c); }; };
+  for (uint64_t i = 1; i <= 5; ++i) ASSERT_TRUE(pool.GetOrCompute(Key(i), make('a' + i)).ok());
+  auto held = pool.GetOrCompute(Key(1), make('b'));  // a reader holds 1
+  ASSERT_TRUE(held.ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(2), make('c')).ok());
+  // Oldest first: 3, 4, 5, 1, 2.
+  EXPECT_EQ(pool.Shed(150), 200u);  // whole entries: 3 and 4
+  EXPECT_FALSE(pool.Contains(Key(3)));
+  EXPECT_FALSE(pool.Contains(Key(4)));
+  EXPECT_TRUE(pool.Contains(Key(5)));
+  EXPECT_EQ(pool.Stats().bytes, 300u);
+  EXPECT_EQ(pool.Stats().entries, 3u);
+  EXPECT_EQ(pool.Stats().evictions, 2u);
+  EXPECT_EQ(pool.Shed(10000), 200u) << "1 is held: only 5 and 2 go";
+  EXPECT_TRUE(pool.Contains(Key(1)));
+  EXPECT_EQ(**held, std::string(100, 'b'));
+  held = Result<Buffer>(Buffer());
+  EXPECT_EQ(pool.Shed(10000), 100u);
+  EXPECT_EQ(pool.Stats().bytes, 0u);
+}
+
 TEST(CachePoolTest, OversizedEntriesAreReturnedButNotKept) {
   CachePool pool(1000, 0.25);
   auto r = pool.GetOrCompute(Key(1), []() -> Result<std::string> { return std::string(300, 'z'); });

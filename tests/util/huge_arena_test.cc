@@ -54,6 +54,44 @@ TEST(HugeArena, ServesRecyclesAndStopsAtItsLimit) {
   EXPECT_NE(arena::Allocate(4 << 20), nullptr) << "freed blocks serve again past the limit";
 }
 
+std::vector<void*>* g_held = nullptr;
+uint64_t ReleaseHeld(uint64_t bytes) {
+  uint64_t freed = 0;
+  while (freed < bytes && !g_held->empty()) {
+    freed += arena::BlockSize(g_held->back());
+    EXPECT_TRUE(arena::Release(g_held->back()));
+    g_held->pop_back();
+  }
+  return freed;
+}
+
+TEST(HugeArena, ABlockThatDoesNotFitAsksTheReclaimerBeforeMalloc) {
+  arena::Configure(uint64_t{48} << 20);
+  std::vector<void*> held;
+  g_held = &held;
+  const size_t kBlock = size_t{1} << 20;
+  for (void* p; (p = arena::Allocate(kBlock)) != nullptr;) held.push_back(p);  // the arena is full
+  ASSERT_GE(held.size(), 8u);
+  const arena::Stats full = arena::GetStats();
+  EXPECT_EQ(arena::Allocate(kBlock), nullptr) << "no reclaimer: malloc's";
+  arena::SetReclaimer(&ReleaseHeld);
+  const size_t before = held.size();
+  void* p = arena::Allocate(kBlock);
+  EXPECT_NE(p, nullptr) << "the reclaimer freed held blocks: one of them serves";
+  EXPECT_LT(held.size(), before);
+  const arena::Stats after = arena::GetStats();
+  EXPECT_EQ(after.reclaims, full.reclaims + 1);
+  EXPECT_EQ(after.carved, full.carved) << "no new memory";
+  // A reclaimer that frees nothing: malloc's, as before.
+  arena::SetReclaimer([](uint64_t) -> uint64_t { return 0; });
+  for (void* q; (q = arena::Allocate(kBlock)) != nullptr;) held.push_back(q);
+  EXPECT_EQ(arena::GetStats().reclaims, after.reclaims);
+  arena::SetReclaimer(nullptr);
+  EXPECT_TRUE(arena::Release(p));
+  for (void* q : held) EXPECT_TRUE(arena::Release(q));
+  g_held = nullptr;
+}
+
 TEST(HugeArena, ThreadsNeverShareABlock) {
   arena::Configure(uint64_t{256} << 20);
   std::vector<std::thread> threads;
