@@ -180,7 +180,7 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     if (s.remote != nullptr && s.remote->client != nullptr) {
       const io::http::HttpCounters h = s.remote->client->Counters();
       out << "remote: " << h.requests << " requests, " << h.bytes << " bytes fetched, " << h.retries
-          << " retries, " << h.failures << " failed\n";
+          << " retries, " << h.failures << " failed, " << h.connections << " connections opened\n";
       if (s.remote->cache != nullptr) {
         const io::BlockCacheCounters b = s.remote->cache->Counters();
         out << "remote blocks: " << b.base_reads << " reads of " << b.base_bytes << " bytes ("

@@ -293,6 +293,34 @@ TEST_F(HttpTest, ConcurrentReadsFromEightThreads) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+// The connection pool is bounded: 8 threads share 2 connections (requests wait for a handle)
+// rather than opening one for each request past the pool, as they once did.
+TEST_F(HttpTest, EightThreadsShareTheBoundedConnectionPool) {
+  HttpOptions o = FastOptions();
+  o.max_connections = 2;
+  auto client = MakeClient(o);
+  ASSERT_NE(client, nullptr);
+  auto source = OpenHttpObject(client, server_->http_url() + "/blob.bin");
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const uint64_t off = (uint64_t{t} * 20 + i) * 4099 % (kBlobSize - 1000);
+        std::string out(1000, '\0');
+        if (!(*source)->ReadExact(off, out.data(), out.size()).ok() || out != blob_.substr(off, out.size())) ++bad;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  const HttpCounters c = client->Counters();
+  EXPECT_GE(c.requests, 161u);  // the HEAD of the open and every read
+  EXPECT_GE(c.connections, 1u);
+  EXPECT_LE(c.connections, 2u) << "requests past the pool opened connections of their own";
+}
+
 // A signer as the S3 backend's will be: it sees each attempt's final method, URL and headers.
 class TestSigner : public RequestSigner {
  public:

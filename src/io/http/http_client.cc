@@ -321,15 +321,20 @@ HttpClient::~HttpClient() {
 
 HttpClient::Handle* HttpClient::Acquire() const {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    handle_freed_.wait(lock, [&] { return !idle_.empty() || handles_ < std::max<size_t>(options_.max_connections, 1); });
     if (!idle_.empty()) {
       Handle* h = idle_.back();
       idle_.pop_back();
       return h;
     }
+    ++handles_;  // a new one, made outside the lock
   }
   CURL* easy = curl_easy_init();
-  if (easy == nullptr) return nullptr;
+  if (easy == nullptr) {
+    Discard(nullptr);
+    return nullptr;
+  }
   auto* h = new Handle;
   h->easy = easy;
   return h;
@@ -338,13 +343,21 @@ HttpClient::Handle* HttpClient::Acquire() const {
 void HttpClient::Release(Handle* handle) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (idle_.size() < options_.max_idle_handles) {
-      idle_.push_back(handle);
-      return;
-    }
+    idle_.push_back(handle);
   }
-  curl_easy_cleanup(handle->easy);
-  delete handle;
+  handle_freed_.notify_one();
+}
+
+void HttpClient::Discard(Handle* handle) const {
+  if (handle != nullptr) {
+    curl_easy_cleanup(handle->easy);
+    delete handle;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --handles_;
+  }
+  handle_freed_.notify_one();
 }
 
 HttpCounters HttpClient::Counters() const {
@@ -353,6 +366,7 @@ HttpCounters HttpClient::Counters() const {
   c.bytes = bytes_.load(std::memory_order_relaxed);
   c.retries = retries_.load(std::memory_order_relaxed);
   c.failures = failures_.load(std::memory_order_relaxed);
+  c.connections = connections_.load(std::memory_order_relaxed);
   return c;
 }
 
@@ -405,6 +419,10 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &attempt);
   requests_.fetch_add(1, std::memory_order_relaxed);
   attempt.code = curl_easy_perform(c);
+  long opened = 0;
+  if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &opened) == CURLE_OK && opened > 0) {
+    connections_.fetch_add(static_cast<uint64_t>(opened), std::memory_order_relaxed);
+  }
   const char* effective = nullptr;
   if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective) {
     attempt.effective_url = effective;
@@ -445,12 +463,18 @@ Status HttpClient::Run(HttpRequest& request, Attempt& attempt,
       retries_.fetch_add(1, std::memory_order_relaxed);
       Backoff(options_, n);
     }
-    request.headers = base_headers;
-    if (signer_ != nullptr) RETURN_IF_ERROR_CTX(signer_->Sign(request), Describe(request));
-    attempt.Reset();
-    attempt.attempts = n + 1;
+    // The handle first: a request waiting for one is signed (and dated) only when it goes out.
     Handle* h = Acquire();
     if (h == nullptr) return Status(ErrorCode::kOutOfMemory, "http: no curl handle");
+    request.headers = base_headers;
+    if (signer_ != nullptr) {
+      if (Status signed_st = signer_->Sign(request); !signed_st.ok()) {
+        Release(h);
+        return std::move(signed_st).WithContext(Describe(request));
+      }
+    }
+    attempt.Reset();
+    attempt.attempts = n + 1;
     Status st = Perform(*h, request, attempt);
     Release(h);
     RETURN_IF_ERROR(st);
