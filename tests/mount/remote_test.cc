@@ -299,14 +299,6 @@ TEST_F(RemoteMount, ZippedStoresMountLikeTheirFolders) {
   fs::remove_all(dir);
 }
 
-// "remote: N requests" of MOUNT/.omicsfs/status: the daemon's requests so far.
-uint64_t Requests(const MountedFs& m) {
-  std::string status;
-  if (!ReadWhole(m.path() + "/.omicsfs/status", &status)) return 0;
-  const size_t at = status.find("remote: ");
-  return at == std::string::npos ? 0 : std::strtoull(status.c_str() + at + 8, nullptr, 10);
-}
-
 // HDF5 files with BPCells store groups, by URL from nginx and in a bucket: read through the
 // ByteSource driver and the block cache, vetted by the helper over the same URL, they mount as
 // the same folders of stores as locally. Requests per file are printed (field notes: ROS3 made
@@ -323,9 +315,9 @@ TEST_F(RemoteMount, Hdf5FilesMountLikeLocalOnes) {
     const size_t log_before = nginx->AccessLog().size();
     auto m = MountedFs::Start(OMICSFS_BINARY, nginx->http_url() + "/" + name, {"-o", "rescan=0"});
     ASSERT_NE(m, nullptr) << name;
-    const uint64_t opened = Requests(*m);
+    const uint64_t opened = RemoteRequests(*m);
     ExpectSameTree(Local("/bpcells/h5/" + name), Snapshot(m->path()), "http " + name);
-    const uint64_t read = Requests(*m);
+    const uint64_t read = RemoteRequests(*m);
     std::printf("%-32s %8ju bytes: %ju requests to mount, %ju after reading every view; "
                 "%zu by the daemon and the vetting helper together\n",
                 name.c_str(), static_cast<uintmax_t>(fs::file_size(e.path())), static_cast<uintmax_t>(opened),
@@ -345,7 +337,7 @@ TEST_F(RemoteMount, Hdf5FilesMountLikeLocalOnes) {
   auto bucket = MountedFs::Start(OMICSFS_BINARY, "s3://hdf5/h", S3Args(*s3));
   ASSERT_NE(bucket, nullptr);
   ExpectSameTree(Local("/bpcells/h5"), Snapshot(bucket->path()), "s3 h5");
-  std::printf("s3://hdf5/h (%d files): %ju requests\n", stores, static_cast<uintmax_t>(Requests(*bucket)));
+  std::printf("s3://hdf5/h (%d files): %ju requests\n", stores, static_cast<uintmax_t>(RemoteRequests(*bucket)));
 }
 
 // A damaged HDF5 file served remotely (truncated: the helper refuses it) is a folder with

@@ -1,6 +1,8 @@
 #include "util/parallel.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -59,6 +61,31 @@ TEST(ParallelFor, AnExceptionBecomesAnError) {
   });
   EXPECT_EQ(st.code(), ErrorCode::kInternal);
   EXPECT_NE(st.message().find("boom"), std::string::npos);
+}
+
+// A daemon forks after it set up (fuse_daemonize): the pool's threads stay in the parent, and the
+// child starts its own at its first batch.
+TEST(ParallelFor, WorksInAChildAfterFork) {
+  auto count = [] {
+    std::atomic<int> runs{0};
+    Status st = ParallelFor(64, 8, [&](size_t) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      runs.fetch_add(1);
+      return OkStatus();
+    });
+    return st.ok() ? runs.load() : -1;
+  };
+  ASSERT_EQ(count(), 64);  // the pool is started here
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);  // a hang fails the test rather than blocking it
+    _exit(count() == 64 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(count(), 64) << "the parent's pool still works";
 }
 
 }  // namespace
