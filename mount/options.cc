@@ -288,7 +288,8 @@ options:
      ca_file=PATH      trust this PEM certificate for https (e.g. a self-signed server)
      http_timeout=SECONDS  connect timeout, and how long a transfer may stall (default 20)
      http_retries=N    retries, with backoff, after 5xx, 429, timeouts, cut transfers (default 4)
-     http_parallel=N   requests one reader keeps in flight for a store's objects (default 8)
+     http_parallel=N   requests one reader keeps in flight for a store's objects once the
+                       server's first byte averages 2 ms or more (default 8; 1 = one at a time)
      direct_io         bypass the page cache
      rebuild_index     ignore persisted size indexes and write them anew
      index_max_age=DAYS  remove index files unused for DAYS at mount (default 30; 0 = never)

@@ -180,7 +180,9 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     if (s.remote != nullptr && s.remote->client != nullptr) {
       const io::http::HttpCounters h = s.remote->client->Counters();
       out << "remote: " << h.requests << " requests, " << h.bytes << " bytes fetched, " << h.retries
-          << " retries, " << h.failures << " failed, " << h.connections << " connections opened\n";
+          << " retries, " << h.failures << " failed, " << h.connections << " connections opened; first byte "
+          << s.remote->client->Latency().count() / 1000.0 << " ms on average, " << s.remote->client->Parallelism()
+          << " requests in flight per reader\n";
       if (s.remote->cache != nullptr) {
         const io::BlockCacheCounters b = s.remote->cache->Counters();
         out << "remote blocks: " << b.base_reads << " reads of " << b.base_bytes << " bytes ("

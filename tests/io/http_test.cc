@@ -321,6 +321,30 @@ TEST_F(HttpTest, EightThreadsShareTheBoundedConnectionPool) {
   EXPECT_LE(c.connections, 2u) << "requests past the pool opened connections of their own";
 }
 
+// Fetches are overlapped only where they wait: a server whose first byte comes 30 ms after the
+// request gets parallel_requests at once; one below parallel_latency gets one at a time.
+TEST_F(HttpTest, ParallelFetchesWhereTheServerIsSlow) {
+  std::string error;
+  auto slow = FaultServer::Start(FaultServer::Mode::kSlow, root_ + "/small.txt", 30, &error);
+  ASSERT_NE(slow, nullptr) << error;
+  auto client = MakeClient();
+  ASSERT_NE(client, nullptr);
+  EXPECT_EQ(client->Parallelism(), 1u) << "nothing measured yet";
+  for (int i = 0; i < 4; ++i) {
+    auto got = client->Get(slow->url(), 1 << 20);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+  }
+  EXPECT_GE(client->Latency(), std::chrono::milliseconds(25));
+  EXPECT_EQ(client->Parallelism(), FastOptions().parallel_requests);
+
+  HttpOptions o = FastOptions();
+  o.parallel_latency = std::chrono::seconds(10);  // above what any loopback server takes
+  auto fast = MakeClient(o);
+  ASSERT_TRUE(fast->Get(server_->http_url() + "/small.txt", 1 << 20).ok());
+  EXPECT_LT(fast->Latency(), std::chrono::seconds(10));
+  EXPECT_EQ(fast->Parallelism(), 1u);
+}
+
 // A signer as the S3 backend's will be: it sees each attempt's final method, URL and headers.
 class TestSigner : public RequestSigner {
  public:

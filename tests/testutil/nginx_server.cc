@@ -249,6 +249,8 @@ def serve(c):
         if mode == 'stall':
             time.sleep(3600)
             return
+        if mode == 'slow':
+            time.sleep(count / 1000.0)
         with lock:
             seen['all'] += 1
             n_all = seen['all']
@@ -304,7 +306,10 @@ std::unique_ptr<FaultServer> FaultServer::Start(Mode mode, const std::string& fi
     if (error) *error = "cannot write the fault server script";
     return nullptr;
   }
-  const char* name = mode == Mode::kStall ? "stall" : mode == Mode::kTruncate ? "truncate" : "fail";
+  const char* name = mode == Mode::kStall      ? "stall"
+                     : mode == Mode::kTruncate ? "truncate"
+                     : mode == Mode::kSlow     ? "slow"
+                                               : "fail";
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return nullptr;
   s->pid_ = Spawn({"/usr/bin/python3", "-u", script, name, file, std::to_string(count)},

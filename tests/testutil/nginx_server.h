@@ -68,6 +68,7 @@ class FaultServer {
     kStall,      // accepts, reads the request, never answers
     kTruncate,   // the first `count` GETs send half the body, then close (count < 0: every GET)
     kFailFirst,  // the first `count` requests get 503, then it serves
+    kSlow,       // every request is answered `count` milliseconds after it arrived
   };
   // Serves the bytes of `file` at every path.
   static std::unique_ptr<FaultServer> Start(Mode mode, const std::string& file, int count = 0,

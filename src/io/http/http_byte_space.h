@@ -59,7 +59,7 @@ class HttpByteSpace : public ByteSpace {
   Result<std::vector<ListEntry>> List(const std::string& prefix) const override;
   Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const override;
 
-  unsigned Parallelism() const override { return client_->options().parallel_requests; }
+  unsigned Parallelism() const override { return client_->Parallelism(); }
   std::string UrlOf(const std::string& key) const { return url_ + "/" + EncodeKeyForUrl(key); }
 
  private:

@@ -360,6 +360,15 @@ void HttpClient::Discard(Handle* handle) const {
   handle_freed_.notify_one();
 }
 
+std::chrono::microseconds HttpClient::Latency() const {
+  return std::chrono::microseconds(std::max<int64_t>(latency_us_.load(std::memory_order_relaxed), 0));
+}
+
+unsigned HttpClient::Parallelism() const {
+  const unsigned most = std::max(options_.parallel_requests, 1u);
+  return Latency() >= options_.parallel_latency ? most : 1;
+}
+
 HttpCounters HttpClient::Counters() const {
   HttpCounters c;
   c.requests = requests_.load(std::memory_order_relaxed);
@@ -419,6 +428,12 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &attempt);
   requests_.fetch_add(1, std::memory_order_relaxed);
   attempt.code = curl_easy_perform(c);
+  curl_off_t first_byte_us = 0;
+  if (attempt.code == CURLE_OK && curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &first_byte_us) == CURLE_OK) {
+    // An average over about the last 8 requests; concurrent updates may drop one (a hint only).
+    const int64_t old = latency_us_.load(std::memory_order_relaxed);
+    latency_us_.store(old < 0 ? first_byte_us : old + (first_byte_us - old) / 8, std::memory_order_relaxed);
+  }
   long opened = 0;
   if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &opened) == CURLE_OK && opened > 0) {
     connections_.fetch_add(static_cast<uint64_t>(opened), std::memory_order_relaxed);

@@ -82,7 +82,7 @@ class S3ByteSpace : public ByteSpace {
   Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const override;
   Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const override;
 
-  unsigned Parallelism() const override { return client_->options().parallel_requests; }
+  unsigned Parallelism() const override { return client_->Parallelism(); }
   const http::HttpClient& client() const { return *client_; }
   // The object key of `key` in the bucket (PREFIX/key) and its URL.
   std::string ObjectKey(const std::string& key) const;
