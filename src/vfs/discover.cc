@@ -214,6 +214,11 @@ class Builder {
       s.change += line + " " + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec) + " " +
                   std::to_string(st.st_mode) + "\n";
       s.guard.Observe(st);
+      // A store reached through a symbolic link (follow_symlinks): a missing key is checked
+      // against the store root's own lstat, so the link's times are part of the fingerprint too
+      // (a link made after the store's files is not a change).
+      struct stat link;
+      if (::lstat(f.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) s.guard.Observe(link);
       s.readable &= st.st_mode;
       if (Later(st.st_mtim, s.newest_mtime)) s.newest_mtime = st.st_mtim;
     }
