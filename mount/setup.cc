@@ -170,7 +170,8 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     const arena::Stats a = arena::GetStats();
     out << "arena: " << (a.enabled ? (a.huge_pages ? "huge pages" : "4 KiB pages") : "off") << ", " << a.carved
         << " of " << a.limit << " bytes carved, " << a.free_bytes << " free; " << a.allocations << " blocks ("
-        << a.reused << " reused, " << a.reclaims << " after the cache made room), " << a.fallbacks
+        << a.reused << " reused, " << a.reclaims << " after the cache made room, " << a.without_reclaim
+        << " for C libraries), " << a.fallbacks
         << " past the limit to malloc\n";
     std::ifstream stat("/proc/self/stat");
     std::string field;

@@ -1,5 +1,6 @@
 #include "util/huge_arena.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -36,7 +37,8 @@ std::mutex g_mu;
 char* g_base = nullptr;
 std::atomic<uintptr_t> g_lo{0}, g_hi{0};  // [lo, hi): the mapping, for lock-free Release checks
 bool g_huge = false;
-uint64_t g_limit = 0, g_carved = 0, g_free = 0, g_allocs = 0, g_reused = 0, g_fallbacks = 0, g_reclaims = 0;
+uint64_t g_limit = 0, g_carved = 0, g_free = 0, g_allocs = 0, g_reused = 0, g_fallbacks = 0, g_reclaims = 0,
+         g_no_reclaim = 0;
 std::atomic<Reclaimer> g_reclaimer{nullptr};
 thread_local bool t_reclaiming = false;
 
@@ -92,6 +94,9 @@ void Configure(uint64_t limit_bytes, bool huge_pages) {
     g_huge = huge_pages && ::madvise(g_base, kReserve, MADV_HUGEPAGE) == 0;
     g_lo.store(a, std::memory_order_release);
     g_hi.store(a + kReserve, std::memory_order_release);
+    // malloc is the arena too (mount/memory.cc): a fork while another thread holds the lock
+    // would leave the child's arena locked for good. Held across fork, as glibc holds its own.
+    ::pthread_atfork([] { g_mu.lock(); }, [] { g_mu.unlock(); }, [] { g_mu.unlock(); });
   }
   if (g_base == nullptr) return;
   g_limit = limit_bytes < g_carved ? g_carved : (limit_bytes > kReserve ? kReserve : limit_bytes);
@@ -118,14 +123,14 @@ static uintptr_t TakeLocked(uint64_t need) {
   return 0;
 }
 
-void* Allocate(size_t size) {
+void* Allocate(size_t size, bool may_reclaim) {
   if (size < kMinBlock || size > kMaxBlock) return nullptr;
   const uint64_t need = (size + kHeader + kPage - 1) / kPage * kPage;
   std::unique_lock lock(g_mu);
   if (g_base == nullptr) return nullptr;
   uintptr_t at = TakeLocked(need);
   const Reclaimer reclaim = g_reclaimer.load(std::memory_order_acquire);
-  if (at == 0 && reclaim != nullptr && !t_reclaiming) {
+  if (at == 0 && may_reclaim && reclaim != nullptr && !t_reclaiming) {
     // Twice the block: freed blocks lie where their entries were, and one extent must hold it.
     lock.unlock();
     t_reclaiming = true;
@@ -142,6 +147,7 @@ void* Allocate(size_t size) {
   h->magic = kMagic;
   h->bytes = need;
   ++g_allocs;
+  if (!may_reclaim) ++g_no_reclaim;
   return reinterpret_cast<char*>(at) + kHeader;
 }
 
@@ -160,9 +166,9 @@ bool Release(void* p) {
 
 size_t BlockSize(const void* p) { return HeaderOf(p)->bytes - kHeader; }
 
-uint64_t Footprint(const void* data, uint64_t size) {
-  return data != nullptr && Mine(data) && HeaderOf(data)->magic == kMagic ? HeaderOf(data)->bytes : size;
-}
+bool Owns(const void* p) { return p != nullptr && Mine(p) && HeaderOf(p)->magic == kMagic; }
+
+uint64_t Footprint(const void* data, uint64_t size) { return Owns(data) ? HeaderOf(data)->bytes : size; }
 
 Stats GetStats() {
   std::lock_guard lock(g_mu);
@@ -176,6 +182,7 @@ Stats GetStats() {
   s.reused = g_reused;
   s.fallbacks = g_fallbacks;
   s.reclaims = g_reclaims;
+  s.without_reclaim = g_no_reclaim;
   return s;
 }
 

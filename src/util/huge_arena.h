@@ -34,17 +34,21 @@ struct Stats {
   uint64_t reused = 0;       // of those, from freed memory
   uint64_t fallbacks = 0;    // in the size range but past the limit: malloc
   uint64_t reclaims = 0;     // allocations served after the reclaimer freed memory
+  uint64_t without_reclaim = 0;  // allocations asked with may_reclaim false (C libraries' scratch)
 };
 
 // Reserves the mapping (address space only, advised MADV_HUGEPAGE unless `huge_pages` is false)
 // and sets the limit; 0 disables the arena. Called once, early; safe to call again to change the
 // limit (never below what is carved).
 void Configure(uint64_t limit_bytes, bool huge_pages = true);
-// A block of at least `size` bytes (16-byte aligned), or nullptr when the arena does not serve
-// this size (outside the classes, past the limit, disabled).
-void* Allocate(size_t size);
+// A block of at least `size` bytes (64-byte aligned), or nullptr when the arena does not serve
+// this size (outside the classes, past the limit, disabled). `may_reclaim` false: never calls the
+// reclaimer (C malloc from inside a library, which may hold its own locks: mount/memory.cc).
+void* Allocate(size_t size, bool may_reclaim = true);
 // Returns true when `p` is an arena block (then it is recycled); false for any other pointer.
 bool Release(void* p);
+// Whether `p` is a live arena block (a range check and its header's magic).
+bool Owns(const void* p);
 // Usable size of an arena block (its size rounded up to whole pages, less the header).
 size_t BlockSize(const void* p);
 // The memory a buffer of `size` bytes at `data` really holds: its arena block (with its header)

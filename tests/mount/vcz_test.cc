@@ -134,5 +134,30 @@ TEST(VczCorruption, CorruptChunkIsEioAndNamesArrayAndChunk) {
   fs::remove_all(src);
 }
 
+// Blosc and zstd allocate their scratch for every chunk with C malloc; in the daemon that comes
+// from the huge-page arena too (mount/memory.cc), where it was fresh pages before. Sanitizer
+// builds keep their own allocators: there the arena is off and serves nothing.
+TEST(VczMemory, BloscScratchComesFromTheDaemonsArena) {
+  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/chr22_v9_s32/chr22_v9_s32.vcz");
+  ASSERT_NE(m, nullptr);
+  std::string got, status;
+  ASSERT_TRUE(ReadWhole(m->path() + "/chr22_v9_s32.vcf", &got));
+  ASSERT_TRUE(ReadWhole(m->path() + "/.omicsfs/status", &status));
+  const size_t at = status.find("arena: ");
+  ASSERT_NE(at, std::string::npos) << status;
+  const std::string line = status.substr(at, status.find('\n', at) - at);
+  const size_t c = line.find(" for C libraries");
+  ASSERT_NE(c, std::string::npos) << line;
+  const size_t from = line.rfind(' ', c - 1) + 1;
+  const long c_blocks = std::stol(line.substr(from, c - from));
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  EXPECT_EQ(line.rfind("arena: off", 0), 0u) << line;
+  EXPECT_EQ(c_blocks, 0) << line;
+#else
+  EXPECT_EQ(line.find("arena: off"), std::string::npos) << line;
+  EXPECT_GT(c_blocks, 0) << line;
+#endif
+}
+
 }  // namespace
 }  // namespace omicsfs
