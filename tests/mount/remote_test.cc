@@ -229,6 +229,40 @@ TEST_F(RemoteMount, ABucketMountAnswersBeforeOpeningItsStores) {
   EXPECT_GT(RemoteRequests(*m), mounted + 20);
 }
 
+// The "N requests in flight per reader" of MOUNT/.omicsfs/status (HttpClient::Parallelism()).
+int InFlightPerReader(const MountedFs& m) {
+  std::string status;
+  EXPECT_TRUE(ReadWhole(m.path() + "/.omicsfs/status", &status));
+  const size_t at = status.find(" requests in flight per reader");
+  EXPECT_NE(at, std::string::npos) << status;
+  if (at == std::string::npos) return 0;
+  const size_t from = status.rfind(' ', at - 1) + 1;
+  return std::stoi(status.substr(from, at - from));
+}
+
+// A server 10 ms away (nginx behind tests/servers/latency_proxy.py): once the first bytes take
+// that long, a reader fetches a record range's arrays together (http_parallel, 8), and the text
+// is the same byte for byte. With http_parallel=1 each reader fetches one at a time.
+TEST_F(RemoteMount, ASlowServerIsReadWithRequestsInParallel) {
+  std::string error;
+  auto nginx = NginxServer::Start(kCorpus, {}, &error);
+  ASSERT_NE(nginx, nullptr) << error;
+  auto proxy = testutil::LatencyProxy::Start(nginx->http_url(), 10, &error);
+  ASSERT_NE(proxy, nullptr) << error;
+  const std::string store = "/vcf-zarr/chr22_v9_s32/chr22_v9_s32.vcz";
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, proxy->url() + store, {"-o", "rescan=0"});
+    ASSERT_NE(m, nullptr);
+    ExpectSameTree(Local(store), Snapshot(m->path()), "10 ms away");
+    EXPECT_EQ(InFlightPerReader(*m), 8);
+    EXPECT_GE(proxy->MaxInFlight(), 2) << "the proxy never saw two requests at once";
+  }
+  auto serial = MountedFs::Start(OMICSFS_BINARY, proxy->url() + store, {"-o", "rescan=0,http_parallel=1"});
+  ASSERT_NE(serial, nullptr);
+  ExpectSameTree(Local(store), Snapshot(serial->path()), "10 ms away, serial");
+  EXPECT_EQ(InFlightPerReader(*serial), 1);
+}
+
 TEST_F(RemoteMount, WrongS3CredentialsRefuseTheMount) {
   S3Server* s3 = S3ServerEnvironment::Get();
   ASSERT_NE(s3, nullptr);

@@ -75,6 +75,28 @@ void KillGroup(pid_t* pid) {
   *pid = -1;
 }
 
+// Spawns a server that prints the port it bound as the first line of its stdout, and returns that
+// port (0 when none came within 20 s).
+int SpawnWithPort(const std::vector<std::string>& argv, const std::string& log, pid_t* pid) {
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) return 0;
+  *pid = Spawn(argv, log, pipefd[1]);
+  ::close(pipefd[1]);
+  std::string line;
+  char c;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  ::fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const ssize_t n = ::read(pipefd[0], &c, 1);
+    if (n == 1 && c == '\n') break;
+    if (n == 1) line.push_back(c);
+    if (n == 0) break;
+    if (n < 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::close(pipefd[0]);
+  return std::atoi(line.c_str());
+}
+
 }  // namespace
 
 int FreeLoopbackPort() {
@@ -310,25 +332,8 @@ std::unique_ptr<FaultServer> FaultServer::Start(Mode mode, const std::string& fi
                      : mode == Mode::kTruncate ? "truncate"
                      : mode == Mode::kSlow     ? "slow"
                                                : "fail";
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) return nullptr;
-  s->pid_ = Spawn({"/usr/bin/python3", "-u", script, name, file, std::to_string(count)},
-                  s->dir_ + "/log", pipefd[1]);
-  ::close(pipefd[1]);
-  // The first line of its stdout is the port it bound.
-  std::string line;
-  char c;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  ::fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-  while (std::chrono::steady_clock::now() < deadline) {
-    const ssize_t n = ::read(pipefd[0], &c, 1);
-    if (n == 1 && c == '\n') break;
-    if (n == 1) line.push_back(c);
-    if (n == 0) break;
-    if (n < 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ::close(pipefd[0]);
-  s->port_ = std::atoi(line.c_str());
+  s->port_ = SpawnWithPort({"/usr/bin/python3", "-u", script, name, file, std::to_string(count)}, s->dir_ + "/log",
+                           &s->pid_);
   if (s->port_ <= 0) {
     if (error) *error = "the fault server did not start: " + ReadText(s->dir_ + "/log");
     return nullptr;
@@ -344,5 +349,34 @@ FaultServer::~FaultServer() {
 std::string FaultServer::url() const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/object";
 }
+
+std::unique_ptr<LatencyProxy> LatencyProxy::Start(const std::string& upstream_url, int delay_ms, std::string* error) {
+  const size_t colon = upstream_url.rfind(':');
+  const int upstream_port = colon == std::string::npos ? 0 : std::atoi(upstream_url.c_str() + colon + 1);
+  if (upstream_url.rfind("http://127.0.0.1:", 0) != 0 || upstream_port <= 0) {
+    if (error) *error = "not a loopback http URL: " + upstream_url;
+    return nullptr;
+  }
+  std::unique_ptr<LatencyProxy> p(new LatencyProxy());
+  p->dir_ = MakeTempDir("omicsfs-proxy-");
+  if (p->dir_.empty()) return nullptr;
+  p->port_ = SpawnWithPort({"/usr/bin/python3", "-u", OMICSFS_LATENCY_PROXY, std::to_string(upstream_port),
+                            std::to_string(delay_ms), p->dir_ + "/max_in_flight"},
+                           p->dir_ + "/log", &p->pid_);
+  if (p->port_ <= 0) {
+    if (error) *error = "the latency proxy did not start: " + ReadText(p->dir_ + "/log");
+    return nullptr;
+  }
+  return p;
+}
+
+LatencyProxy::~LatencyProxy() {
+  KillGroup(&pid_);
+  if (!dir_.empty()) RunCommand({"rm", "-rf", dir_}, nullptr, std::chrono::seconds(30));
+}
+
+std::string LatencyProxy::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+int LatencyProxy::MaxInFlight() const { return std::atoi(ReadText(dir_ + "/max_in_flight").c_str()); }
 
 }  // namespace omicsfs::testutil

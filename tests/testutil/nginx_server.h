@@ -86,6 +86,28 @@ class FaultServer {
   pid_t pid_ = -1;
 };
 
+// tests/servers/latency_proxy.py in front of a loopback HTTP server: every request is held
+// `delay_ms` before it is passed on, so the server answers like a distant one (S3: 20-50 ms to
+// the first byte). It records the most requests it has had in flight at once.
+class LatencyProxy {
+ public:
+  // `upstream_url`: "http://127.0.0.1:PORT" (NginxServer::http_url()).
+  static std::unique_ptr<LatencyProxy> Start(const std::string& upstream_url, int delay_ms,
+                                             std::string* error = nullptr);
+  ~LatencyProxy();  // SIGKILL and reap
+  LatencyProxy(const LatencyProxy&) = delete;
+  LatencyProxy& operator=(const LatencyProxy&) = delete;
+
+  std::string url() const;  // "http://127.0.0.1:PORT", no trailing slash
+  int MaxInFlight() const;  // the most requests held or relayed at once so far (0: none yet)
+
+ private:
+  LatencyProxy() = default;
+  std::string dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
 // A TCP port on 127.0.0.1 free at the time of the call.
 int FreeLoopbackPort();
 
