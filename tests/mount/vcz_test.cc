@@ -146,10 +146,8 @@ TEST(VczMemory, BloscScratchComesFromTheDaemonsArena) {
   const size_t at = status.find("arena: ");
   ASSERT_NE(at, std::string::npos) << status;
   const std::string line = status.substr(at, status.find('\n', at) - at);
-  const size_t c = line.find(" for C libraries");
-  ASSERT_NE(c, std::string::npos) << line;
-  const size_t from = line.rfind(' ', c - 1) + 1;
-  const long c_blocks = std::stol(line.substr(from, c - from));
+  const long c_blocks = testutil::NumberBefore(line, " for C libraries");
+  ASSERT_GE(c_blocks, 0) << line;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   EXPECT_NE(line.find(" 0 blocks ("), std::string::npos) << "nothing is routed to the arena: " << line;
   EXPECT_EQ(c_blocks, 0) << line;

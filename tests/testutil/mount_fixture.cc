@@ -218,6 +218,13 @@ std::string ReadMaybeGz(const std::string& path) {
   return out;
 }
 
+long NumberBefore(const std::string& text, const std::string& phrase) {
+  const size_t at = text.find(phrase);
+  if (at == std::string::npos || at == 0) return -1;
+  const size_t from = text.rfind(' ', at - 1) + 1;  // npos + 1 == 0: the text's start
+  return std::strtol(text.c_str() + from, nullptr, 10);
+}
+
 std::string MakeTempDir(const char* prefix) {
   std::string tmpl = std::string("/tmp/") + prefix + "XXXXXX";
   char* p = ::mkdtemp(tmpl.data());

@@ -78,5 +78,8 @@ std::string MakeTempDir(const char* prefix);
 bool ReadWhole(const std::string& path, std::string* out, int* err = nullptr);
 // Gunzips a file (or returns it unchanged when it does not end in .gz).
 std::string ReadMaybeGz(const std::string& path);
+// The number written just before `phrase` in `text` ("... 8 requests in flight ..." with phrase
+// " requests in flight"), as the status file writes its figures; -1 when the phrase is absent.
+long NumberBefore(const std::string& text, const std::string& phrase);
 
 }  // namespace omicsfs::testutil
