@@ -411,30 +411,56 @@ std::string Join(const std::vector<std::string>& lines) {
   return s;
 }
 
-// Lines only in one of the two texts, in their order (the sections' lines are distinct enough
-// for this to read as a diff), at most `limit`.
+// The lines only in one of the two texts, per section (a "== " or "@ " line and the lines up to
+// the next one), each section that differs under its header: readable whatever the lines are
+// (sorted keys, summaries), and never more than `limit` lines.
 std::string LineDiff(const std::vector<std::string>& expected, const std::vector<std::string>& actual,
                      size_t limit = 200) {
-  std::multiset<std::string> e(expected.begin(), expected.end()), a(actual.begin(), actual.end());
+  using Sections = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  auto split = [](const std::vector<std::string>& lines) {
+    Sections out{{"(top)", {}}};
+    for (const auto& l : lines) {
+      if (l.rfind("== ", 0) == 0 || l.rfind("@ ", 0) == 0) {
+        out.push_back({l, {}});
+      } else {
+        out.back().second.push_back(l);
+      }
+    }
+    return out;
+  };
+  const Sections e = split(expected), a = split(actual);
+  std::map<std::string, std::multiset<std::string>> e_lines, a_lines;
+  for (const auto& [h, ls] : e) e_lines[h].insert(ls.begin(), ls.end());
+  for (const auto& [h, ls] : a) a_lines[h].insert(ls.begin(), ls.end());
   std::string out;
   size_t n = 0;
-  for (const auto& l : expected) {
-    auto it = a.find(l);
-    if (it != a.end()) {
-      a.erase(it);
-    } else if (n++ < limit) {
-      out += "- " + l + "\n";
+  auto emit = [&](const std::string& line) {
+    if (n++ < limit) out += line + "\n";
+  };
+  std::set<std::string> done;
+  auto section = [&](const std::string& header, const std::vector<std::string>& lines) {
+    if (!done.insert(header).second) return;
+    const bool in_e = e_lines.count(header), in_a = a_lines.count(header);
+    if (!in_a || !in_e) {  // a whole section gone or new
+      emit(std::string(in_e ? "-" : "+") + header);
+      for (const auto& l : lines) emit(std::string(in_e ? "-" : "+") + l);
+      return;
     }
-  }
-  for (const auto& l : actual) {
-    auto it = e.find(l);
-    if (it != e.end()) {
-      e.erase(it);
-    } else if (n++ < limit) {
-      out += "+ " + l + "\n";
+    std::multiset<std::string> only_a = a_lines[header], only_e = e_lines[header];
+    for (const auto& l : e_lines[header]) {
+      if (auto it = only_a.find(l); it != only_a.end()) {
+        only_a.erase(it);
+        only_e.erase(only_e.find(l));
+      }
     }
-  }
-  if (n > limit) out += "... " + std::to_string(n - limit) + " more lines differ\n";
+    if (only_e.empty() && only_a.empty()) return;
+    emit(" " + header);
+    for (const auto& l : only_e) emit("-" + l);
+    for (const auto& l : only_a) emit("+" + l);
+  };
+  for (const auto& [h, ls] : e) section(h, ls);
+  for (const auto& [h, ls] : a) section(h, ls);
+  if (n > limit) out += "... and " + std::to_string(n - limit) + " more lines\n";
   return out;
 }
 
