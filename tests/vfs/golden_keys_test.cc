@@ -504,7 +504,8 @@ TEST_F(GoldenIndexKeys, PersistedKeysAndSizesAreUnchangedAndReused) {
     std::printf("rewrote %s (%zu lines)\n", kGolden.c_str(), actual.size());
   } else {
     std::string golden;
-    ASSERT_TRUE(testutil::ReadWhole(kGolden, &golden)) << "missing " << kGolden << " (OMICSFS_UPDATE_GOLDEN=1 writes it)";
+    ASSERT_TRUE(testutil::ReadWhole(kGolden, &golden))
+        << "missing " << kGolden << " (OMICSFS_UPDATE_GOLDEN=1 writes it)";
     const std::vector<std::string> expected = SplitLines(golden);
     if (expected != actual) {
       const std::string out = ::testing::TempDir() + "index_keys.actual.txt";
@@ -525,8 +526,9 @@ TEST_F(GoldenIndexKeys, PersistedKeysAndSizesAreUnchangedAndReused) {
   std::vector<std::string> before_names, after_names;
   for (const auto& f : written) before_names.push_back(f.name + " inode " + std::to_string(f.ino));
   for (const auto& f : after) after_names.push_back(f.name + " inode " + std::to_string(f.ino));
-  EXPECT_TRUE(after_names == before_names) << "index files created or rewritten by the second discovery (- before, + after):\n"
-                                           << LineDiff(before_names, after_names);
+  EXPECT_TRUE(after_names == before_names)
+      << "index files created or rewritten by the second discovery (- before, + after):\n"
+      << LineDiff(before_names, after_names);
 }
 
 }  // namespace
