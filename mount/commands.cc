@@ -21,7 +21,6 @@
 
 #include "cache/cache_pool.h"
 #include "mount/errno_map.h"
-#include "formats/bpcells/version.h"
 #include "io/h5_vet.h"
 #include "io/remote/remote.h"
 #include "mount/fuse_ops.h"
@@ -88,7 +87,7 @@ Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads, 
   r.http.parallel_requests = o.http_parallel;
   r.pool = pool;
   r.defer_threads = defer_threads;
-  ASSIGN_OR_RETURN(*remote, io::OpenRemote(o.source, r, formats::bpcells::ArrayNames()));
+  ASSIGN_OR_RETURN(*remote, io::OpenRemote(o.source, r, vfs::FixedKeys()));
   d->space = remote->space;
   d->space_key = remote->key;
   d->h5vet.remote_args = io::RemoteHelperArgs(r);  // the helper reads remote HDF5 files too

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   if (options->debug) omicsfs::SetLogLevel(omicsfs::LogLevel::kDebug);
   switch (options->command) {
     case Command::kHelp:
-      std::fputs(UsageText(), stdout);
+      std::fputs(UsageText().c_str(), stdout);
       return kExitOk;
     case Command::kVersion:
       std::printf("omicsfs %s\n", OMICSFS_VERSION);

@@ -1,4 +1,5 @@
 #include "mount/options.h"
+#include "vfs/discover.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -229,7 +230,7 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
   return o;
 }
 
-const char* UsageText() {
+std::string UsageText() {
   return R"(usage: omicsfs [options] SOURCE MOUNTPOINT   mount SOURCE read-only at MOUNTPOINT
        omicsfs ls [-l] [options] SOURCE [VPATH]  list the virtual tree without mounting
        omicsfs cat [options] SOURCE VPATH    write one virtual file to stdout
@@ -238,15 +239,8 @@ const char* UsageText() {
        fusermount3 -u MOUNTPOINT             unmount
 
 SOURCE is a directory (mirrored: every store in it becomes a folder of views, everything else
-is passed through read-only) or a single store. Stores:
-  BPCells matrix or fragments   directory with a `version` file  -> matrix.mtx, matrix.tsv,
-                                10x files / fragments.bed, fragments.tsv, ...
-  BPCells inside HDF5           FILE.h5 with store groups        -> FILE.h5/GROUP/...
-  VCF Zarr (Zarr v2 or v3)      directory with .zgroup/zarr.json -> STEM.vcf, sites.vcf, samples.txt
-  datg                          NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz
-                                                                 -> NAME.datg/matrix.tsv, ...
-  zipped VCF Zarr                NAME.vcz.zip (keys at the archive root) -> NAME.vcz/...
-A store that cannot be read shows a folder holding ERROR.txt with the reason.
+is passed through read-only) or a single store. Stores, in the order they are recognised:
+)" + vfs::StoresHelp() + R"(A store that cannot be read shows a folder holding ERROR.txt with the reason.
 
 SOURCE may also be remote:
   s3://BUCKET/PREFIX            every store under PREFIX, mirrored like a directory

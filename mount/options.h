@@ -57,6 +57,6 @@ std::string DefaultIndexDir();
 // $XDG_STATE_HOME/omicsfs/NAME.log, else ~/.local/state/omicsfs/NAME.log, NAME from the
 // mountpoint's absolute path ('/' → '-'); empty when neither variable is set.
 std::string DefaultLogFile(const std::string& mountpoint);
-const char* UsageText();
+std::string UsageText();
 
 }  // namespace omicsfs::mount

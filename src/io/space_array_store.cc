@@ -19,9 +19,9 @@ std::optional<ElemType> ParseMagic(const char* m) {
 
 }  // namespace
 
-Result<std::string> ReadVersion(const ByteSpace& space) {
-  ASSIGN_OR_RETURN(std::optional<std::string> text, space.Get("version", 4096));
-  if (!text) return NotFoundError(space.Where("version") + ": no version file");
+Result<std::string> ReadFirstLine(const ByteSpace& space, const std::string& key) {
+  ASSIGN_OR_RETURN(std::optional<std::string> text, space.Get(key, 4096));
+  if (!text) return NotFoundError(space.Where(key) + ": no " + key + " file");
   size_t nl = text->find('\n');
   if (nl != std::string::npos) text->resize(nl);
   if (!text->empty() && text->back() == '\r') text->pop_back();
@@ -60,7 +60,7 @@ Result<std::unique_ptr<SpaceArrayStore>> SpaceArrayStore::Open(std::shared_ptr<c
   return store;
 }
 
-Result<std::string> SpaceArrayStore::Version() const { return ReadVersion(*space_); }
+Result<std::string> SpaceArrayStore::Version() const { return ReadFirstLine(*space_, "version"); }
 
 Result<std::optional<ArrayInfo>> SpaceArrayStore::Info(const std::string& name) const {
   auto it = entries_.find(name);

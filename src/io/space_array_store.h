@@ -40,8 +40,8 @@ class SpaceArrayStore : public ArrayStore {
   std::map<std::string, Entry> entries_;
 };
 
-// The BPCells version of a store: the text of its `version` object up to the first newline (one
-// trailing '\r' stripped). NotFound when there is no such object.
-Result<std::string> ReadVersion(const ByteSpace& space);
+// The text of the small object `key` up to its first newline (one trailing '\r' stripped).
+// NotFound when there is no such object.
+Result<std::string> ReadFirstLine(const ByteSpace& space, const std::string& key);
 
 }  // namespace omicsfs::io

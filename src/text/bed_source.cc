@@ -4,8 +4,8 @@
 
 namespace omicsfs::text {
 
-BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style)
-    : fragments_(std::move(fragments)), style_(style) {
+BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style, std::string name)
+    : fragments_(std::move(fragments)), style_(style), name_(std::move(name)) {
   for (size_t c = 0; c < fragments_->chr_names().size(); ++c) {
     auto [b, e] = fragments_->ChrRange(c);
     for (uint64_t i = b; i < e;) {
@@ -17,7 +17,7 @@ BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragment
 }
 
 std::string BedSource::Describe() const {
-  return std::string(style_ == Style::kBed ? "fragments.bed" : "fragments.tsv") + " of " + fragments_->Describe();
+  return name_ + " of " + fragments_->Describe();
 }
 
 namespace {

@@ -17,7 +17,7 @@ class BedSource : public RecordSource {
   static constexpr uint64_t kFragmentsPerChunk = 128 * 64;
   enum class Style { kBed, kTenX };
 
-  BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style);
+  BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style, std::string name);
   uint64_t ChunkCount() const override { return chunks_.size(); }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override;
@@ -32,6 +32,7 @@ class BedSource : public RecordSource {
   };
   std::shared_ptr<const formats::bpcells::Fragments> fragments_;
   Style style_;
+  std::string name_;
   std::vector<Range> chunks_;
 };
 

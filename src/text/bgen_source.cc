@@ -322,18 +322,4 @@ Result<std::string> BgenIndexSource::Build() const {
   return writer->Finish();
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> BgenViews(
-    std::shared_ptr<const PlinkPlan> plan, const std::string& stem, const GwasViewOptions& options) {
-  Status why = BgenRefusal(plan->store());
-  if (!why.ok()) {
-    LogWarning(plan->store().Describe() + ": no " + stem + ".bgen/.sample/.bgen.bgi: " + why.message());
-    return {};
-  }
-  auto store = std::shared_ptr<const Store>(plan, &plan->store());
-  auto bgen = std::make_shared<const BgenSource>(plan, stem + ".bgen");
-  return {{stem + ".bgen", bgen},
-          {stem + ".sample", std::make_shared<const BgenSampleSource>(store, stem + ".sample")},
-          {stem + ".bgen.bgi", std::make_shared<const BgenIndexSource>(bgen, options, stem + ".bgen", stem + ".bgen.bgi")}};
-}
-
 }  // namespace omicsfs::text

@@ -94,8 +94,4 @@ class BgenIndexSource : public RecordSource {
   std::string bgen_name_, name_;
 };
 
-// The three BGEN views of a store whose PLINK views are shown, or none (the reason is logged).
-std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> BgenViews(
-    std::shared_ptr<const PlinkPlan> plan, const std::string& stem, const GwasViewOptions& options);
-
 }  // namespace omicsfs::text

@@ -10,9 +10,10 @@ namespace omicsfs::text {
 using formats::bpcells::RowEntries;
 using formats::bpcells::ValueType;
 
-DenseTsvSource::DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix,
+DenseTsvSource::DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
                                std::vector<std::string> scratch_dirs, formats::bpcells::TransposedCopy persist)
-    : matrix_(std::move(matrix)), scratch_dirs_(std::move(scratch_dirs)), persist_(std::move(persist)) {
+    : matrix_(std::move(matrix)), scratch_dirs_(std::move(scratch_dirs)), persist_(std::move(persist)),
+      name_(std::move(name)) {
   const uint64_t row_bytes = 2 * uint64_t{matrix_->cols()} + 16;
   rows_per_chunk_ = std::max<uint64_t>(1, (256 << 10) / row_bytes);
 }

@@ -19,13 +19,14 @@ namespace omicsfs::text {
 class DenseTsvSource : public RecordSource {
  public:
   // A col-major store is transposed into `scratch_dirs` (persisted as `persist` says).
-  DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::vector<std::string> scratch_dirs,
+  DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
+                 std::vector<std::string> scratch_dirs,
                  formats::bpcells::TransposedCopy persist = formats::bpcells::TransposedCopy());
   uint64_t ChunkCount() const override;
   Status Prepare() const override;
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
-  std::string Describe() const override { return "matrix.tsv of " + matrix_->Describe(); }
+  std::string Describe() const override { return name_ + " of " + matrix_->Describe(); }
 
  private:
   std::pair<uint32_t, uint32_t> Rows(uint64_t k) const;  // rows of chunk k ≥ 1
@@ -36,6 +37,7 @@ class DenseTsvSource : public RecordSource {
   std::shared_ptr<const formats::bpcells::Matrix> matrix_;
   std::vector<std::string> scratch_dirs_;
   formats::bpcells::TransposedCopy persist_;
+  std::string name_;
   uint64_t rows_per_chunk_ = 1;
   // Set once by Prepare (under the sizing pass's lock), read-only afterwards.
   mutable std::shared_ptr<const formats::bpcells::RowAccess> rows_;

@@ -10,9 +10,9 @@ namespace omicsfs::text {
 using formats::bpcells::MatrixEntries;
 using formats::bpcells::ValueType;
 
-MtxSource::MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix,
+MtxSource::MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
                      uint64_t entries_per_chunk)
-    : matrix_(std::move(matrix)), per_chunk_(entries_per_chunk) {}
+    : matrix_(std::move(matrix)), per_chunk_(entries_per_chunk), name_(std::move(name)) {}
 
 uint64_t MtxSource::ChunkCount() const {
   return 1 + (matrix_->nnz() + per_chunk_ - 1) / per_chunk_;

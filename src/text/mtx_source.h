@@ -13,14 +13,16 @@ class MtxSource : public RecordSource {
  public:
   static constexpr uint64_t kEntriesPerChunk = 128 * 128;
 
-  MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, uint64_t entries_per_chunk = kEntriesPerChunk);
+  MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
+            uint64_t entries_per_chunk = kEntriesPerChunk);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
-  std::string Describe() const override { return "matrix.mtx of " + matrix_->Describe(); }
+  std::string Describe() const override { return name_ + " of " + matrix_->Describe(); }
 
  private:
   std::shared_ptr<const formats::bpcells::Matrix> matrix_;
   uint64_t per_chunk_;
+  std::string name_;
 };
 
 }  // namespace omicsfs::text

@@ -352,20 +352,4 @@ Status PlinkFamSource::RenderChunk(uint64_t k, std::string* out) const {
   return OkStatus();
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> PlinkViews(
-    std::shared_ptr<const Store> store, const std::string& stem, const GwasViewOptions& options) {
-  Status why = PlinkRefusal(*store);
-  if (!why.ok()) {
-    LogWarning(store->Describe() + ": no " + stem + ".bed/.bim/.fam: " + why.message());
-    return {};
-  }
-  auto plan = std::make_shared<const PlinkPlan>(store);
-  std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> views = {
-      {stem + ".bed", std::make_shared<const PlinkBedSource>(plan, stem + ".bed")},
-      {stem + ".bim", std::make_shared<const PlinkBimSource>(plan, stem + ".bim")},
-      {stem + ".fam", std::make_shared<const PlinkFamSource>(store, stem + ".fam")}};
-  for (auto& view : BgenViews(plan, stem, options)) views.push_back(std::move(view));
-  return views;
-}
-
 }  // namespace omicsfs::text

@@ -127,11 +127,4 @@ struct GwasViewOptions {
   int64_t mtime = 0;
 };
 
-// The PLINK views (STEM.bed, STEM.bim, STEM.fam), then the BGEN views (STEM.bgen, STEM.sample,
-// STEM.bgen.bgi; bgen_source.h) of a store; none when plink2 refuses the store, no BGEN views when
-// BGEN cannot express it (the reasons are logged as warnings naming the store).
-std::vector<std::pair<std::string, std::shared_ptr<const RecordSource>>> PlinkViews(
-    std::shared_ptr<const formats::vcz::Store> store, const std::string& stem,
-    const GwasViewOptions& options = {});
-
 }  // namespace omicsfs::text

@@ -47,8 +47,8 @@ Status NamesSource::RenderChunk(uint64_t k, std::string* out) const {
 
 namespace omicsfs::text {
 
-DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file)
-    : file_(std::move(file)) {
+DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file, std::string name)
+    : file_(std::move(file)), name_(std::move(name)) {
   const uint64_t block_text = file_->rows_per_block() * (file_->cols() * 20 + 16);  // estimate
   blocks_per_chunk_ = std::max<uint64_t>(1, (256 << 10) / std::max<uint64_t>(block_text, 1));
 }
@@ -57,7 +57,7 @@ uint64_t DatgTsvSource::ChunkCount() const {
   return 1 + (file_->blocks() + blocks_per_chunk_ - 1) / blocks_per_chunk_;
 }
 
-std::string DatgTsvSource::Describe() const { return "matrix.tsv of " + file_->Describe(); }
+std::string DatgTsvSource::Describe() const { return name_ + " of " + file_->Describe(); }
 
 Status DatgTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   const auto& f = *file_;

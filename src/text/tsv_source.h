@@ -48,7 +48,7 @@ namespace omicsfs::text {
 // chunk k ≥ 1 one row block.
 class DatgTsvSource : public RecordSource {
  public:
-  explicit DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file);
+  DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file, std::string name);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   // From digit counts: the values' shortest decimals, not their text (sizing ~1/3 cheaper).
@@ -57,6 +57,7 @@ class DatgTsvSource : public RecordSource {
 
  private:
   std::shared_ptr<const formats::datg::DatgFile> file_;
+  std::string name_;
   uint64_t blocks_per_chunk_ = 1;  // small row blocks are grouped into ~256 KiB of text
 };
 

@@ -1,5 +1,6 @@
 // Discovery: walks SOURCE once and builds the virtual tree — which stores exist and which views
-// each yields; everything else is mirrored (directories, plain files, symlinks).
+// each yields; everything else is mirrored (directories, plain files, symlinks). The walk is
+// vfs/walk.h, the store kinds vfs/kinds/, their views vfs/catalog.h.
 #pragma once
 
 #include <memory>
@@ -40,5 +41,10 @@ inline constexpr const char* kControlDir = ".omicsfs";
 // SOURCE may be a directory (mirrored), a BPCells directory store, or an HDF5 file. Returns
 // NotFound/Io when SOURCE cannot be used at all; problems with single stores become ERROR.txt.
 Result<std::shared_ptr<Tree>> Discover(const std::string& source, const DiscoverOptions& options);
+
+// Every key a store of any kind may hold, for backends without listings (plain HTTP).
+std::vector<std::string> FixedKeys();
+// The stores section of --help, from the store kinds and their view catalogs.
+std::string StoresHelp();
 
 }  // namespace omicsfs::vfs

@@ -20,6 +20,14 @@ Result<std::vector<text::Piece>> ByteSourceContent::Read(uint64_t offset, uint64
   return pieces;
 }
 
+Result<std::vector<text::Piece>> FixedTextContent::Read(uint64_t offset, uint64_t length) const {
+  std::vector<text::Piece> out;
+  if (offset < text_->size() && length > 0) {
+    out.push_back({text_, static_cast<size_t>(offset), static_cast<size_t>(std::min<uint64_t>(length, text_->size() - offset))});
+  }
+  return out;
+}
+
 LocalFileContent::LocalFileContent(std::string path, const struct stat& st, ChangeGuard guard, bool uncached)
     : ByteSourceContent(std::make_shared<const io::LocalByteSource>(std::move(path), st, guard), uncached),
       guard_(guard) {}

@@ -26,6 +26,18 @@ class ByteViewContent : public FileContent {
   std::shared_ptr<const text::ByteView> view_;
 };
 
+// A text fixed when the tree is built (ERROR.txt): its size is known, nothing to persist.
+class FixedTextContent : public FileContent {
+ public:
+  explicit FixedTextContent(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}
+  Result<uint64_t> Size() const override { return text_->size(); }
+  bool SizeKnown() const override { return true; }
+  Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override;
+
+ private:
+  std::shared_ptr<const std::string> text_;
+};
+
 // An object of any backend (a local file, an HTTP or S3 object, a zip entry) served byte for
 // byte. Its source refuses bytes changed since it was opened (ESTALE), never mixes them.
 class ByteSourceContent : public FileContent {

@@ -68,7 +68,7 @@ TEST_P(FragmentsTest, BedAndTenXViewsMatchAReferenceRendering) {
                 spec.cell_names[fr.cell] + "\n";
       }
     }
-    text::BedSource src(*f, style);
+    text::BedSource src(*f, style, "fragments.bed");
     std::string got;
     for (uint64_t k = 0; k < src.ChunkCount(); ++k) ASSERT_TRUE(src.RenderChunk(k, &got).ok());
     EXPECT_TRUE(got == want);

@@ -81,7 +81,7 @@ TEST(MtxSourceTest, MatchesReferenceAtEveryChunkSize) {
       ASSERT_TRUE(m.ok()) << m.status().ToString();
       const std::string want = Reference(spec);
       for (uint64_t per : {uint64_t{128}, uint64_t{256}, MtxSource::kEntriesPerChunk}) {
-        MtxSource src(*m, per);
+        MtxSource src(*m, "matrix.mtx", per);
         EXPECT_EQ(RenderAll(src), want) << "per chunk " << per;
       }
     }
@@ -95,7 +95,7 @@ TEST(MtxSourceTest, EmptyColumnsAndZeroEntries) {
   spec.idxptr = {0, 0, 0, 0};
   auto m = formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
-  MtxSource src(*m);
+  MtxSource src(*m, "matrix.mtx");
   EXPECT_EQ(RenderAll(src), "%%MatrixMarket matrix coordinate integer general\n4 3 0\n");
 }
 

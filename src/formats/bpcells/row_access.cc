@@ -12,6 +12,16 @@
 #include "util/log.h"
 
 namespace omicsfs::formats::bpcells {
+
+TransposedCopy TransposedCopy::In(const std::string& dir, std::string key, bool rebuild) {
+  TransposedCopy copy;
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.csr", static_cast<unsigned long long>(codec::Hash64(key.data(), key.size())));
+  copy.path = dir + "/" + name;
+  copy.key = std::move(key);
+  copy.rebuild = rebuild;
+  return copy;
+}
 namespace {
 
 constexpr uint64_t kScanEntries = 1 << 20;  // entries decoded per step while transposing

@@ -32,6 +32,8 @@ struct TransposedCopy {
   std::string path;  // empty: not persisted
   std::string key;   // the store's fingerprint: a file made for another store is ignored
   bool rebuild = false;
+  // The copy of the store keyed `key` in `dir` (a name made from the key's hash).
+  static TransposedCopy In(const std::string& dir, std::string key, bool rebuild);
 };
 
 class RowAccess {

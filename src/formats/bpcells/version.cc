@@ -1,5 +1,7 @@
 #include "formats/bpcells/version.h"
 
+#include "io/space_array_store.h"
+
 namespace omicsfs::formats::bpcells {
 
 std::optional<StoreVersion> ParseVersion(std::string_view v) {
@@ -68,5 +70,7 @@ const std::vector<std::string>& ArrayNames() {
   };
   return names;
 }
+
+Result<std::string> ReadVersion(const io::ByteSpace& space) { return io::ReadFirstLine(space, "version"); }
 
 }  // namespace omicsfs::formats::bpcells

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/array_store.h"
+#include "io/byte_source.h"
 #include "util/status.h"
 
 namespace omicsfs::formats::bpcells {
@@ -38,5 +39,8 @@ Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io
 // Every array name a BPCells directory store may hold, matrices and fragments, "version" first:
 // how a store is read where there is no listing (plain HTTP).
 const std::vector<std::string>& ArrayNames();
+
+// The version of a directory store (its `version` object's first line); NotFound without one.
+Result<std::string> ReadVersion(const io::ByteSpace& space);
 
 }  // namespace omicsfs::formats::bpcells

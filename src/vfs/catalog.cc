@@ -1,0 +1,89 @@
+#include "vfs/catalog.h"
+
+#include "text/bgzf_view.h"
+#include "text/tabix_source.h"
+#include "vfs/files.h"
+
+namespace omicsfs::vfs {
+
+std::string ViewName(std::string_view pattern, const std::string& stem) {
+  if (pattern.starts_with("STEM")) return stem + std::string(pattern.substr(4));
+  return std::string(pattern);
+}
+
+std::string GroupPhrase(const std::vector<std::string>& names, const std::string& stem) {
+  std::string out;
+  for (const auto& n : names) {
+    if (out.empty()) {
+      out = n;
+    } else {
+      out += "/" + (!stem.empty() && n.starts_with(stem) ? n.substr(stem.size()) : n);
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<const text::VirtualTextFile> ViewSink::MakeText(
+    const std::string& view, std::shared_ptr<const text::RecordSource> source) const {
+  text::SizingOptions sizing = settings_->sizing;
+  if (!index_key_.empty()) sizing.index_key = index_key_ + "\nview " + view;
+  return std::make_shared<const text::VirtualTextFile>(std::move(source), settings_->pool, sizing);
+}
+
+Ino ViewSink::DirOf(const std::string& path, std::string* leaf) {
+  Ino at = dir_;
+  size_t from = 0;
+  for (size_t slash; (slash = path.find('/', from)) != std::string::npos; from = slash + 1) {
+    at = at == 0 ? 0 : out_->AddDir(at, path.substr(from, slash - from), meta_, /*from_file=*/true);
+  }
+  *leaf = path.substr(from);
+  return at;
+}
+
+void ViewSink::AddView(const std::string& path, std::shared_ptr<const text::ByteView> view) {
+  std::string leaf;
+  const Ino at = DirOf(path, &leaf);
+  if (at != 0) out_->AddFile(at, leaf, meta_, std::make_shared<const ByteViewContent>(std::move(view)));
+}
+
+void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain) {
+  AddView(path, std::make_shared<const text::BgzfStoredView>(std::move(plain), path + " of " + where));
+}
+
+void ViewSink::AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
+                              text::TabixPreset preset, bool csi) {
+  const std::string index = gz + (csi ? ".csi" : ".tbi");
+  text::TabixIndexSource::Options o;
+  o.preset = preset;
+  o.csi = csi;
+  o.store = settings_->sizing.index;
+  if (!index_key_.empty()) o.key = index_key_ + "\nregion index " + index;
+  o.threads = settings_->sizing.threads;
+  const std::string describe = index + " of " + where;
+  auto raw = std::make_shared<const text::VirtualTextFile>(
+      std::make_shared<const text::TabixIndexSource>(std::move(plain), o, describe), settings_->pool);
+  AddView(index, std::make_shared<const text::BgzfDeflatedView>(raw, settings_->pool, describe));
+}
+
+void ViewSink::AddError(const Status& status) {
+  LogError(status.message());
+  out_->AddFile(dir_, "ERROR.txt", meta_, std::make_shared<const FixedTextContent>(status.ToString() + "\n"));
+}
+
+std::optional<ViewSink> ViewSink::Sub(const std::string& path, std::string index_key) const {
+  Ino at = dir_;
+  size_t from = 0;
+  while (at != 0 && from < path.size()) {
+    size_t slash = path.find('/', from);
+    if (slash == std::string::npos) slash = path.size();
+    at = out_->AddDir(at, path.substr(from, slash - from), meta_, /*from_file=*/true);
+    from = slash + 1;
+  }
+  if (at == 0) return std::nullopt;
+  ViewSink sub(*out_, at, meta_, std::move(index_key), *settings_);
+  sub.where = where;
+  sub.stem = stem;
+  return sub;
+}
+
+}  // namespace omicsfs::vfs

@@ -1,0 +1,145 @@
+// The view catalog: per store kind, one table listing each view once — its file name, how its
+// size is known, its twins, when it is absent — and one loop (AddViews) that turns a table and an
+// opened store into nodes. A view's file name is written only in its table; sources take it as
+// a parameter. `--help` lists the views from the same tables (HelpText in vfs/kinds/registry.h).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cache/cache_pool.h"
+#include "text/byte_view.h"
+#include "text/record_source.h"
+#include "text/tabix_source.h"
+#include "text/virtual_file.h"
+#include "util/log.h"
+#include "vfs/folder.h"
+#include "vfs/tree_writer.h"
+
+namespace omicsfs::vfs {
+
+// What every view of a mount shares.
+struct ViewSettings {
+  cache::CachePool* pool = nullptr;
+  text::SizingOptions sizing;
+  std::string index_dir;  // transposed copies live here too
+};
+
+// A store's folder being filled with views. `index_key` (the store's persisted-index key; empty:
+// nothing persisted) keys each view's size index as index_key + "\nview " + its name, and each
+// region index as index_key + "\nregion index " + its name.
+class ViewSink {
+ public:
+  ViewSink(TreeWriter& out, Ino dir, Meta meta, std::string index_key, const ViewSettings& settings)
+      : out_(&out), dir_(dir), meta_(meta), index_key_(std::move(index_key)), settings_(&settings) {}
+
+  const Meta& meta() const { return meta_; }
+  const std::string& index_key() const { return index_key_; }
+  const ViewSettings& settings() const { return *settings_; }
+  // Where the views come from ("matrix.mtx of WHERE" in messages) and the stem views are named by.
+  std::string where;
+  std::string stem;
+
+  std::shared_ptr<const text::VirtualTextFile> MakeText(const std::string& view,
+                                                        std::shared_ptr<const text::RecordSource> source) const;
+  // `path` may name a sub-folder ("10x/matrix.mtx.gz"), made on first use.
+  void AddView(const std::string& path, std::shared_ptr<const text::ByteView> view);
+  // PATH: `bgzip -l 0` of `plain` (stored blocks, no index).
+  void AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain);
+  // GZ.tbi (or GZ.csi when positions may pass 2^29): what tabix writes for the twin GZ of `plain`.
+  void AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
+                      text::TabixPreset preset, bool csi);
+  // ERROR.txt with the status, which is logged. Its text is at hand: nothing is sized or persisted
+  // (it was keyed by whichever store the walk had stamped last: two damaged zips in one folder
+  // shared a size index).
+  void AddError(const Status& status);
+  // The folder `path` below this one (HDF5 groups), for another store with its own key; nullopt
+  // when a file of that name is in the way.
+  std::optional<ViewSink> Sub(const std::string& path, std::string index_key) const;
+
+ private:
+  Ino DirOf(const std::string& path, std::string* leaf);
+
+  TreeWriter* out_;
+  Ino dir_;
+  Meta meta_;
+  std::string index_key_;
+  const ViewSettings* settings_;
+};
+
+// How a view's size is known before it is read whole (documentation and --help).
+enum class SizeBy {
+  kFixed,       // in memory at open (names, errors)
+  kArithmetic,  // from counts alone (a .bed: 3 + variants × ceil(samples/4))
+  kMeasured,    // summed from per-chunk measures without rendering (MTX from its digits)
+  kRendered,    // a pass renders it once; the lengths persist in index_dir
+};
+
+template <class Store>
+struct ViewSpec {
+  // The file name; a leading "STEM" stands for the store's stem, a '/' puts it in a sub-folder.
+  std::string_view name;
+  SizeBy size;
+  std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)> make;
+  std::string_view gz = {};   // its BGZF twin (`bgzip -l 0`), "" none
+  bool indexed = false;       // the twin has a region index (.tbi, or .csi: Store::csi)
+  bool shown = true;          // false: only the twin is shown (10x/features.tsv)
+  int gate = -1;              // present only when the catalog's gate of this number passes
+};
+
+template <class Store>
+struct Gate {
+  std::function<Status(const Store&)> check;  // OK, or why the gated views are absent (logged)
+  int after = -1;                             // a gate that must pass first (else absent, unlogged)
+};
+
+template <class Store>
+struct Catalog {
+  std::vector<ViewSpec<Store>> views;
+  std::vector<Gate<Store>> gates;
+  text::TabixPreset preset = text::TabixPreset::kVcf;  // of the indexed views
+};
+
+// "STEM.vcf" → "c20.vcf".
+std::string ViewName(std::string_view pattern, const std::string& stem);
+// The names of `views` as one log phrase: "c20.bed/.bim/.fam".
+std::string GroupPhrase(const std::vector<std::string>& names, const std::string& stem);
+
+// One loop for every kind: the views of `store` into `sink`. Store provides Describe() and csi.
+template <class Store>
+void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink) {
+  std::vector<int> passed(catalog.gates.size(), -1);  // -1 unknown, 0 absent, 1 present
+  std::function<bool(int)> open = [&](int g) {
+    if (g < 0) return true;
+    if (passed[g] >= 0) return passed[g] == 1;
+    passed[g] = 0;
+    if (!open(catalog.gates[g].after)) return false;
+    Status why = catalog.gates[g].check(store);
+    if (!why.ok()) {
+      std::vector<std::string> names;
+      for (const auto& v : catalog.views) {
+        if (v.gate == g) names.push_back(ViewName(v.name, sink.stem));
+      }
+      LogWarning(store.Describe() + ": no " + GroupPhrase(names, sink.stem) + ": " + why.message());
+      return false;
+    }
+    passed[g] = 1;
+    return true;
+  };
+  for (const auto& v : catalog.views) {
+    if (!open(v.gate)) continue;
+    const std::string name = ViewName(v.name, sink.stem);
+    auto plain = sink.MakeText(name, v.make(store, name));
+    if (v.shown) sink.AddView(name, plain);
+    if (v.gz.empty()) continue;
+    const std::string gz = ViewName(v.gz, sink.stem);
+    sink.AddStoredGz(gz, plain);
+    if (v.indexed) sink.AddRegionIndex(gz, plain, catalog.preset, store.csi);
+  }
+}
+
+}  // namespace omicsfs::vfs

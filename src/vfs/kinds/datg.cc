@@ -1,0 +1,112 @@
+// datg matrices: NAME.datg with NAME.rows.txt.gz and NAME.cols.txt.gz beside it (the systemsgenetics
+// Java writer's layout), shown as NAME.datg/. Its companions and checksums are not shown beside it.
+#include "vfs/kinds/datg.h"
+
+#include "formats/datg/reader.h"
+#include "text/tsv_source.h"
+
+namespace omicsfs::vfs {
+namespace {
+
+using formats::datg::DatgFile;
+using Names = std::shared_ptr<const std::vector<std::string>>;
+
+struct DatgViews {
+  std::shared_ptr<const DatgFile> f;
+  std::string where;
+  bool csi = false;
+  std::string Describe() const { return f->Describe(); }
+  std::shared_ptr<const text::NamesSource> Listed(const std::vector<std::string>& names, const std::string& n) const {
+    return std::make_shared<const text::NamesSource>(Names(f, &names), text::NamesSource::Layout::kOnePerLine, 0,
+                                                     n + " of " + where);
+  }
+};
+
+const Catalog<DatgViews>& DatgCatalog() {
+  static const Catalog<DatgViews> c{.views = {
+      {.name = "matrix.tsv", .size = SizeBy::kRendered,
+       .make = [](const DatgViews& s, const std::string& n) { return std::make_shared<const text::DatgTsvSource>(s.f, n); }},
+      {.name = "rownames.txt", .size = SizeBy::kFixed,
+       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(s.f->row_names(), n); }},
+      {.name = "colnames.txt", .size = SizeBy::kFixed,
+       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(s.f->col_names(), n); }},
+  }, .gates = {}};
+  return c;
+}
+
+constexpr const char* kNames[] = {".rows.txt.gz", ".cols.txt.gz"};  // read, and stamped
+constexpr const char* kChecksums[] = {".sha256", ".md5"};            // only hidden
+
+std::string Stem(const std::string& base) { return base.substr(0, base.size() - 5); }
+
+class DatgStore : public OpenedStore {
+ public:
+  DatgStore(std::shared_ptr<const DatgFile> f, std::string where) : f_(std::move(f)), where_(std::move(where)) {}
+  void AddViews(ViewSink& sink) const override {
+    DatgViews s;
+    s.f = f_;
+    s.where = sink.where = where_;
+    vfs::AddViews(DatgCatalog(), s, sink);
+  }
+
+ private:
+  std::shared_ptr<const DatgFile> f_;
+  std::string where_;
+};
+
+class Kind : public StoreKind {
+ public:
+  std::string Name() const override { return "datg"; }
+  std::string RecognisedBy() const override { return "NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz"; }
+  std::vector<std::string> ViewNames() const override {
+    std::vector<std::string> out;
+    for (const auto& v : DatgCatalog().views) out.emplace_back(v.name);
+    return out;
+  }
+  bool Recognize(const Probe& p) const override {
+    return p.entry.type == EntryType::kFile && p.entry.base.size() > 5 && p.entry.base.ends_with(".datg");
+  }
+  StampScope Scope() const override { return StampScope::kFiles; }
+  std::vector<std::string> Companions(const std::string& base) const override {
+    std::vector<std::string> out;
+    for (const char* ext : kNames) out.push_back(Stem(base) + ext);
+    return out;
+  }
+  std::vector<std::string> Consumed(const Entry& e) const override {
+    if (e.type != EntryType::kFile || !(e.base.size() > 5 && e.base.ends_with(".datg"))) return {};
+    std::vector<std::string> out = Companions(e.base);
+    for (const char* ext : kChecksums) out.push_back(Stem(e.base) + ext);
+    return out;
+  }
+  bool DatedByEntry() const override { return true; }
+  Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
+    const std::string where = at.folder.Where(at.entry.key);
+    const std::string stem = Stem(at.entry.key);
+    std::vector<std::string> parts{at.entry.key};
+    for (const char* ext : kNames) parts.push_back(stem + ext);
+    std::shared_ptr<const io::ByteSource> opened[3];
+    std::string missing;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      auto part = at.folder.Open(parts[i], &at.stamp);
+      if (!part.ok() && part.status().sys_errno() != ENOENT && part.status().code() != ErrorCode::kNotFound) {
+        return part.status();
+      }
+      if (part.ok()) opened[i] = std::move(part).value();
+      if (opened[i] == nullptr) missing += (missing.empty() ? "" : ", ") + Stem(at.entry.base) + (i == 0 ? ".datg" : kNames[i - 1]);
+    }
+    if (!missing.empty()) {
+      return NotFoundError(where + ": a datg matrix needs its name files beside it; missing " + missing);
+    }
+    ASSIGN_OR_RETURN(auto file, DatgFile::Open(opened[0], *opened[1], *opened[2]));
+    return std::unique_ptr<OpenedStore>(new DatgStore(std::move(file), where));
+  }
+};
+
+}  // namespace
+
+const StoreKind& DatgKind() {
+  static const Kind kind;
+  return kind;
+}
+
+}  // namespace omicsfs::vfs

@@ -1,0 +1,69 @@
+// A store kind: one small unit per kind of store (vfs/kinds/*.cc), listed in order in
+// vfs/kinds/registry.cc. The walk (vfs/walk.h) asks each kind in turn whether an entry is its
+// own — cheaply, from names, the folder's listing and at most a few leading bytes — then stamps
+// the entry, reuses the node a rescan finds unchanged, and only then opens it; opening may still
+// decline ("not mine after all": the next kind is asked, and at the end the entry is passed
+// through). Adding a kind (AnnData, a BPCells store in Zarr) is one file and one line.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/h5_vet.h"
+#include "vfs/catalog.h"
+#include "vfs/folder.h"
+
+namespace omicsfs::vfs {
+
+// What recognition sees of a candidate entry.
+struct Probe {
+  const Folder& folder;  // the entry's folder (a directory entry: its own folder, entry key "")
+  const Entry& entry;
+  const std::vector<Entry>* listing = nullptr;  // a directory's entries; null for files
+
+  bool Lists(const std::string& name, EntryType type = EntryType::kFile) const;
+};
+
+// What opening a store needs: where it is and its stamp.
+struct Located {
+  const Folder& folder;
+  const Entry& entry;
+  const StoreStamp& stamp;
+  const io::H5Vetter& h5vet;
+  cache::CachePool* pool;
+};
+
+// An opened store: fills its folder (the sink's meta, key and settings are set by the walk).
+class OpenedStore {
+ public:
+  virtual ~OpenedStore() = default;
+  virtual void AddViews(ViewSink& sink) const = 0;
+};
+
+class StoreKind {
+ public:
+  virtual ~StoreKind() = default;
+  // For --help: what the kind is recognised by, and the views it shows.
+  virtual std::string Name() const = 0;
+  virtual std::string RecognisedBy() const = 0;
+  virtual std::vector<std::string> ViewNames() const = 0;
+
+  virtual bool Recognize(const Probe& probe) const = 0;
+  // What the stamp covers, and the companions beside a file entry it reads (stamped too).
+  virtual StampScope Scope() const = 0;
+  virtual std::vector<std::string> Companions(const std::string& base) const { return {}; }
+  // Names beside a file entry that belong to it and are not shown (companions, checksums).
+  virtual std::vector<std::string> Consumed(const Entry& e) const { return {}; }
+  // The node's name for an entry of this kind (NAME.vcz.zip → NAME.vcz).
+  virtual std::string NodeName(const std::string& name) const { return name; }
+  // Views dated by the entry's own mtime rather than the newest file of the store.
+  virtual bool DatedByEntry() const { return false; }
+  // Keys a store of this kind may hold where a backend has no listing (plain HTTP).
+  virtual std::vector<std::string> FixedKeys() const { return {}; }
+
+  // The store, an error (shown as ERROR.txt), or nullptr: not of this kind after all.
+  virtual Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const = 0;
+};
+
+}  // namespace omicsfs::vfs

@@ -1,0 +1,49 @@
+#include "vfs/kinds/registry.h"
+
+#include "vfs/kinds/bpcells.h"
+#include "vfs/kinds/datg.h"
+#include "vfs/kinds/vcz.h"
+
+namespace omicsfs::vfs {
+
+const std::vector<const StoreKind*>& Kinds() {
+  static const std::vector<const StoreKind*> kinds = {
+      &BpcellsDirKind(),   // a directory with a BPCells `version` file
+      &VczDirKind(),       // a directory with .zgroup or zarr.json and VCF Zarr attributes
+      &DatgKind(),         // NAME.datg
+      &VczZipKind(),       // NAME.vcz.zip, NAME.zarr.zip
+      &BpcellsHdf5Kind(),  // an HDF5 file with BPCells store groups
+  };
+  return kinds;
+}
+
+std::vector<std::string> FixedStoreKeys() {
+  std::vector<std::string> out;
+  for (const StoreKind* k : Kinds()) {
+    for (auto& key : k->FixedKeys()) out.push_back(std::move(key));
+  }
+  return out;
+}
+
+std::string KindsHelp() {
+  std::string out;
+  for (const StoreKind* k : Kinds()) {
+    std::string line = "  " + k->Name();
+    line.resize(std::max<size_t>(line.size() + 1, 32), ' ');
+    line += k->RecognisedBy();
+    out += line + "\n";
+    std::string views = "      ->";
+    for (const auto& v : k->ViewNames()) {
+      if (views.size() + v.size() + 1 > 96) {
+        out += views + "\n";
+        views = "        ";
+      }
+      views += " " + v;
+    }
+    out += views + "\n";
+  }
+  out += "  anything else                 passed through read-only, byte for byte\n";
+  return out;
+}
+
+}  // namespace omicsfs::vfs

@@ -1,0 +1,185 @@
+// VCF Zarr stores: a directory (Zarr v2 or v3) and a zipped store (NAME.vcz.zip / NAME.zarr.zip,
+// bio2zarr's layout and zarr's ZipStore: the store's keys at the archive root), shown as NAME.vcz/.
+#include "vfs/kinds/vcz.h"
+
+#include "formats/vcz/store.h"
+#include "io/space_blob_store.h"
+#include "io/zip/zip_space.h"
+#include "text/bgen_source.h"
+#include "text/plink_source.h"
+#include "text/tabix_index.h"
+#include "text/tsv_source.h"
+#include "text/vcf_source.h"
+
+namespace omicsfs::vfs {
+namespace {
+
+using formats::vcz::Store;
+using text::VcfSource;
+
+struct VczViews {
+  std::shared_ptr<const Store> store;
+  std::shared_ptr<const text::PlinkPlan> plan;
+  text::GwasViewOptions gwas;  // the .bgi's persistence
+  std::string where;
+  bool csi = false;  // a contig as long as 2^29
+  mutable std::shared_ptr<const text::BgenSource> bgen;  // made for STEM.bgen, indexed by STEM.bgen.bgi
+  mutable std::string bgen_name;
+  std::string Describe() const { return store->Describe(); }
+  std::shared_ptr<const VcfSource> Vcf(VcfSource::View view, const std::string& n) const {
+    return std::make_shared<const VcfSource>(store, view, n);
+  }
+};
+
+constexpr int kPlink = 0, kBgen = 1;
+
+// PLINK views are absent for stores plink2 refuses; BGEN views also where BGEN cannot express
+// the store (the reasons logged, naming the store).
+const Catalog<VczViews>& VczCatalog() {
+  using S = VczViews;
+  using N = std::string;
+  static const Catalog<VczViews> c{
+      .views = {
+          {.name = "STEM.vcf", .size = SizeBy::kRendered,
+           .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kFull, n); },
+           .gz = "STEM.vcf.gz", .indexed = true},
+          {.name = "sites.vcf", .size = SizeBy::kRendered,
+           .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kSites, n); },
+           .gz = "sites.vcf.gz", .indexed = true},
+          {.name = "samples.txt", .size = SizeBy::kFixed,
+           .make = [](const S& s, const N& n) {
+             return std::make_shared<const text::NamesSource>(std::shared_ptr<const std::vector<std::string>>(s.store, &s.store->samples()),
+                                                              text::NamesSource::Layout::kOnePerLine, 0, n + " of " + s.where);
+           }},
+          {.name = "STEM.bed", .size = SizeBy::kArithmetic,
+           .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkBedSource>(s.plan, n); },
+           .gate = kPlink},
+          {.name = "STEM.bim", .size = SizeBy::kRendered,
+           .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkBimSource>(s.plan, n); },
+           .gate = kPlink},
+          {.name = "STEM.fam", .size = SizeBy::kRendered,
+           .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkFamSource>(s.store, n); },
+           .gate = kPlink},
+          {.name = "STEM.bgen", .size = SizeBy::kArithmetic,
+           .make = [](const S& s, const N& n) {
+             s.bgen_name = n;
+             return s.bgen = std::make_shared<const text::BgenSource>(s.plan, n);
+           },
+           .gate = kBgen},
+          {.name = "STEM.sample", .size = SizeBy::kRendered,
+           .make = [](const S& s, const N& n) { return std::make_shared<const text::BgenSampleSource>(s.store, n); },
+           .gate = kBgen},
+          {.name = "STEM.bgen.bgi", .size = SizeBy::kRendered,
+           .make = [](const S& s, const N& n) {
+             return std::make_shared<const text::BgenIndexSource>(s.bgen, s.gwas, s.bgen_name, n);
+           },
+           .gate = kBgen},
+      },
+      .gates = {{.check = [](const S& s) { return text::PlinkRefusal(*s.store); }},
+                {.check = [](const S& s) { return text::BgenRefusal(*s.store); }, .after = kPlink}},
+      .preset = text::TabixPreset::kVcf};
+  return c;
+}
+
+class VczStore : public OpenedStore {
+ public:
+  VczStore(std::shared_ptr<const Store> store, std::string where, std::string base)
+      : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)) {}
+  void AddViews(ViewSink& sink) const override {
+    VczViews s;
+    s.store = store_;
+    s.plan = std::make_shared<const text::PlinkPlan>(store_);
+    s.gwas = {sink.settings().sizing.index, sink.index_key(), sink.meta().mtime.tv_sec};
+    s.where = sink.where = where_;
+    if (const auto& lengths = store_->contig_lengths()) {
+      for (int64_t len : *lengths) s.csi = s.csi || len >= text::kTbiMaxPosition;
+    }
+    sink.stem = VczStem(base_);
+    vfs::AddViews(VczCatalog(), s, sink);
+  }
+
+ private:
+  std::shared_ptr<const Store> store_;
+  std::string where_, base_;
+};
+
+bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
+  return Store::Looks(io::SpaceBlobStore(std::move(space), 64 << 20));
+}
+
+Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace> space, const Located& at) {
+  const std::string where = space->Describe();
+  ASSIGN_OR_RETURN(auto store, Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
+  return std::unique_ptr<OpenedStore>(new VczStore(std::move(store), where, at.entry.base));
+}
+
+class DirKind : public StoreKind {
+ public:
+  std::string Name() const override { return "VCF Zarr (Zarr v2 or v3)"; }
+  std::string RecognisedBy() const override { return "directory with .zgroup/zarr.json"; }
+  std::vector<std::string> ViewNames() const override { return VczViewNames(); }
+  bool Recognize(const Probe& p) const override {
+    if (p.entry.type != EntryType::kDirectory || !(p.Lists(".zgroup") || p.Lists("zarr.json"))) return false;
+    return !p.folder.CheapPeek() || LooksVcz(p.folder.Space(p.entry, nullptr));
+  }
+  StampScope Scope() const override { return StampScope::kTree; }
+  Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
+    auto space = at.folder.Space(at.entry, &at.stamp);
+    if (!LooksVcz(space)) return std::unique_ptr<OpenedStore>();
+    return OpenVcz(std::move(space), at);
+  }
+};
+
+bool IsZipStoreName(const std::string& n) { return n.ends_with(".vcz.zip") || n.ends_with(".zarr.zip"); }
+
+// A damaged archive is ERROR.txt; one that holds no VCF Zarr store is an ordinary file.
+class ZipKind : public StoreKind {
+ public:
+  std::string Name() const override { return "zipped VCF Zarr"; }
+  std::string RecognisedBy() const override { return "NAME.vcz.zip (keys at the archive root)"; }
+  std::vector<std::string> ViewNames() const override { return {"NAME.vcz/ with the VCF Zarr views"}; }
+  bool Recognize(const Probe& p) const override {
+    return p.entry.type == EntryType::kFile && IsZipStoreName(p.entry.base);
+  }
+  StampScope Scope() const override { return StampScope::kFiles; }
+  std::string NodeName(const std::string& name) const override { return name.substr(0, name.size() - 4); }
+  Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
+    ASSIGN_OR_RETURN(auto archive, at.folder.Open(at.entry.key, &at.stamp));
+    if (archive == nullptr) return NotFoundError(at.folder.Where(at.entry.key) + ": gone since the listing");
+    ASSIGN_OR_RETURN(auto space, io::OpenZipSpace(std::move(archive)));
+    if (!LooksVcz(space)) return std::unique_ptr<OpenedStore>();
+    return OpenVcz(std::move(space), at);
+  }
+};
+
+}  // namespace
+
+std::string VczStem(std::string base) {
+  if (base.ends_with(".zip")) base.resize(base.size() - 4);
+  for (const std::string ext : {".vcz", ".zarr"}) {
+    if (base.size() > ext.size() && base.ends_with(ext)) base.resize(base.size() - ext.size());
+  }
+  return base;
+}
+
+std::vector<std::string> VczViewNames() {
+  std::vector<std::string> out;
+  for (const auto& v : VczCatalog().views) {
+    out.emplace_back(v.name);
+    if (!v.gz.empty()) out.emplace_back(v.gz);
+    if (v.indexed) out.push_back(std::string(v.gz) + ".tbi");
+  }
+  return out;
+}
+
+const StoreKind& VczDirKind() {
+  static const DirKind kind;
+  return kind;
+}
+
+const StoreKind& VczZipKind() {
+  static const ZipKind kind;
+  return kind;
+}
+
+}  // namespace omicsfs::vfs
