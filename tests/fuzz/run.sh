@@ -13,6 +13,7 @@ cmake -S . -B $B -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DO
 TARGETS=(fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5 fuzz_zip)
 # Only the fuzz targets (and fuzz_h5's vetting helper): not the daemon.
 cmake --build $B -j"$(nproc)" --target "${TARGETS[@]}" >/dev/null
+if [ "${OMICSFS_FUZZ_BUILD_ONLY:-0}" = 1 ]; then exit 0; fi   # CI builds beside the TSan tests
 S=$B/seeds
 rm -rf $S && mkdir -p $S/fuzz_bp128 $S/fuzz_codecs $S/fuzz_zarr $S/fuzz_bpcells $S/fuzz_datg $S/fuzz_vcz $S/fuzz_h5 $S/fuzz_zip
 i=0
