@@ -26,7 +26,7 @@ struct SizingOptions {
   Prefetcher* prefetcher = nullptr;  // read-ahead workers (optional; must outlive reads)
   uint64_t readahead_bytes = 8 << 20;  // text rendered ahead of a read (whole chunks, ≥ 1)
   const IndexStore* index = nullptr;  // persisted sizes (optional; must outlive the file)
-  std::string index_key;              // store fingerprint + view; empty = do not persist
+  std::string index_key{};            // store fingerprint + view; empty = do not persist
   double progress_s = 10;             // a long pass logs its progress this often
   // Counts chunks as every pass sizes them (optional; `omicsfs index` draws its bar from it).
   struct Progress {

@@ -75,7 +75,7 @@ TEST(VirtualTextFileTest, RandomReadsEqualSequentialBytes) {
 TEST(VirtualTextFileTest, ConcurrentReadersAgree) {
   auto src = std::make_shared<FakeSource>(RandomLengths(300, 3));
   cache::CachePool pool(64 << 10);  // small: constant eviction and re-rendering
-  VirtualTextFile f(src, &pool, SizingOptions{2});
+  VirtualTextFile f(src, &pool, SizingOptions{.threads = 2});
   const std::string want = src->Expected();
   std::atomic<int> bad{0};
   std::vector<std::thread> threads;
@@ -123,7 +123,7 @@ TEST(VirtualTextFileTest, SizingErrorIsReportedAndRemembered) {
   auto src = std::make_shared<FakeSource>(std::vector<size_t>(5, 10));
   src->fail_chunk_ = 3;
   cache::CachePool pool(1 << 20);
-  VirtualTextFile f(src, &pool, SizingOptions{1});
+  VirtualTextFile f(src, &pool, SizingOptions{.threads = 1});
   auto size = f.Size();
   ASSERT_FALSE(size.ok());
   EXPECT_NE(size.status().message().find("chunk 3"), std::string::npos);
@@ -164,7 +164,7 @@ TEST(PrefetcherTest, ReadAheadRendersTheNextChunksIntoTheCache) {
   cache::CachePool pool(0);  // nothing kept by the sizing pass
   Prefetcher prefetcher;
   prefetcher.Start(2);
-  auto f = std::make_shared<VirtualTextFile>(src, &pool, SizingOptions{1, &prefetcher, 200});  // 2 chunks
+  auto f = std::make_shared<VirtualTextFile>(src, &pool, SizingOptions{.threads = 1, .prefetcher = &prefetcher, .readahead_bytes = 200});  // 2 chunks
   ASSERT_TRUE(f->Size().ok());
   // With a zero budget nothing is kept, so look at the render counts instead.
   ASSERT_TRUE(f->Read(700, 50).ok());  // the file's first read (head, tail): its neighbours too
