@@ -86,7 +86,7 @@ TEST_F(ZarrArrayTest, Dtypes) {
     spec.dtype = cases[i].dtype;
     spec.shape = {7};
     spec.chunks = {3};
-    const std::string name = "d" + std::to_string(i);
+    const std::string name = std::string("d") + std::to_string(i);
     ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), name, spec, cases[i].raw).ok());
     auto a = Open(name);
     ASSERT_TRUE(a.ok()) << cases[i].dtype << ": " << a.status().ToString();

@@ -113,8 +113,8 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
   // datg: damage the .datg itself (companions stay).
   for (int c = 0; c < kCopies; ++c) {
     for (const char* ext : {".datg", ".rows.txt.gz", ".cols.txt.gz"}) {
-      fs::copy_file(kCorpus + "/datg/rpb7_50x10" + ext, src / ("d" + std::to_string(c) + ext));
-      fs::permissions(src / ("d" + std::to_string(c) + ext), fs::owner_read | fs::owner_write);
+      fs::copy_file(kCorpus + "/datg/rpb7_50x10" + ext, src / (std::string("d") + std::to_string(c) + ext));
+      fs::permissions(src / (std::string("d") + std::to_string(c) + ext), fs::owner_read | fs::owner_write);
     }
     Damage(src / ("d" + std::to_string(c) + ".datg"), rng);
   }

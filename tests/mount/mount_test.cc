@@ -330,14 +330,14 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
     for (uint64_t i = spec.idxptr[c]; i < spec.idxptr[c + 1]; ++i) rows[spec.inner[i]].push_back({c, static_cast<uint32_t>(spec.values[i])});
   }
   std::string header;
-  for (uint32_t c = 1; c <= kCols; ++c) header += "\t" + std::to_string(c);
+  for (uint32_t c = 1; c <= kCols; ++c) header.append("\t").append(std::to_string(c));
   header += "\n";
   auto render = [&](uint32_t r) {
     std::string s = std::to_string(r + 1);
     size_t k = 0;
     for (uint32_t c = 0; c < kCols; ++c) {
       if (k < rows[r].size() && rows[r][k].first == c) {
-        s += "\t" + std::to_string(rows[r][k++].second);
+        s.append("\t").append(std::to_string(rows[r][k++].second));
       } else {
         s += "\t0";
       }

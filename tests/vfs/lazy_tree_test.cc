@@ -41,7 +41,7 @@ std::shared_ptr<DirLoader> Counting(std::atomic<int>* runs, int files, bool nest
     runs->fetch_add(1);
     std::this_thread::sleep_for(20ms);  // the I/O: other threads arrive meanwhile
     auto sub = std::make_unique<Tree>();
-    for (int i = 0; i < files; ++i) sub->AddChild(kRootIno, File("f" + std::to_string(i), "x"));
+    for (int i = 0; i < files; ++i) sub->AddChild(kRootIno, File(std::string("f") + std::to_string(i), "x"));
     sub->root().fingerprint = "loaded";
     if (nested) {
       const Ino inner = sub->AddChild(kRootIno, Dir("inner"));
@@ -87,7 +87,7 @@ TEST(LazyTree, SiblingsThenTheirChildrenLoadInTheBackground) {
   std::atomic<int> runs{0}, inner{0};
   std::vector<Ino> dirs;
   for (int i = 0; i < 20; ++i) {
-    dirs.push_back(tree.AddChild(kRootIno, Dir("s" + std::to_string(i))));
+    dirs.push_back(tree.AddChild(kRootIno, Dir(std::string("s") + std::to_string(i))));
     tree.node(dirs.back()).loader = Counting(&runs, 2, /*nested=*/true, &inner);
   }
   ASSERT_TRUE(tree.ReadDir(kRootIno).ok());  // a listing of their parent loads none of them
