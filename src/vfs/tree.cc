@@ -34,7 +34,9 @@ Ino Tree::AddChild(Ino parent, Node child) {
     return node(it->second).kind == child.kind && child.kind == NodeKind::kDirectory ? it->second : 0;
   }
   child.parent = parent;
-  child.detached = false;
+  child.detached = p.detached;  // built into a detached made folder (Graft): goes with it
+  child.made = false;
+  child.made_in = p.made_in;
   std::string name = child.name;
   nodes_.push_back(std::move(child));
   lookups_.emplace_back(0);
@@ -98,7 +100,8 @@ void Tree::Load(Ino ino, bool background) const {
     self.Graft(ino, *sub);
     const Node& around = background ? nodes_[ino - 1] : nodes_[nodes_[ino - 1].parent - 1];
     for (const auto& [name, child] : around.children) {
-      if (nodes_[child - 1].loader != nullptr) next.push_back(child);
+      // Made folders are built when looked into: each is one lookup's request.
+      if (nodes_[child - 1].loader != nullptr && !nodes_[child - 1].made) next.push_back(child);
     }
   }
   Prefetch(next);
@@ -107,8 +110,11 @@ void Tree::Load(Ino ino, bool background) const {
 void Tree::Graft(Ino ino, const Tree& sub) {
   Node& dir = node(ino);
   dir.loader.reset();
-  if (dir.detached) return;  // removed by a rescan while it was loading
+  // Removed by a rescan while it was loading. A made folder (and what is in one) still builds:
+  // one dropped by the bound may be held by a lookup about to be answered; its name says it all.
+  if (dir.detached && dir.made_in == 0) return;
   dir.fingerprint = sub.nodes_[0].fingerprint;
+  if (sub.nodes_[0].resolver != nullptr) dir.resolver = sub.nodes_[0].resolver;
   for (const auto& [name, child] : sub.nodes_[0].children) CopyFrom(sub, child, ino);
 }
 
@@ -145,15 +151,29 @@ Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
 
 Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const {
   if (load && name != "." && name != "..") Load(parent, /*background=*/false);
-  std::shared_lock lock(mu_);
-  const Node* p = GetLocked(parent);
-  if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
-  if (p->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
-  if (name == ".") return parent;
-  if (name == "..") return p->parent;
-  auto it = p->children.find(name);
-  if (it == p->children.end()) return NotFoundError(std::string(name));
-  return it->second;
+  for (;;) {
+    std::shared_ptr<const DirResolver> resolver;
+    {
+      std::shared_lock lock(mu_);
+      const Node* p = GetLocked(parent);
+      if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
+      if (p->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
+      if (name == ".") return parent;
+      if (name == "..") return p->parent;
+      if (auto it = p->children.find(name); it != p->children.end()) {
+        if (load) TouchLocked(it->second);
+        return it->second;
+      }
+      // Only a query makes folders: never the rescan's walks (CopyInto, Loaded).
+      if (!load || p->resolver == nullptr) return NotFoundError(std::string(name));
+      resolver = p->resolver;
+    }
+    std::optional<ResolvedDir> made = resolver->Resolve(name);  // parses the name: no lock held
+    if (!made) return NotFoundError(std::string(name));
+    // Trees are never const objects; as in Load, a made folder was always there logically.
+    const Ino ino = const_cast<Tree&>(*this).MakeFolder(parent, name, resolver, std::move(*made));
+    if (ino != 0) return ino;  // else a rescan replaced the resolver meanwhile: ask the new one
+  }
 }
 
 Result<Attr> Tree::GetAttr(Ino ino) const {
@@ -171,7 +191,10 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
       case NodeKind::kDirectory: {
         a.mode = S_IFDIR | n->perm;
         uint32_t subdirs = 0;
-        for (const auto& [name, child] : n->children) subdirs += nodes_[child - 1].kind == NodeKind::kDirectory;
+        // Made folders come and go: not counted, so the directory's attributes stay as they are.
+        for (const auto& [name, child] : n->children) {
+          subdirs += nodes_[child - 1].kind == NodeKind::kDirectory && !nodes_[child - 1].made;
+        }
         a.nlink = n->loader != nullptr ? 1 : 2 + subdirs;  // 1: not known yet (as btrfs says)
         a.size = 4096;
         return a;
@@ -206,6 +229,7 @@ Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino, bool load) const {
   const Node* n = GetLocked(ino);
   if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
   if (n->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
+  if (load) TouchLocked(ino);
   std::vector<DirEntry> out;
   out.reserve(n->children.size() + 2);
   out.push_back({".", ino, NodeKind::kDirectory});
@@ -226,6 +250,7 @@ Result<std::shared_ptr<const FileContent>> Tree::Open(Ino ino, int flags) const 
   if (n->kind == NodeKind::kDirectory) return Status(ErrorCode::kIo, "is a directory", EISDIR);
   if (n->kind != NodeKind::kFile) return InvalidArgumentError("not a regular file");
   if (n->content == nullptr) return NotFoundError("inode " + std::to_string(ino) + " was removed");
+  TouchLocked(ino);
   if (auto fresh = n->content->Fresh()) return fresh;
   return n->content;
 }
@@ -273,6 +298,8 @@ void Tree::Remember(Ino ino) {
 }
 
 void Tree::Forget(Ino ino, uint64_t n) {
+  bool release = false;
+  Ino trim = 0;  // a store past its bound of made folders, which this forget may let shrink
   {
     std::shared_lock lock(mu_);
     if (ino == 0 || ino > lookups_.size()) return;
@@ -282,10 +309,15 @@ void Tree::Forget(Ino ino, uint64_t n) {
     do {
       next = cur > n ? cur - n : 0;
     } while (!count.compare_exchange_weak(cur, next, std::memory_order_relaxed));
-    if (next != 0 || !nodes_[ino - 1].detached) return;
+    if (next != 0) return;
+    const Node& node = nodes_[ino - 1];
+    release = node.detached;
+    if (node.made_in != 0) trim = made_.StoreOver(node.made_in);
+    if (!release && trim == 0) return;
   }
   std::unique_lock lock(mu_);
-  ReleaseIfUnused(ino);
+  if (release) ReleaseIfUnused(ino);
+  if (trim != 0) Trim(trim, /*keep=*/0);
 }
 
 void Tree::ReleaseIfUnused(Ino ino) {
@@ -297,6 +329,7 @@ void Tree::ReleaseIfUnused(Ino ino) {
 void Tree::Detach(Ino ino) {
   Node& n = node(ino);
   n.detached = true;
+  if (n.made) made_.Remove(ino);
   for (const auto& [name, child] : n.children) Detach(child);
   ReleaseIfUnused(ino);
 }

@@ -28,6 +28,7 @@ bool SameNode(const Node& live, const Node& fresh) {
 
 Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
   const Node& s = src.nodes_[from - 1];
+  if (s.made) return 0;  // made folders belong to the served tree (a merge keeps them there)
   Node n = s;
   n.children.clear();
   const Ino ino = AddChild(parent, std::move(n));
@@ -49,6 +50,7 @@ bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& 
     r.uid = s.uid;
     r.gid = s.gid;
     r.fingerprint = s.fingerprint;
+    r.resolver = s.resolver;
     for (const auto& [child_name, child] : s.children) dst.CopyFrom(*this, child, kRootIno);
     return true;
   }
@@ -83,18 +85,28 @@ void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes, boo
   };
   bool listing = false;
   std::vector<std::string> gone;
+  // Made folders stay while the directory's resolver is the same object (discovery copies an
+  // unchanged store with it), unless the fresh tree has a real entry of that name.
+  const bool same_resolver = node(live).resolver == f.resolver;
   for (const auto& [name, child] : node(live).children) {
     auto it = f.children.find(name);
-    if (it == f.children.end() || !SameNode(node(child), fresh.nodes_[it->second - 1])) gone.push_back(name);
+    if (node(child).made) {
+      if (it != f.children.end() || !same_resolver) gone.push_back(name);
+    } else if (it == f.children.end() || !SameNode(node(child), fresh.nodes_[it->second - 1])) {
+      gone.push_back(name);
+    }
   }
+  node(live).resolver = f.resolver;
   for (const std::string& name : gone) {
     Node& l = node(live);
     auto it = l.children.find(name);
     const Ino child = it->second;
+    const bool made = node(child).made;  // not listed, not a source file: neither shown nor logged
     l.children.erase(it);
     Detach(child);
     changes.entries.emplace_back(live, name);
     changes.inodes.push_back(child);
+    if (made) continue;
     listing = true;
     describe(f.children.count(name) ? "changed: " : "removed: ", name);
   }
