@@ -51,6 +51,7 @@ class Recording : public DirResolver {
       std::lock_guard lock(mu_);
       asked_.emplace_back(name);
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(resolve_delay_ms));  // widens races in tests
     if (name.substr(0, prefix_.size()) != prefix_) return std::nullopt;
     ResolvedDir d;
     d.perm = 0550;
@@ -79,6 +80,7 @@ class Recording : public DirResolver {
 
   mutable std::atomic<int> loads{0};
   int delay_ms = 0;
+  int resolve_delay_ms = 0;
 
  private:
   std::string prefix_;
@@ -166,13 +168,16 @@ TEST(MadeFolders, ANameTheResolverRefusesIsNotFound) {
 
 TEST(MadeFolders, OneFolderBuiltOnceWhateverTheThreads) {
   auto r = std::make_shared<Recording>("region");
-  r->delay_ms = 20;  // the other threads arrive during the load
+  r->delay_ms = 20;          // the other threads arrive during the load...
+  r->resolve_delay_ms = 5;   // ...and all of them miss before the first adds the folder
   Fixture fx(r);
   std::vector<Ino> seen(8, 0);
-  std::atomic<int> bad{0};
+  std::atomic<int> bad{0}, ready{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < 8) std::this_thread::yield();
       if (t % 2 == 0) {
         auto ino = fx.tree.Lookup(fx.s, "region=chr1:1-100");
         if (!ino.ok()) return bad.fetch_add(1), void();
