@@ -77,6 +77,7 @@ class GeneratedContent : public FileContent {
 enum class NodeKind { kDirectory, kFile, kSymlink };
 
 class Tree;
+class DirResolver;  // vfs/resolver.h
 
 // A directory whose children are built when first needed (lazy discovery of a remote SOURCE:
 // opening a store over S3 takes ~40 requests, so a mount opens none before it answers). `load`
@@ -105,6 +106,10 @@ struct Node {
   bool hidden = false;    // found by lookup, not listed (the .omicsfs/ control folder)
   // Set while a directory's children are not built yet (Tree::Lookup/ReadDir build them).
   std::shared_ptr<DirLoader> loader;
+  // Asked when a lookup in this directory misses (folders made on lookup, vfs/resolver.h).
+  std::shared_ptr<const DirResolver> resolver;
+  bool made = false;  // made by its parent's resolver (hidden too; never copied by CopyFrom)
+  Ino made_in = 0;    // the innermost made folder this node is in (itself when made); 0: none
 };
 
 struct Attr {

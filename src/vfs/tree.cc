@@ -7,25 +7,6 @@
 #include <mutex>
 
 namespace omicsfs::vfs {
-namespace {
-
-bool SameMeta(const Node& a, const Node& b) {
-  return a.perm == b.perm && a.uid == b.uid && a.gid == b.gid && a.mtime.tv_sec == b.mtime.tv_sec &&
-         a.mtime.tv_nsec == b.mtime.tv_nsec;
-}
-
-// Whether a live node may stay as it is (directories are compared child by child instead).
-bool SameNode(const Node& live, const Node& fresh) {
-  if (live.kind != fresh.kind) return false;
-  switch (live.kind) {
-    case NodeKind::kDirectory: return true;
-    case NodeKind::kFile: return live.content == fresh.content && SameMeta(live, fresh);
-    case NodeKind::kSymlink: return live.link_target == fresh.link_target && SameMeta(live, fresh);
-  }
-  return false;
-}
-
-}  // namespace
 
 Tree::Tree() {
   Node root;
@@ -53,7 +34,9 @@ Ino Tree::AddChild(Ino parent, Node child) {
     return node(it->second).kind == child.kind && child.kind == NodeKind::kDirectory ? it->second : 0;
   }
   child.parent = parent;
-  child.detached = false;
+  child.detached = p.detached;  // built into a detached made folder (Graft): goes with it
+  child.made = false;
+  child.made_in = p.made_in;
   std::string name = child.name;
   nodes_.push_back(std::move(child));
   lookups_.emplace_back(0);
@@ -75,35 +58,6 @@ std::string Tree::PathOfLocked(Ino ino) const {
     ino = n.parent;
   }
   return path;
-}
-
-Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
-  const Node& s = src.nodes_[from - 1];
-  Node n = s;
-  n.children.clear();
-  const Ino ino = AddChild(parent, std::move(n));
-  if (ino == 0) return 0;
-  for (const auto& [name, child] : s.children) CopyFrom(src, child, ino);
-  return ino;
-}
-
-bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const {
-  auto ino = ResolveImpl(vpath, /*load=*/false);
-  if (!ino.ok()) return false;
-  std::shared_lock lock(mu_);
-  const Node& s = nodes_[*ino - 1];
-  if (s.fingerprint.empty() || s.fingerprint != fingerprint) return false;
-  if (*ino == kRootIno) {  // SOURCE itself is the store: copy onto the root
-    Node& r = dst.root();
-    r.perm = s.perm;
-    r.mtime = s.mtime;
-    r.uid = s.uid;
-    r.gid = s.gid;
-    r.fingerprint = s.fingerprint;
-    for (const auto& [child_name, child] : s.children) dst.CopyFrom(*this, child, kRootIno);
-    return true;
-  }
-  return dst.CopyFrom(*this, *ino, dst_parent) != 0;
 }
 
 const Node* Tree::GetLocked(Ino ino) const {
@@ -146,7 +100,8 @@ void Tree::Load(Ino ino, bool background) const {
     self.Graft(ino, *sub);
     const Node& around = background ? nodes_[ino - 1] : nodes_[nodes_[ino - 1].parent - 1];
     for (const auto& [name, child] : around.children) {
-      if (nodes_[child - 1].loader != nullptr) next.push_back(child);
+      // Made folders are built when looked into: each is one lookup's request.
+      if (nodes_[child - 1].loader != nullptr && !nodes_[child - 1].made) next.push_back(child);
     }
   }
   Prefetch(next);
@@ -155,8 +110,11 @@ void Tree::Load(Ino ino, bool background) const {
 void Tree::Graft(Ino ino, const Tree& sub) {
   Node& dir = node(ino);
   dir.loader.reset();
-  if (dir.detached) return;  // removed by a rescan while it was loading
+  // Removed by a rescan while it was loading. A made folder (and what is in one) still builds:
+  // one dropped by the bound may be held by a lookup about to be answered; its name says it all.
+  if (dir.detached && dir.made_in == 0) return;
   dir.fingerprint = sub.nodes_[0].fingerprint;
+  if (sub.nodes_[0].resolver != nullptr) dir.resolver = sub.nodes_[0].resolver;
   for (const auto& [name, child] : sub.nodes_[0].children) CopyFrom(sub, child, ino);
 }
 
@@ -193,15 +151,29 @@ Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
 
 Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const {
   if (load && name != "." && name != "..") Load(parent, /*background=*/false);
-  std::shared_lock lock(mu_);
-  const Node* p = GetLocked(parent);
-  if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
-  if (p->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
-  if (name == ".") return parent;
-  if (name == "..") return p->parent;
-  auto it = p->children.find(name);
-  if (it == p->children.end()) return NotFoundError(std::string(name));
-  return it->second;
+  for (;;) {
+    std::shared_ptr<const DirResolver> resolver;
+    {
+      std::shared_lock lock(mu_);
+      const Node* p = GetLocked(parent);
+      if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
+      if (p->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
+      if (name == ".") return parent;
+      if (name == "..") return p->parent;
+      if (auto it = p->children.find(name); it != p->children.end()) {
+        if (load) TouchLocked(it->second);
+        return it->second;
+      }
+      // Only a query makes folders: never the rescan's walks (CopyInto, Loaded).
+      if (!load || p->resolver == nullptr) return NotFoundError(std::string(name));
+      resolver = p->resolver;
+    }
+    std::optional<ResolvedDir> made = resolver->Resolve(name);  // parses the name: no lock held
+    if (!made) return NotFoundError(std::string(name));
+    // Trees are never const objects; as in Load, a made folder was always there logically.
+    const Ino ino = const_cast<Tree&>(*this).MakeFolder(parent, name, resolver, std::move(*made));
+    if (ino != 0) return ino;  // else a rescan replaced the resolver meanwhile: ask the new one
+  }
 }
 
 Result<Attr> Tree::GetAttr(Ino ino) const {
@@ -219,7 +191,10 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
       case NodeKind::kDirectory: {
         a.mode = S_IFDIR | n->perm;
         uint32_t subdirs = 0;
-        for (const auto& [name, child] : n->children) subdirs += nodes_[child - 1].kind == NodeKind::kDirectory;
+        // Made folders come and go: not counted, so the directory's attributes stay as they are.
+        for (const auto& [name, child] : n->children) {
+          subdirs += nodes_[child - 1].kind == NodeKind::kDirectory && !nodes_[child - 1].made;
+        }
         a.nlink = n->loader != nullptr ? 1 : 2 + subdirs;  // 1: not known yet (as btrfs says)
         a.size = 4096;
         return a;
@@ -254,6 +229,7 @@ Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino, bool load) const {
   const Node* n = GetLocked(ino);
   if (n == nullptr) return NotFoundError("no inode " + std::to_string(ino));
   if (n->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
+  if (load) TouchLocked(ino);
   std::vector<DirEntry> out;
   out.reserve(n->children.size() + 2);
   out.push_back({".", ino, NodeKind::kDirectory});
@@ -274,6 +250,7 @@ Result<std::shared_ptr<const FileContent>> Tree::Open(Ino ino, int flags) const 
   if (n->kind == NodeKind::kDirectory) return Status(ErrorCode::kIo, "is a directory", EISDIR);
   if (n->kind != NodeKind::kFile) return InvalidArgumentError("not a regular file");
   if (n->content == nullptr) return NotFoundError("inode " + std::to_string(ino) + " was removed");
+  TouchLocked(ino);
   if (auto fresh = n->content->Fresh()) return fresh;
   return n->content;
 }
@@ -321,6 +298,8 @@ void Tree::Remember(Ino ino) {
 }
 
 void Tree::Forget(Ino ino, uint64_t n) {
+  bool release = false;
+  Ino trim = 0;  // a store past its bound of made folders, which this forget may let shrink
   {
     std::shared_lock lock(mu_);
     if (ino == 0 || ino > lookups_.size()) return;
@@ -330,10 +309,15 @@ void Tree::Forget(Ino ino, uint64_t n) {
     do {
       next = cur > n ? cur - n : 0;
     } while (!count.compare_exchange_weak(cur, next, std::memory_order_relaxed));
-    if (next != 0 || !nodes_[ino - 1].detached) return;
+    if (next != 0) return;
+    const Node& node = nodes_[ino - 1];
+    release = node.detached;
+    if (node.made_in != 0) trim = made_.StoreOver(node.made_in);
+    if (!release && trim == 0) return;
   }
   std::unique_lock lock(mu_);
-  ReleaseIfUnused(ino);
+  if (release) ReleaseIfUnused(ino);
+  if (trim != 0) Trim(trim, /*keep=*/0);
 }
 
 void Tree::ReleaseIfUnused(Ino ino) {
@@ -345,72 +329,9 @@ void Tree::ReleaseIfUnused(Ino ino) {
 void Tree::Detach(Ino ino) {
   Node& n = node(ino);
   n.detached = true;
+  if (n.made) made_.Remove(ino);
   for (const auto& [name, child] : n.children) Detach(child);
   ReleaseIfUnused(ino);
-}
-
-void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes, bool quiet) {
-  const Node& f = fresh.nodes_[from - 1];
-  // A scan builds what the served tree has built and leaves the rest lazy. Built here and lazy
-  // there: loaded between the scan and this merge; unchanged this round, checked by the next.
-  if (f.loader != nullptr && node(live).loader == nullptr) return;
-  if (f.loader == nullptr) node(live).loader.reset();  // built by the scan (an in-flight load yields)
-  {
-    Node& l = node(live);
-    if (!SameMeta(l, f)) {
-      l.perm = f.perm;
-      l.mtime = f.mtime;
-      l.uid = f.uid;
-      l.gid = f.gid;
-      changes.inodes.push_back(live);
-    }
-    if (!quiet && !f.fingerprint.empty() && l.fingerprint != f.fingerprint) {
-      const std::string path = PathOfLocked(live);
-      changes.described.push_back("changed: " + (path.empty() ? "SOURCE" : path));
-      quiet = true;  // the store is described; not its views
-    }
-    l.fingerprint = f.fingerprint;
-  }
-  const std::string dir = quiet ? "" : PathOfLocked(live);
-  auto describe = [&](const char* what, const std::string& name) {
-    if (!quiet) changes.described.push_back(what + (dir.empty() ? name : dir + "/" + name));
-  };
-  bool listing = false;
-  std::vector<std::string> gone;
-  for (const auto& [name, child] : node(live).children) {
-    auto it = f.children.find(name);
-    if (it == f.children.end() || !SameNode(node(child), fresh.nodes_[it->second - 1])) gone.push_back(name);
-  }
-  for (const std::string& name : gone) {
-    Node& l = node(live);
-    auto it = l.children.find(name);
-    const Ino child = it->second;
-    l.children.erase(it);
-    Detach(child);
-    changes.entries.emplace_back(live, name);
-    changes.inodes.push_back(child);
-    listing = true;
-    describe(f.children.count(name) ? "changed: " : "removed: ", name);
-  }
-  for (const auto& [name, child] : f.children) {
-    auto it = node(live).children.find(name);
-    if (it == node(live).children.end()) {
-      CopyFrom(fresh, child, live);
-      changes.entries.emplace_back(live, name);  // a negative lookup may be cached
-      listing = true;
-      if (!std::binary_search(gone.begin(), gone.end(), name)) describe("added: ", name);
-    } else if (fresh.nodes_[child - 1].kind == NodeKind::kDirectory) {
-      MergeDir(it->second, fresh, child, changes, quiet);
-    }
-  }
-  if (listing) changes.inodes.push_back(live);
-}
-
-Tree::Changes Tree::Merge(const Tree& fresh) {
-  Changes changes;
-  std::unique_lock lock(mu_);
-  MergeDir(kRootIno, fresh, kRootIno, changes, /*quiet=*/false);
-  return changes;
 }
 
 }  // namespace omicsfs::vfs

@@ -14,6 +14,18 @@
 // stores opens none. A directory loaded on demand starts loading its pending siblings in the
 // background, and a background load its pending children (kPrefetchThreads at once): `ls -R`
 // or `omicsfs index` over a bucket opens its stores in parallel, each being I/O bound.
+//
+// Folders made on lookup (Node::resolver, vfs/resolver.h): a lookup that misses in a directory
+// carrying a resolver asks it (no tree lock held) whether the name is a hidden child; if so the
+// child is added then (once: concurrent lookups of the name get the same inode), hidden (never
+// listed) and lazy (its DirLoader builds it as above; a resolver on the built tree's root, or
+// any directory in it, is kept, so made folders compose). A store (the outermost directory
+// carrying a resolver) keeps at most its resolver's max_folders() made folders at any depth:
+// past that, the least recently used (looked up, listed or opened into) whose whole subtree has
+// lookup count 0 are detached; held ones stay, and the excess goes at the forget that frees one.
+// A dropped folder looked up again is made anew, with a new inode. Made folders are never
+// copied (CopyInto): a merge keeps them while their directory's resolver is the same object (an
+// unchanged store, copied with its resolver) and detaches them otherwise.
 #pragma once
 
 #include <atomic>
@@ -30,6 +42,7 @@
 #include <vector>
 
 #include "vfs/node.h"
+#include "vfs/resolver.h"
 
 namespace omicsfs::vfs {
 
@@ -100,6 +113,13 @@ class Tree {
   void Prefetch(const std::vector<Ino>& inos) const;
   void PrefetchLoop() const;
   Result<Ino> LookupImpl(Ino parent, std::string_view name, bool load) const;
+  // Made folders (vfs/resolver.cc). MakeFolder: the child `name` of `parent` made from what
+  // `resolver` answered (0 when `parent` no longer carries `resolver`: ask again).
+  Ino MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
+                 ResolvedDir made);
+  void TouchLocked(Ino ino) const;  // marks the made folders `ino` is in as used (shared lock)
+  void Trim(Ino store, Ino keep);   // detaches unheld LRU folders past the bound (exclusive lock)
+  bool Held(Ino ino) const;         // whether the kernel holds a node of the subtree
   Result<Ino> ResolveImpl(std::string_view path, bool load) const;
   const Node* GetLocked(Ino ino) const;
   std::string PathOfLocked(Ino ino) const;
@@ -112,6 +132,7 @@ class Tree {
   mutable std::shared_mutex mu_;
   std::deque<Node> nodes_;                     // stable addresses; never shrinks
   std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index
+  MadeFolders made_;                           // the made folders alive, per store
 
   // Background loads: a queue of lazy directories and the threads (started on first use, so
   // never before the daemon forks) that build them.

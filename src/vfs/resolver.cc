@@ -1,0 +1,137 @@
+#include "vfs/resolver.h"
+
+#include <algorithm>
+#include <mutex>
+#include <tuple>
+
+#include "vfs/tree.h"
+
+namespace omicsfs::vfs {
+
+void MadeFolders::Add(Ino folder, Ino store, size_t max_folders) {
+  folders_.try_emplace(folder, store, Tick());
+  Store& s = stores_[store];
+  s.max_folders = max_folders;
+  s.folders.insert(folder);
+}
+
+void MadeFolders::Remove(Ino folder) {
+  auto it = folders_.find(folder);
+  if (it == folders_.end()) return;
+  auto s = stores_.find(it->second.store);
+  if (s != stores_.end()) {
+    s->second.folders.erase(folder);
+    if (s->second.folders.empty()) stores_.erase(s);
+  }
+  folders_.erase(it);
+}
+
+size_t MadeFolders::Count(Ino store) const {
+  auto s = stores_.find(store);
+  return s == stores_.end() ? 0 : s->second.folders.size();
+}
+
+bool MadeFolders::Over(Ino store) const {
+  auto s = stores_.find(store);
+  return s != stores_.end() && s->second.folders.size() > s->second.max_folders;
+}
+
+Ino MadeFolders::StoreOver(Ino folder) const {
+  auto it = folders_.find(folder);
+  if (it == folders_.end() || !Over(it->second.store)) return 0;
+  return it->second.store;
+}
+
+std::vector<Ino> MadeFolders::Oldest(Ino store) const {
+  std::vector<std::pair<uint64_t, Ino>> order;
+  if (auto s = stores_.find(store); s != stores_.end()) {
+    for (Ino f : s->second.folders) order.emplace_back(folders_.at(f).used.load(std::memory_order_relaxed), f);
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, b.second) < std::tie(b.first, a.second);
+  });
+  std::vector<Ino> out;
+  out.reserve(order.size());
+  for (const auto& [used, f] : order) out.push_back(f);
+  return out;
+}
+
+void MadeFolders::Touch(Ino folder, uint64_t tick) const {
+  auto it = folders_.find(folder);
+  if (it == folders_.end()) return;
+  // Several lookups may touch at once: keep the latest.
+  uint64_t cur = it->second.used.load(std::memory_order_relaxed);
+  while (cur < tick && !it->second.used.compare_exchange_weak(cur, tick, std::memory_order_relaxed)) {
+  }
+}
+
+// The Tree's side: making, touching and dropping folders.
+
+Ino Tree::MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
+                     ResolvedDir made) {
+  std::unique_lock lock(mu_);
+  if (node(parent).resolver != resolver) return 0;
+  if (auto it = node(parent).children.find(name); it != node(parent).children.end()) {
+    TouchLocked(it->second);  // made by another lookup meanwhile: the same folder
+    return it->second;
+  }
+  Node n;
+  n.name = std::string(name);
+  n.kind = NodeKind::kDirectory;
+  n.perm = made.perm & 0555;
+  n.mtime = made.mtime;
+  n.uid = made.uid;
+  n.gid = made.gid;
+  n.hidden = true;
+  if (made.load) {
+    n.loader = std::make_shared<DirLoader>();
+    n.loader->load = std::move(made.load);
+  }
+  const Ino ino = AddChild(parent, std::move(n));
+  Node& folder = node(ino);
+  folder.made = true;
+  folder.made_in = ino;
+  if (folder.detached) return ino;  // made in a detached folder: goes with it, outside any bound
+  // The store: the outermost directory carrying a resolver; its resolver sets the bound.
+  Ino store = parent;
+  for (Ino a = parent;; a = node(a).parent) {
+    if (node(a).resolver != nullptr) store = a;
+    if (a == kRootIno) break;
+  }
+  made_.Add(ino, store, node(store).resolver->max_folders());
+  TouchLocked(ino);
+  Trim(store, /*keep=*/ino);  // the new one stays even when every other one is held
+  return ino;
+}
+
+void Tree::TouchLocked(Ino ino) const {
+  Ino folder = nodes_[ino - 1].made_in;
+  if (folder == 0) return;
+  const uint64_t tick = made_.Tick();
+  while (folder != 0) {  // the folder and the folders it was made in
+    made_.Touch(folder, tick);
+    folder = nodes_[nodes_[folder - 1].parent - 1].made_in;
+  }
+}
+
+bool Tree::Held(Ino ino) const {
+  if (lookups_[ino - 1].load(std::memory_order_relaxed) != 0) return true;
+  for (const auto& [name, child] : nodes_[ino - 1].children) {
+    if (Held(child)) return true;
+  }
+  return false;
+}
+
+void Tree::Trim(Ino store, Ino keep) {
+  if (!made_.Over(store)) return;
+  for (Ino folder : made_.Oldest(store)) {
+    if (!made_.Over(store)) return;
+    // Gone with a folder it was made in (Detach), the new one, or one the kernel holds.
+    if (folder == keep || !made_.Has(folder) || Held(folder)) continue;
+    const Node& n = node(folder);
+    node(n.parent).children.erase(n.name);
+    Detach(folder);  // nobody holds it: its contents go now
+  }
+}
+
+}  // namespace omicsfs::vfs
