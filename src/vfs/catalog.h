@@ -109,6 +109,18 @@ std::string ViewName(std::string_view pattern, const std::string& stem);
 // The names of `views` as one log phrase: "c20.bed/.bim/.fam".
 std::string GroupPhrase(const std::vector<std::string>& names, const std::string& stem);
 
+// The file names a catalog shows (for --help): each view, its twin and the twin's index.
+template <class Store>
+std::vector<std::string> CatalogNames(const Catalog<Store>& catalog) {
+  std::vector<std::string> out;
+  for (const auto& v : catalog.views) {
+    if (v.shown) out.emplace_back(v.name);
+    if (!v.gz.empty()) out.emplace_back(v.gz);
+    if (v.indexed) out.push_back(std::string(v.gz) + ".tbi");
+  }
+  return out;
+}
+
 // One loop for every kind: the views of `store` into `sink`. Store provides Describe() and csi.
 template <class Store>
 void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink) {

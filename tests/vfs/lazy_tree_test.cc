@@ -10,28 +10,15 @@
 #include "io/local/local_space.h"
 #include "util/fs.h"
 #include "vfs/discover.h"
+#include "vfs/nodes.h"
 
 namespace omicsfs::vfs {
 namespace {
 
 using namespace std::chrono_literals;
 
-Node Dir(const std::string& name) {
-  Node n;
-  n.name = name;
-  n.kind = NodeKind::kDirectory;
-  n.perm = 0555;
-  return n;
-}
-
-Node File(const std::string& name, const std::string& text) {
-  Node n;
-  n.name = name;
-  n.kind = NodeKind::kFile;
-  n.perm = 0444;
-  n.content = std::make_shared<const SnapshotContent>(text);
-  return n;
-}
+using test_nodes::Dir;
+using test_nodes::File;
 
 // A loader that builds `files` files (and a lazy folder "inner" when `nested`), counting its runs.
 std::shared_ptr<DirLoader> Counting(std::atomic<int>* runs, int files, bool nested = false,

@@ -14,28 +14,15 @@
 
 #include "vfs/resolver.h"
 #include "vfs/tree.h"
+#include "vfs/nodes.h"
 
 namespace omicsfs::vfs {
 namespace {
 
 using namespace std::chrono_literals;
 
-Node Dir(const std::string& name) {
-  Node n;
-  n.name = name;
-  n.kind = NodeKind::kDirectory;
-  n.perm = 0555;
-  return n;
-}
-
-Node File(const std::string& name, const std::string& text) {
-  Node n;
-  n.name = name;
-  n.kind = NodeKind::kFile;
-  n.perm = 0444;
-  n.content = std::make_shared<const SnapshotContent>(text);
-  return n;
-}
+using test_nodes::Dir;
+using test_nodes::File;
 
 // Knows the names "PREFIX=...": each such folder holds f0 and f1 (their text: the folder's name),
 // and its root carries `inner` when given, as does a real folder "deep" in it. Records what it

@@ -101,17 +101,6 @@ const Catalog<FragmentViews>& FragmentCatalog() {
   return c;
 }
 
-template <class Store>
-std::vector<std::string> NamesOf(const Catalog<Store>& c) {
-  std::vector<std::string> out;
-  for (const auto& v : c.views) {
-    if (v.shown) out.emplace_back(v.name);
-    if (!v.gz.empty()) out.emplace_back(v.gz);
-    if (v.indexed) out.push_back(std::string(v.gz) + ".tbi");
-  }
-  return out;
-}
-
 class BpcellsStore : public OpenedStore {
  public:
   explicit BpcellsStore(std::shared_ptr<const io::ArrayStore> store) : store_(std::move(store)) {}
@@ -250,9 +239,9 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
 
 std::vector<std::string> BpcellsViewNames() {
   std::vector<std::string> out{"matrix:"};
-  for (auto& n : NamesOf(MatrixCatalog())) out.push_back(std::move(n));
+  for (auto& n : CatalogNames(MatrixCatalog())) out.push_back(std::move(n));
   out.emplace_back("fragments:");
-  for (auto& n : NamesOf(FragmentCatalog())) out.push_back(std::move(n));
+  for (auto& n : CatalogNames(FragmentCatalog())) out.push_back(std::move(n));
   return out;
 }
 

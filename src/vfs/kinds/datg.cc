@@ -58,11 +58,7 @@ class Kind : public StoreKind {
  public:
   std::string Name() const override { return "datg"; }
   std::string RecognisedBy() const override { return "NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz"; }
-  std::vector<std::string> ViewNames() const override {
-    std::vector<std::string> out;
-    for (const auto& v : DatgCatalog().views) out.emplace_back(v.name);
-    return out;
-  }
+  std::vector<std::string> ViewNames() const override { return CatalogNames(DatgCatalog()); }
   bool Recognize(const Probe& p) const override {
     return p.entry.type == EntryType::kFile && p.entry.base.size() > 5 && p.entry.base.ends_with(".datg");
   }

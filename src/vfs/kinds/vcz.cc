@@ -162,15 +162,7 @@ std::string VczStem(std::string base) {
   return base;
 }
 
-std::vector<std::string> VczViewNames() {
-  std::vector<std::string> out;
-  for (const auto& v : VczCatalog().views) {
-    out.emplace_back(v.name);
-    if (!v.gz.empty()) out.emplace_back(v.gz);
-    if (v.indexed) out.push_back(std::string(v.gz) + ".tbi");
-  }
-  return out;
-}
+std::vector<std::string> VczViewNames() { return CatalogNames(VczCatalog()); }
 
 const StoreKind& VczDirKind() {
   static const DirKind kind;
