@@ -1,7 +1,7 @@
 // The view catalog: per store kind, one table listing each view once — its file name, how its
 // size is known, its twins, when it is absent — and one loop (AddViews) that turns a table and an
 // opened store into nodes. A view's file name is written only in its table; sources take it as
-// a parameter. `--help` lists the views from the same tables (HelpText in vfs/kinds/registry.h).
+// a parameter. `--help` lists the views from the same tables (KindsHelp in vfs/kinds/registry.h).
 #pragma once
 
 #include <functional>
@@ -73,7 +73,7 @@ class ViewSink {
 
 // How a view's size is known before it is read whole (documentation and --help).
 enum class SizeBy {
-  kFixed,       // in memory at open (names, errors)
+  kFixed,       // in memory at open (names)
   kArithmetic,  // from counts alone (a .bed: 3 + variants × ceil(samples/4))
   kMeasured,    // summed from per-chunk measures without rendering (MTX from its digits)
   kRendered,    // a pass renders it once; the lengths persist in index_dir

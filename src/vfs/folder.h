@@ -73,8 +73,8 @@ class Folder {
 
   // The entries, sorted by name.
   virtual Result<std::vector<Entry>> List() const = 0;
-  // The folder `e` (a directory entry, or SOURCE when e.name is empty); nullptr when it must not
-  // be entered (a loop, too deep: logged).
+  // The folder `e` (a directory entry, or SOURCE when e.name is empty); nullptr when it cannot or
+  // must not be entered (gone; too deep: logged). Symlinks that would loop are links already.
   virtual std::unique_ptr<Folder> Enter(const Entry& e) const = 0;
   // Whether sub-folders are built when first looked into (remote: a listing costs a request).
   virtual bool Lazy() const = 0;

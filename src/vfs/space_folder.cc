@@ -104,7 +104,7 @@ Result<StoreStamp> SpaceFolder::Stamp(const Entry& e, StampScope scope, const st
   std::vector<io::ByteSpace::KeyInfo> objects;
   if (scope == StampScope::kObject) {
     ASSIGN_OR_RETURN(auto source, Object(e.key));
-    if (source == nullptr) return NotFoundError(Where(e.key) + ": gone since the listing");
+    if (source == nullptr) return NotFoundError(Where(e.key) + ": not found");
     s.index_key = ObjectLine(*source) + "\n";
     objects.push_back({"", source->Info()});
   } else if (scope == StampScope::kTree) {

@@ -1,6 +1,8 @@
 #include "vfs/walk.h"
 
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "util/log.h"
 #include "vfs/kinds/kind.h"
@@ -11,7 +13,9 @@ namespace omicsfs::vfs {
 bool Probe::Lists(const std::string& name, EntryType type) const {
   if (listing == nullptr) return false;
   for (const Entry& e : *listing) {
-    if (e.type == type && e.name == name) return true;
+    // A symlink may stand for the file (git-annex and DataLad datasets are all links): opening
+    // it follows the link, as reading the store will.
+    if (e.name == name && (e.type == type || e.type == EntryType::kSymlink)) return true;
   }
   return false;
 }
@@ -109,17 +113,37 @@ void Walker::Mirror(Ino dir, const Folder& folder, const std::vector<Entry>& lis
   }
 }
 
+namespace {
+
+Result<std::unique_ptr<OpenedStore>> UnstampedError(const Status& status) {
+  if (status.ok()) return std::unique_ptr<OpenedStore>();
+  return status;
+}
+
+}  // namespace
+
 bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing) {
   const Probe probe{folder, e, listing};
+  // One stamp per scope: a kind that declines leaves it to the next (a remote tree's stamp is a
+  // recursive listing).
+  std::optional<std::pair<std::pair<StampScope, std::vector<std::string>>, Result<StoreStamp>>> taken;
   for (const StoreKind* kind : Kinds()) {
     if (!kind->Recognize(probe)) continue;
     const bool from_file = kind->Scope() != StampScope::kTree;
-    const Result<StoreStamp> stamp = folder.Stamp(e, kind->Scope(), kind->Companions(e.base));
+    auto what = std::make_pair(kind->Scope(), kind->Companions(e.base));
+    if (!taken || taken->first != what) taken.emplace(what, folder.Stamp(e, what.first, what.second));
+    const Result<StoreStamp>& stamp = taken->second;
     const std::string name = e.name.empty() ? "" : kind->NodeName(e.name);
     if (stamp.ok() && Reuse(parent, name, stamp->change)) return true;
-    Result<std::unique_ptr<OpenedStore>> opened =
-        stamp.ok() ? kind->Open(Located{folder, e, *stamp, settings_->h5vet, settings_->views.pool})
-                   : Result<std::unique_ptr<OpenedStore>>(stamp.status());
+    Result<std::unique_ptr<OpenedStore>> opened = UnstampedError(stamp.status());
+    if (stamp.ok()) {
+      opened = kind->Open(Located{folder, e, *stamp, settings_->h5vet, settings_->views.pool});
+    } else if (kind->Guessed(folder)) {
+      // A guess the stamp cannot back is claimed only if opening confirms it (the stamp's error
+      // is then shown); an object that cannot be opened is passed over as a plain one would be.
+      auto confirmed = kind->Open(Located{folder, e, StoreStamp{}, settings_->h5vet, settings_->views.pool});
+      if (!confirmed.ok() || *confirmed == nullptr) continue;
+    }
     if (opened.ok() && *opened == nullptr) continue;  // not of this kind after all
     Meta meta = e.meta;
     if (stamp.ok()) meta.perm &= stamp->readable;

@@ -120,6 +120,7 @@ class DirKind : public StoreKind {
     return !p.folder.CheapPeek() || IsBpcells(*p.folder.Space(p.entry, nullptr));
   }
   StampScope Scope() const override { return StampScope::kTree; }
+  bool Guessed(const Folder& folder) const override { return !folder.CheapPeek(); }
   std::vector<std::string> FixedKeys() const override { return bp::ArrayNames(); }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
     auto space = at.folder.Space(at.entry, &at.stamp);
@@ -178,20 +179,19 @@ class Hdf5Kind : public StoreKind {
   std::string Name() const override { return "BPCells inside HDF5"; }
   std::string RecognisedBy() const override { return "FILE.h5 with store groups"; }
   std::vector<std::string> ViewNames() const override { return {"FILE.h5/GROUP/ with the BPCells views"}; }
+  // Locally every regular file is a candidate: its signature is read only after the reuse check,
+  // so a rescan of unchanged plain files costs a stat each, as before kinds existed.
   bool Recognize(const Probe& p) const override {
     if (p.entry.type != EntryType::kFile) return false;
-    if (!p.folder.CheapPeek()) return p.entry.name.empty() || IsHdf5Name(p.entry.base);
-    auto hdf5 = p.folder.IsHdf5(p.entry);
-    return hdf5.ok() && *hdf5;
+    return p.folder.CheapPeek() || p.entry.name.empty() || IsHdf5Name(p.entry.base);
   }
   StampScope Scope() const override { return StampScope::kObject; }
+  bool Guessed(const Folder&) const override { return true; }
   bool DatedByEntry() const override { return true; }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
-    if (!at.folder.CheapPeek()) {
-      auto hdf5 = at.folder.IsHdf5(at.entry);
-      if (!hdf5.ok()) LogWarning(hdf5.status().message() + "; shown as a plain file");
-      if (!hdf5.ok() || !*hdf5) return std::unique_ptr<OpenedStore>();
-    }
+    auto hdf5 = at.folder.IsHdf5(at.entry);
+    if (!hdf5.ok()) LogWarning(hdf5.status().message() + "; shown as a plain file");
+    if (!hdf5.ok() || !*hdf5) return std::unique_ptr<OpenedStore>();
     ASSIGN_OR_RETURN(auto groups, at.folder.VetHdf5(at.entry, at.h5vet));
     std::vector<io::H5GroupAttribute> stores;
     for (auto& g : groups) {

@@ -1,6 +1,7 @@
 // A store kind: one small unit per kind of store (vfs/kinds/*.cc), listed in order in
 // vfs/kinds/registry.cc. The walk (vfs/walk.h) asks each kind in turn whether an entry is its
-// own — cheaply, from names, the folder's listing and at most a few leading bytes — then stamps
+// own — cheaply, from names and the folder's listing, plus small marker files (a `version`, Zarr
+// attributes) only where the folder says reads cost no request — then stamps
 // the entry, reuses the node a rescan finds unchanged, and only then opens it; opening may still
 // decline ("not mine after all": the next kind is asked, and at the end the entry is passed
 // through). Adding a kind (AnnData, a BPCells store in Zarr) is one file and one line.
@@ -22,6 +23,7 @@ struct Probe {
   const Entry& entry;
   const std::vector<Entry>* listing = nullptr;  // a directory's entries; null for files
 
+  // Whether the listing holds `name` of that type (or a symlink, which may stand for it).
   bool Lists(const std::string& name, EntryType type = EntryType::kFile) const;
 };
 
@@ -57,6 +59,9 @@ class StoreKind {
   virtual std::vector<std::string> Consumed(const Entry& e) const { return {}; }
   // The node's name for an entry of this kind (NAME.vcz.zip → NAME.vcz).
   virtual std::string NodeName(const std::string& name) const { return name; }
+  // Recognised by a guess (a file's name, a remote folder's listing) that only opening confirms:
+  // when the stamp cannot be taken, the entry is not claimed on the guess alone.
+  virtual bool Guessed(const Folder& folder) const { return false; }
   // Views dated by the entry's own mtime rather than the newest file of the store.
   virtual bool DatedByEntry() const { return false; }
   // Keys a store of this kind may hold where a backend has no listing (plain HTTP).

@@ -123,6 +123,7 @@ class DirKind : public StoreKind {
     return !p.folder.CheapPeek() || LooksVcz(p.folder.Space(p.entry, nullptr));
   }
   StampScope Scope() const override { return StampScope::kTree; }
+  bool Guessed(const Folder& folder) const override { return !folder.CheapPeek(); }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
     auto space = at.folder.Space(at.entry, &at.stamp);
     if (!LooksVcz(space)) return std::unique_ptr<OpenedStore>();
@@ -142,6 +143,7 @@ class ZipKind : public StoreKind {
     return p.entry.type == EntryType::kFile && IsZipStoreName(p.entry.base);
   }
   StampScope Scope() const override { return StampScope::kFiles; }
+  bool Guessed(const Folder&) const override { return true; }
   std::string NodeName(const std::string& name) const override { return name.substr(0, name.size() - 4); }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
     ASSIGN_OR_RETURN(auto archive, at.folder.Open(at.entry.key, &at.stamp));
