@@ -121,6 +121,25 @@ TEST_F(DiscoverTest, SingleStoreAsSource) {
   EXPECT_FALSE(Discover((src_ / "notes.txt").string(), Options()).ok());
 }
 
+// The walk's recognition (vfs/walk.h): a marker file that is a symlink still marks a store (a
+// git-annex or DataLad dataset links every file); a folder with a `version` file that is not a
+// BPCells version is mirrored, and so is a .vcz.zip that holds no store (a plain file).
+TEST_F(DiscoverTest, KindsRecogniseLinkedMarkersAndDeclineLookalikes) {
+  const fs::path store = src_ / "sub" / "m.packed";
+  fs::rename(store / "version", src_ / "version.annexed");
+  fs::create_symlink(src_ / "version.annexed", store / "version");
+  fs::create_directories(src_ / "project");
+  std::ofstream(src_ / "project" / "version") << "1.2.3\n";
+  std::ofstream(src_ / "notazip.vcz.zip") << "not a zip archive\n";
+  auto tree = Discover(src_.string(), Options());
+  ASSERT_TRUE(tree.ok());
+  tree_ = *tree;
+  EXPECT_TRUE(tree_->Resolve("sub/m.packed/matrix.mtx").ok());
+  EXPECT_EQ(Names("project"), std::vector<std::string>{"version"});
+  // A damaged archive named like a zipped store is one: ERROR.txt says why.
+  EXPECT_TRUE(tree_->Resolve("notazip.vcz/ERROR.txt").ok());
+}
+
 }  // namespace
 }  // namespace omicsfs::vfs
 
