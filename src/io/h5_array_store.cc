@@ -460,7 +460,9 @@ Result<std::vector<H5GroupAttribute>> GroupsWithStringAttribute(const h5::Handle
         // GCC 12 at -O3 warns that "/" + std::string&& (an insert at 0) may memcpy overlapping ranges of 2^63 bytes: a false
         // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
 #pragma GCC diagnostic push
+#ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
+#endif
         std::string group = std::strcmp(name, ".") == 0 ? "/" : "/" + std::string(name);
 #pragma GCC diagnostic pop
         c->out.push_back({group, (*v)[0]});

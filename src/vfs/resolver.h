@@ -77,6 +77,7 @@ class MadeFolders {
 
  private:
   struct Folder {
+    Folder(Ino s, uint64_t tick) : store(s), used(tick) {}  // clang 14 has no aggregate ()-init
     Ino store;
     mutable std::atomic<uint64_t> used;
   };

@@ -56,7 +56,9 @@ Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io
     // GCC 12 at -O3 warns that "[" + std::string&& (an insert at 0) may memcpy overlapping ranges of
     // 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
 #pragma GCC diagnostic push
+#ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
+#endif
     const std::string want = length == UINT64_MAX ? "" : "[" + std::to_string(length) + "]";
 #pragma GCC diagnostic pop
     return CorruptError(s.Describe() + ": array '" + name + "' is " + std::string(io::ElemTypeName(info->type)) +
