@@ -30,20 +30,23 @@ std::shared_ptr<const text::VirtualTextFile> ViewSink::MakeText(
   return std::make_shared<const text::VirtualTextFile>(std::move(source), settings_->pool, sizing);
 }
 
-Ino ViewSink::DirOf(const std::string& path, std::string* leaf) {
+Ino ViewSink::MakeDirs(const std::string& path) const {
   Ino at = dir_;
-  size_t from = 0;
-  for (size_t slash; (slash = path.find('/', from)) != std::string::npos; from = slash + 1) {
-    at = at == 0 ? 0 : out_->AddDir(at, path.substr(from, slash - from), meta_, /*from_file=*/true);
+  for (size_t from = 0; at != 0 && from < path.size();) {
+    size_t slash = path.find('/', from);
+    if (slash == std::string::npos) slash = path.size();
+    at = out_->AddDir(at, path.substr(from, slash - from), meta_, /*from_file=*/true);
+    from = slash + 1;
   }
-  *leaf = path.substr(from);
   return at;
 }
 
 void ViewSink::AddView(const std::string& path, std::shared_ptr<const text::ByteView> view) {
-  std::string leaf;
-  const Ino at = DirOf(path, &leaf);
-  if (at != 0) out_->AddFile(at, leaf, meta_, std::make_shared<const ByteViewContent>(std::move(view)));
+  const size_t slash = path.rfind('/');
+  const Ino at = slash == std::string::npos ? dir_ : MakeDirs(path.substr(0, slash));
+  if (at != 0) {
+    out_->AddFile(at, path.substr(slash + 1), meta_, std::make_shared<const ByteViewContent>(std::move(view)));
+  }
 }
 
 void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain) {
@@ -71,14 +74,7 @@ void ViewSink::AddError(const Status& status) {
 }
 
 std::optional<ViewSink> ViewSink::Sub(const std::string& path, std::string index_key) const {
-  Ino at = dir_;
-  size_t from = 0;
-  while (at != 0 && from < path.size()) {
-    size_t slash = path.find('/', from);
-    if (slash == std::string::npos) slash = path.size();
-    at = out_->AddDir(at, path.substr(from, slash - from), meta_, /*from_file=*/true);
-    from = slash + 1;
-  }
+  const Ino at = MakeDirs(path);
   if (at == 0) return std::nullopt;
   ViewSink sub(*out_, at, meta_, std::move(index_key), *settings_);
   sub.where = where;

@@ -62,7 +62,8 @@ class ViewSink {
   std::optional<ViewSink> Sub(const std::string& path, std::string index_key) const;
 
  private:
-  Ino DirOf(const std::string& path, std::string* leaf);
+  // The folder `path` below this one, made as needed; 0 when a file is in the way.
+  Ino MakeDirs(const std::string& path) const;
 
   TreeWriter* out_;
   Ino dir_;

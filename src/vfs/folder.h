@@ -91,7 +91,9 @@ class Folder {
   virtual Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name,
                                                              const StoreStamp* stamp) const = 0;
   // A plain file entry served byte for byte, and its change stamp; nullptr when it cannot be.
-  virtual std::shared_ptr<const FileContent> PassThrough(const Entry& e, std::string* change) const = 0;
+  // `stamp`: the entry's kObject stamp when a kind that declined took one (not taken again).
+  virtual std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
+                                                         std::string* change) const = 0;
 
   // HDF5 files: whether `e` carries the signature; the groups the vetting helper reads.
   virtual Result<bool> IsHdf5(const Entry& e) const = 0;

@@ -25,28 +25,8 @@ Meta MetaOf(const struct stat& st) {
 
 std::string TimeText(const struct timespec& t) { return std::to_string(t.tv_sec) + "." + std::to_string(t.tv_nsec); }
 
-}  // namespace
-
-LocalWalk LocalWalk::For(const std::string& index_dir, bool follow_symlinks) {
-  LocalWalk w;
-  w.follow_symlinks = follow_symlinks;
-  struct stat st;
-  if (!index_dir.empty() && ::stat(index_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    w.index_dev = st.st_dev;
-    w.index_ino = st.st_ino;
-    const fs::path p = fs::path(index_dir).lexically_normal();
-    w.index_name = p.filename().string();
-    if (w.index_name.empty() || w.index_name == ".") w.index_name = p.parent_path().filename().string();
-  }
-  return w;
-}
-
-bool LocalWalk::IsIndexDir(const std::string& name, const std::string& path) const {
-  if (index_name.empty() || name != index_name) return false;
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == index_dev && st.st_ino == index_ino;
-}
-
+// A store's stamps from its files (absent ones skipped): the index key is "store NAME" then
+// "PATH SIZE MTIME" per file; the change stamp adds ctimes and modes.
 StoreStamp StampOfFiles(const std::string& name, const std::vector<std::string>& files) {
   StoreStamp s;
   s.index_key = "store " + name + "\n";
@@ -68,6 +48,28 @@ StoreStamp StampOfFiles(const std::string& name, const std::vector<std::string>&
   }
   s.guard.active = true;
   return s;
+}
+
+}  // namespace
+
+LocalWalk LocalWalk::For(const std::string& index_dir, bool follow_symlinks) {
+  LocalWalk w;
+  w.follow_symlinks = follow_symlinks;
+  struct stat st;
+  if (!index_dir.empty() && ::stat(index_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    w.index_dev = st.st_dev;
+    w.index_ino = st.st_ino;
+    const fs::path p = fs::path(index_dir).lexically_normal();
+    w.index_name = p.filename().string();
+    if (w.index_name.empty() || w.index_name == ".") w.index_name = p.parent_path().filename().string();
+  }
+  return w;
+}
+
+bool LocalWalk::IsIndexDir(const std::string& name, const std::string& path) const {
+  if (index_name.empty() || name != index_name) return false;
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == index_dev && st.st_ino == index_ino;
 }
 
 LocalFolder::LocalFolder(std::string path, const LocalWalk& walk, std::vector<std::pair<dev_t, ino_t>> ancestors)
@@ -194,13 +196,15 @@ Result<std::shared_ptr<const io::ByteSource>> LocalFolder::Open(const std::strin
   return std::shared_ptr<const io::ByteSource>(std::move(source).value());
 }
 
-std::shared_ptr<const FileContent> LocalFolder::PassThrough(const Entry& e, std::string* change) const {
+std::shared_ptr<const FileContent> LocalFolder::PassThrough(const Entry& e, const StoreStamp* stamp,
+                                                        std::string* change) const {
   const std::string path = PathOf(e.key);
-  const StoreStamp stamp = StampOfFiles(path, {path});
+  const StoreStamp own = stamp != nullptr ? StoreStamp() : StampOfFiles(path, {path});
+  if (stamp == nullptr) stamp = &own;
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return nullptr;
-  *change = stamp.change;
-  return std::make_shared<const LocalFileContent>(path, st, stamp.guard);
+  *change = stamp->change;
+  return std::make_shared<const LocalFileContent>(path, st, stamp->guard);
 }
 
 Result<bool> LocalFolder::IsHdf5(const Entry& e) const { return io::IsHdf5File(PathOf(e.key)); }

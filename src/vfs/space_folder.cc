@@ -138,7 +138,8 @@ Result<std::shared_ptr<const io::ByteSource>> SpaceFolder::Open(const std::strin
   return Object(name);
 }
 
-std::shared_ptr<const FileContent> SpaceFolder::PassThrough(const Entry& e, std::string* change) const {
+std::shared_ptr<const FileContent> SpaceFolder::PassThrough(const Entry& e, const StoreStamp*,
+                                                        std::string* change) const {
   auto source = Object(e.key);
   if (!source.ok() || *source == nullptr) {
     LogWarning(Where(e.key) + ": cannot open; not shown" +

@@ -31,7 +31,8 @@ class SpaceFolder : public Folder {
   Result<StoreStamp> Stamp(const Entry& e, StampScope scope, const std::vector<std::string>& companions) const override;
   std::shared_ptr<const io::ByteSpace> Space(const Entry& e, const StoreStamp* stamp) const override;
   Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name, const StoreStamp* stamp) const override;
-  std::shared_ptr<const FileContent> PassThrough(const Entry& e, std::string* change) const override;
+  std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
+                                                 std::string* change) const override;
   Result<bool> IsHdf5(const Entry& e) const override;
   Result<std::vector<io::H5GroupAttribute>> VetHdf5(const Entry& e, const io::H5Vetter& vetter) const override;
   Result<std::unique_ptr<io::ArrayStore>> OpenHdf5Group(const Entry& e, const StoreStamp& stamp, const std::string& group,

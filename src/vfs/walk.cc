@@ -53,8 +53,11 @@ void Walker::AddEntry(Ino parent, const Folder& folder, const Entry& e) {
       out_.AddSymlink(parent, e.name, e.meta, e.link_target);
       return;
     case EntryType::kFile:
-      if (!AddStore(parent, folder, e, nullptr)) AddPassThrough(parent, folder, e);
+    {
+      std::optional<StoreStamp> object;
+      if (!AddStore(parent, folder, e, nullptr, &object)) AddPassThrough(parent, folder, e, object ? &*object : nullptr);
       return;
+    }
     case EntryType::kDirectory: {
       std::shared_ptr<const Folder> sub = folder.Enter(e);
       if (sub == nullptr) return;
@@ -113,16 +116,8 @@ void Walker::Mirror(Ino dir, const Folder& folder, const std::vector<Entry>& lis
   }
 }
 
-namespace {
-
-Result<std::unique_ptr<OpenedStore>> UnstampedError(const Status& status) {
-  if (status.ok()) return std::unique_ptr<OpenedStore>();
-  return status;
-}
-
-}  // namespace
-
-bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing) {
+bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing,
+                      std::optional<StoreStamp>* object) {
   const Probe probe{folder, e, listing};
   // One stamp per scope: a kind that declines leaves it to the next (a remote tree's stamp is a
   // recursive listing).
@@ -133,16 +128,20 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
     auto what = std::make_pair(kind->Scope(), kind->Companions(e.base));
     if (!taken || taken->first != what) taken.emplace(what, folder.Stamp(e, what.first, what.second));
     const Result<StoreStamp>& stamp = taken->second;
+    if (object != nullptr && what.first == StampScope::kObject && stamp.ok()) *object = *stamp;
     const std::string name = e.name.empty() ? "" : kind->NodeName(e.name);
     if (stamp.ok() && Reuse(parent, name, stamp->change)) return true;
-    Result<std::unique_ptr<OpenedStore>> opened = UnstampedError(stamp.status());
+    Result<std::unique_ptr<OpenedStore>> opened = std::unique_ptr<OpenedStore>();
     if (stamp.ok()) {
       opened = kind->Open(Located{folder, e, *stamp, settings_->h5vet, settings_->views.pool});
-    } else if (kind->Guessed(folder)) {
+    } else {
       // A guess the stamp cannot back is claimed only if opening confirms it (the stamp's error
       // is then shown); an object that cannot be opened is passed over as a plain one would be.
-      auto confirmed = kind->Open(Located{folder, e, StoreStamp{}, settings_->h5vet, settings_->views.pool});
-      if (!confirmed.ok() || *confirmed == nullptr) continue;
+      if (kind->Guessed(folder)) {
+        auto confirmed = kind->Open(Located{folder, e, StoreStamp{}, settings_->h5vet, settings_->views.pool});
+        if (!confirmed.ok() || *confirmed == nullptr) continue;
+      }
+      opened = stamp.status();
     }
     if (opened.ok() && *opened == nullptr) continue;  // not of this kind after all
     Meta meta = e.meta;
@@ -168,9 +167,9 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
   return false;
 }
 
-void Walker::AddPassThrough(Ino parent, const Folder& folder, const Entry& e) {
+void Walker::AddPassThrough(Ino parent, const Folder& folder, const Entry& e, const StoreStamp* stamp) {
   std::string change;
-  auto content = folder.PassThrough(e, &change);
+  auto content = folder.PassThrough(e, stamp, &change);
   if (content == nullptr) return;
   if (Reuse(parent, e.name, change)) return;
   const Ino file = out_.AddFile(parent, e.name, e.meta, std::move(content));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,10 @@ class Walker {
   void AddLazyFolder(Ino parent, std::shared_ptr<const Folder> folder, const Entry& self);
   void Mirror(Ino dir, const Folder& folder, const std::vector<Entry>& listed);
   // True when a kind took `e` (its folder, or ERROR.txt), or a rescan copied it unchanged.
-  bool AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing);
-  void AddPassThrough(Ino parent, const Folder& folder, const Entry& e);
+  // `object` (optional): set to the entry's one-object stamp if a kind took it, for the pass-through.
+  bool AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing,
+                std::optional<StoreStamp>* object = nullptr);
+  void AddPassThrough(Ino parent, const Folder& folder, const Entry& e, const StoreStamp* stamp);
   bool Reuse(Ino parent, const std::string& name, const std::string& change);
   std::string PathOf(Ino parent, const std::string& name) const;
 
