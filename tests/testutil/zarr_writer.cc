@@ -180,4 +180,53 @@ Status WriteZarrArray(const std::string& dir, const std::string& name, const Zar
   return OkStatus();
 }
 
+Status WriteVczStore(const std::string& dir, const VczSpec& v) {
+  using json = nlohmann::json;
+  auto bytes = [](const auto& values) {
+    return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(values[0]));
+  };
+  auto spec = [](std::string dtype, std::vector<uint64_t> shape, std::vector<uint64_t> chunks,
+                 std::vector<std::string> dims, std::string description = "") {
+    ZarrArraySpec a;
+    a.dtype = std::move(dtype);
+    a.shape = std::move(shape);
+    a.chunks = std::move(chunks);
+    a.dimension_names = std::move(dims);
+    if (a.dtype == "|O") a.fill_value = "";
+    if (!description.empty()) a.attributes["description"] = description;
+    return a;
+  };
+  const uint64_t n = v.position.size(), c = std::max<uint64_t>(1, v.chunk), nc = std::max<uint64_t>(1, v.contigs.size());
+  if (v.contig.size() != n || v.ref.size() != n) return InvalidArgumentError("WriteVczStore: one contig and REF per record");
+  json meta = json::array({json::array({"fileformat", "VCFv4.3"})});
+  RETURN_IF_ERROR(WriteZarrGroup(dir, {{"vcf_zarr_version", "0.4"}, {"source", "omicsfs-test"}, {"vcf_meta_information", meta}}));
+  RETURN_IF_ERROR(WriteZarrArray(dir, "contig_id", spec("|O", {v.contigs.size()}, {nc}, {"contigs"}), "", v.contigs));
+  if (!v.contig_lengths.empty()) {
+    RETURN_IF_ERROR(WriteZarrArray(dir, "contig_length", spec("<i8", {v.contig_lengths.size()}, {nc}, {"contigs"}),
+                                   bytes(v.contig_lengths)));
+  }
+  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_contig", spec("<i4", {n}, {c}, {"variants"}), bytes(v.contig)));
+  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_position", spec("<i4", {n}, {c}, {"variants"}), bytes(v.position)));
+  std::vector<std::string> alleles;
+  for (const auto& r : v.ref) {
+    alleles.push_back(r);
+    alleles.push_back("T");
+  }
+  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_allele", spec("|O", {n, 2}, {c, 2}, {"variants", "alleles"}), "", alleles));
+  if (!v.length.empty()) {
+    RETURN_IF_ERROR(WriteZarrArray(dir, "variant_length", spec("<i4", {n}, {c}, {"variants"}), bytes(v.length)));
+  }
+  if (!v.end.empty()) {
+    RETURN_IF_ERROR(WriteZarrArray(dir, "variant_END", spec("<i4", {n}, {c}, {"variants"}, "End position"), bytes(v.end)));
+  }
+  if (!v.region_index.empty()) {
+    std::vector<int32_t> rows;
+    for (const auto& r : v.region_index) rows.insert(rows.end(), r.begin(), r.end());
+    const uint64_t m = v.region_index.size();
+    RETURN_IF_ERROR(WriteZarrArray(dir, "region_index", spec("<i4", {m, 6}, {m, 6}, {"region_index_values", "region_index_fields"}),
+                                   bytes(rows)));
+  }
+  return OkStatus();
+}
+
 }  // namespace omicsfs::testutil

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,20 @@ struct ZarrArraySpec {
 Status WriteZarrArray(const std::string& dir, const std::string& name, const ZarrArraySpec& spec,
                       const std::string& bytes, const std::vector<std::string>& strings = {});
 Status WriteZarrGroup(const std::string& dir, const nlohmann::json& attributes, int zarr_format = 2);
+
+// A small VCF Zarr store (Zarr v2, no samples): contigs, one record per element of `contig` /
+// `position` / `ref` (ALT is "T"), chunked by `chunk` variants.
+struct VczSpec {
+  std::vector<std::string> contigs = {"1"};
+  std::vector<int64_t> contig_lengths;   // empty: no contig_length array
+  std::vector<int32_t> contig, position;
+  std::vector<std::string> ref;
+  std::vector<int32_t> length;           // variant_length; empty: none
+  std::vector<int32_t> end;              // variant_END (INFO/END, -1 missing); empty: none
+  std::vector<std::array<int64_t, 6>> region_index;  // bio2zarr's rows; empty: no region_index
+  uint64_t chunk = 1000;
+};
+Status WriteVczStore(const std::string& dir, const VczSpec& spec);
 
 // Compresses with the given codec exactly as numcodecs frames it.
 std::string Compress(const std::string& codec, const std::string& data, const std::string& blosc_cname = "lz4",

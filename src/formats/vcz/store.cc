@@ -168,6 +168,8 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   }
   s->genotype_ = take("call_genotype");
   s->phased_ = take("call_genotype_phased");
+  s->region_index_ = take("region_index");
+  s->length_ = take("variant_length");
 
   for (auto& [name, a] : arrays) {
     const auto& dims = a.meta().dimension_names;

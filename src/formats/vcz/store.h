@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,16 @@ struct VariantBlock {
   std::optional<zarr::DenseBlock> id, quality, filter, genotype, phased;
   std::vector<zarr::DenseBlock> info;    // parallel to Store::info()
   std::vector<zarr::DenseBlock> format;  // parallel to Store::format(); empty without samples
+};
+
+// One row per (variants-chunk, contig run): bio2zarr's region_index rows. `max_end` is the
+// largest POS + rlen - 1 of the run (rlen: htslib's, the REF length or INFO/END - POS + 1).
+struct ChunkRegion {
+  uint64_t chunk = 0;
+  int64_t contig = 0;
+  int64_t first_pos = 0, last_pos = 0, max_end = 0;
+  uint64_t records = 0;
+  bool operator==(const ChunkRegion&) const = default;
 };
 
 class Store {
@@ -71,6 +82,22 @@ class Store {
   enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16 };
   Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
 
+  // The region summary, in store order (ascending chunk). From the store's `region_index` array
+  // when it has one (bio2zarr `vcf2zarr encode`: 2-D, six columns [chunk_index, contig_id,
+  // first_POS, last_POS, max_end, num_records]) and it passes validation (shape, chunk and contig
+  // ranges, per-chunk record counts, and its rows of the first and last chunk equal to those
+  // computed); otherwise, with a warning naming the store, computed from variant_contig,
+  // variant_position and variant_length (without variant_length: htslib's rlen from the REF in
+  // variant_allele column 0 and variant_END). Kept after the first success, never recomputed.
+  Result<std::shared_ptr<const std::vector<ChunkRegion>>> Regions() const;
+  // Rows per chunk the `chunk` column counts in: vcztools' minimum variants-chunk (the call_*
+  // arrays' chunks[0], else the GCD of the variant arrays' chunks[0]), which is variant_position's
+  // chunks[0] in every store bio2zarr writes (one variants-chunk size for all arrays) and what
+  // vcztools' own re-chunked fixtures count their region_index in.
+  uint64_t region_chunk_rows() const;
+  // The largest record end (POS + rlen - 1) of the store, from Regions(); nullopt when empty.
+  Result<std::optional<int64_t>> MaxEnd() const;
+
  private:
   // Rows [v0, v1) of each array into its block.
   Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
@@ -87,6 +114,15 @@ class Store {
   std::vector<std::pair<std::string, std::string>> meta_;
   std::optional<zarr::ZarrArray> contig_, position_, allele_, id_, quality_, filter_, genotype_, phased_;
   std::vector<Field> info_, format_;
+
+  // Regions(): the stored index and variant_length (when present), and the rows once known.
+  std::optional<zarr::ZarrArray> region_index_, length_;
+  mutable std::mutex regions_mu_;
+  mutable std::shared_ptr<const std::vector<ChunkRegion>> regions_;
+  // The rows of variants-chunks [c0, c1), computed from the variant arrays.
+  Result<std::vector<ChunkRegion>> ComputeRegions(uint64_t c0, uint64_t c1) const;
+  // The stored region_index, or why it cannot be trusted.
+  Result<std::vector<ChunkRegion>> StoredRegions() const;
 };
 
 }  // namespace omicsfs::formats::vcz
