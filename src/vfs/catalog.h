@@ -50,7 +50,7 @@ class ViewSink {
   void AddView(const std::string& path, std::shared_ptr<const text::ByteView> view);
   // PATH: `bgzip -l 0` of `plain` (stored blocks, no index).
   void AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain);
-  // GZ.tbi (or GZ.csi when positions may pass 2^29): what tabix writes for the twin GZ of `plain`.
+  // GZ.tbi, or GZ.csi with `csi`: what `tabix [-C]` writes for the twin GZ of `plain`.
   void AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
                       text::TabixPreset preset, bool csi);
   // ERROR.txt with the status, which is logged. Its text is at hand: nothing is sized or persisted
@@ -80,6 +80,11 @@ enum class SizeBy {
   kRendered,    // a pass renders it once; the lengths persist in index_dir
 };
 
+// The region indexes beside a store's indexed twins: `.tbi` where tabix would write one (every
+// record ends at or before 2^29), `.csi` (`tabix -C`) where it would not, or both (VCF Zarr:
+// htsjdk, IGV and R's TabixFile read only `.tbi`; htslib takes the `.csi` when both are there).
+enum class RegionIndexes { kTbi, kCsi, kTbiAndCsi };
+
 template <class Store>
 struct ViewSpec {
   // The file name; a leading "STEM" stands for the store's stem, a '/' puts it in a sub-folder.
@@ -87,7 +92,7 @@ struct ViewSpec {
   SizeBy size;
   std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)> make;
   std::string_view gz = {};   // its BGZF twin (`bgzip -l 0`), "" none
-  bool indexed = false;       // the twin has a region index (.tbi, or .csi: Store::csi)
+  bool indexed = false;       // the twin has region indexes (Store::indexes says which)
   bool shown = true;          // false: only the twin is shown (10x/features.tsv)
   int gate = -1;              // present only when the catalog's gate of this number passes
 };
@@ -122,7 +127,8 @@ std::vector<std::string> CatalogNames(const Catalog<Store>& catalog) {
   return out;
 }
 
-// One loop for every kind: the views of `store` into `sink`. Store provides Describe() and csi.
+// One loop for every kind: the views of `store` into `sink`. Store provides Describe() and
+// `indexes` (a RegionIndexes).
 template <class Store>
 void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink) {
   std::vector<int> passed(catalog.gates.size(), -1);  // -1 unknown, 0 absent, 1 present
@@ -151,7 +157,9 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     if (v.gz.empty()) continue;
     const std::string gz = ViewName(v.gz, sink.stem);
     sink.AddStoredGz(gz, plain);
-    if (v.indexed) sink.AddRegionIndex(gz, plain, catalog.preset, store.csi);
+    if (!v.indexed) continue;
+    if (store.indexes != RegionIndexes::kCsi) sink.AddRegionIndex(gz, plain, catalog.preset, false);
+    if (store.indexes != RegionIndexes::kTbi) sink.AddRegionIndex(gz, plain, catalog.preset, true);
   }
 }
 

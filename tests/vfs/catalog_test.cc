@@ -13,7 +13,7 @@ namespace omicsfs::vfs {
 namespace {
 
 struct Toy {
-  bool csi = false;
+  RegionIndexes indexes = RegionIndexes::kTbi;
   Status plink = OkStatus(), bgen = OkStatus();
   mutable int plink_checks = 0, bgen_checks = 0;
   std::string Describe() const { return "toy.vcz"; }
@@ -89,8 +89,18 @@ TEST_F(CatalogTest, EveryViewOnceWithItsTwins) {
   EXPECT_EQ(ReadAll("notes.txt"), "notes.txt\n");
   EXPECT_EQ(toy.plink_checks, 1);  // once for both gated views
   EXPECT_EQ(toy.bgen_checks, 1);
-  toy.csi = true;
-  EXPECT_TRUE(Build(toy).count("c20.vcf.gz.csi"));
+  // Which region indexes sit beside the twin: the store says.
+  auto indexes = [&](RegionIndexes which) {
+    toy.indexes = which;
+    std::set<std::string> out;
+    for (const auto& n : Build(toy)) {
+      if (n.starts_with("c20.vcf.gz.")) out.insert(n);
+    }
+    return out;
+  };
+  EXPECT_EQ(indexes(RegionIndexes::kTbi), (std::set<std::string>{"c20.vcf.gz.tbi"}));
+  EXPECT_EQ(indexes(RegionIndexes::kCsi), (std::set<std::string>{"c20.vcf.gz.csi"}));
+  EXPECT_EQ(indexes(RegionIndexes::kTbiAndCsi), (std::set<std::string>{"c20.vcf.gz.csi", "c20.vcf.gz.tbi"}));
 }
 
 TEST_F(CatalogTest, AGateThatFailsDropsItsViewsAndThoseAfterIt) {

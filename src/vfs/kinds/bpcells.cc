@@ -25,7 +25,7 @@ struct MatrixViews {
   std::shared_ptr<const bp::Matrix> m;
   bp::TransposedCopy persist;  // col-major stores: where matrix.tsv's transposed copy persists
   std::string index_dir;
-  bool csi = false;
+  RegionIndexes indexes = RegionIndexes::kTbi;
   std::string Describe() const { return m->Describe(); }
   Names rows() const { return Names(m, &m->row_names()); }
   Names cols() const { return Names(m, &m->col_names()); }
@@ -72,7 +72,7 @@ const Catalog<MatrixViews>& MatrixCatalog() {
 
 struct FragmentViews {
   std::shared_ptr<const bp::Fragments> f;
-  bool csi = false;  // an end reaches 2^29
+  RegionIndexes indexes = RegionIndexes::kTbi;  // kCsi when an end reaches 2^29
   std::string Describe() const { return f->Describe(); }
   std::shared_ptr<const text::BedSource> Bed(text::BedSource::Style style, const std::string& n) const {
     return std::make_shared<const text::BedSource>(f, style, n);
@@ -220,7 +220,8 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
     // CSI when an end passes 2^29 (end_max: n/128 values, read once here); without end_max,
     // .tbi, whose build then fails with EIO on such a position.
     auto max_end = s.f->MaxEnd();
-    s.csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    const bool csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    s.indexes = csi ? RegionIndexes::kCsi : RegionIndexes::kTbi;
     sink.where = s.Describe();
     return AddViews(FragmentCatalog(), s, sink);
   }

@@ -14,7 +14,7 @@ using Names = std::shared_ptr<const std::vector<std::string>>;
 struct DatgViews {
   std::shared_ptr<const DatgFile> f;
   std::string where;
-  bool csi = false;
+  RegionIndexes indexes = RegionIndexes::kTbi;
   std::string Describe() const { return f->Describe(); }
   std::shared_ptr<const text::NamesSource> Listed(const std::vector<std::string>& names, const std::string& n) const {
     return std::make_shared<const text::NamesSource>(Names(f, &names), text::NamesSource::Layout::kOnePerLine, 0,

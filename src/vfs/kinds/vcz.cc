@@ -22,7 +22,7 @@ struct VczViews {
   std::shared_ptr<const text::PlinkPlan> plan;
   text::GwasViewOptions gwas;  // the .bgi's persistence
   std::string where;
-  bool csi = false;  // a contig as long as 2^29
+  RegionIndexes indexes = RegionIndexes::kTbiAndCsi;  // kCsi where an end passes 2^29
   mutable std::shared_ptr<const text::BgenSource> bgen;  // made for STEM.bgen, indexed by STEM.bgen.bgi
   mutable std::string bgen_name;
   std::string Describe() const { return store->Describe(); }
@@ -91,8 +91,12 @@ class VczStore : public OpenedStore {
     s.plan = std::make_shared<const text::PlinkPlan>(store_);
     s.gwas = {sink.settings().sizing.index, sink.index_key(), sink.meta().mtime.tv_sec};
     s.where = sink.where = where_;
-    if (const auto& lengths = store_->contig_lengths()) {
-      for (int64_t len : *lengths) s.csi = s.csi || len >= text::kTbiMaxPosition;
+    // .tbi wherever tabix writes one (every end at or before 2^29, whatever contig_length says),
+    // .csi beside it always; the largest end comes from region_index (or one pass, kept).
+    if (auto max_end = store_->MaxEnd(); !max_end.ok()) {
+      LogWarning(max_end.status().message());  // the indexes' builds will fail alike
+    } else if (*max_end && **max_end > text::kTbiMaxPosition) {
+      s.indexes = RegionIndexes::kCsi;
     }
     sink.stem = VczStem(base_);
     vfs::AddViews(VczCatalog(), s, sink);
