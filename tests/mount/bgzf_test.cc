@@ -1,10 +1,13 @@
 // BGZF twins and their region indexes through real mounts, with the real tools as reference:
 // every corpus VCF Zarr and BPCells fragments view's `.gz` equals `bgzip -l 0 -c` of the plain
-// view and passes `bgzip -t`; its `.tbi`/`.csi` decompresses to what `tabix [-C]` writes for a
+// view and passes `bgzip -t`; its `.tbi` and `.csi` decompress to what `tabix [-C]` writes for a
 // copy (or both refuse); bcftools view -r, tabix REGION and pysam fetch answer the same on the
-// mount as on the indexed copy, without a warning; random reads and tail equal a sequential read.
-// A VCF store written here with positions past 2^29 gets a .csi; an unsorted store's index is
-// EIO with a log line, its plain and .gz views keep working.
+// mount as on the indexed copy, without a warning, and so do tabix -l, tabix and bcftools over
+// the mount's `.gz` with one of its indexes alone beside it; random reads and tail equal a
+// sequential read. VCF stores get a .csi always and a .tbi where tabix writes one: stores written
+// here with contig lengths of 2^31 - 1 and every end at or before 2^29 get both, one with an end
+// past 2^29 (or positions past 6·10^8) only the .csi; an unsorted store's index is EIO with a log
+// line, its plain and .gz views keep working.
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -127,8 +130,12 @@ else:
             sys.stdout.write(line + "\n")
 )";
 
-// One view NAME of a mounted store: NAME.gz, its index, region queries, random reads.
-void CheckView(const std::string& dir, const std::string& name, bool vcf, const std::string& tmp_root) {
+// One view NAME of a mounted store: NAME.gz, its indexes, region queries, random reads. Queries
+// through one index alone (`tabix -l`, then tabix and bcftools over the first `forced_regions` regions),
+// and pysam through every index with `each_pysam` (else the first: the .tbi where there is one;
+// tabix and bcftools on the mount read the .csi when both are there).
+void CheckView(const std::string& dir, const std::string& name, bool vcf, const std::string& tmp_root,
+               size_t forced_regions = 1, bool each_pysam = false) {
   SCOPED_TRACE(dir + "/" + name);
   static int views = 0;  // a fresh folder per view: no index of another view lies beside the copy
   const std::string tmp = tmp_root + "/" + std::to_string(++views);
@@ -146,38 +153,73 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
   EXPECT_EQ(serr, "");
 
   // From the listing (a stat would wait for the index, and fail with it when tabix refuses).
+  // VCF: a .csi always, and a .tbi where tabix writes one; fragments: one of them.
   std::set<std::string> names;
   for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
-  const bool csi = names.count(name + ".gz.csi") > 0;
-  const std::string ext = csi ? ".csi" : ".tbi";
-  EXPECT_EQ(names.count(name + ".gz.tbi") + names.count(name + ".gz.csi"), 1u);
+  std::vector<std::string> exts;
+  for (const char* ext : {".tbi", ".csi"}) {
+    if (names.count(name + ".gz" + ext)) exts.push_back(ext);
+  }
+  ASSERT_FALSE(exts.empty());
+  if (vcf) {
+    EXPECT_TRUE(names.count(name + ".gz.csi"));
+  } else {
+    EXPECT_EQ(exts.size(), 1u);
+  }
   const std::string copy = tmp + "/copy" + (vcf ? ".vcf.gz" : ".bed.gz");
   ASSERT_TRUE(WriteFile(copy, ref));
-  const int tabix_rc = Sh(std::string("tabix ") + (csi ? "-C " : "") + "-p " + (vcf ? "vcf " : "bed ") +
-                              Quote(copy), &out, &serr, tmp);
-  std::string index;
-  const bool readable = ReadWhole(dir + "/" + name + ".gz" + ext, &index, &err);
-  if (tabix_rc != 0) {  // tabix refuses this text: so does the mount
-    EXPECT_FALSE(readable) << "tabix refused: " << serr;
-    EXPECT_EQ(err, EIO);
-    return;
-  }
-  ASSERT_TRUE(readable) << "errno " << err;
-  ASSERT_TRUE(WriteFile(tmp + "/mine" + ext, index));
-  std::string mine_raw, theirs_raw;
-  ASSERT_EQ(Sh("bgzip -dc " + Quote(tmp + "/mine" + ext), &mine_raw, &serr, tmp), 0) << serr;
-  ASSERT_EQ(Sh("bgzip -dc " + Quote(copy + ext), &theirs_raw, nullptr, tmp), 0);
-  EXPECT_TRUE(mine_raw == theirs_raw) << name << ext << " differs: " << mine_raw.size() << " vs "
-                                      << theirs_raw.size() << " bytes";
-
   const std::string on = Quote(dir + "/" + name + ".gz"), cp = Quote(copy);
+  const std::vector<std::string> regions = RegionsOf(plain);
+  std::vector<std::string> usable;  // the indexes tabix also writes
+  for (const std::string& ext : exts) {
+    SCOPED_TRACE(ext);
+    const int tabix_rc = Sh(std::string("tabix -f ") + (ext == ".csi" ? "-C " : "") + "-p " + (vcf ? "vcf " : "bed ") +
+                                cp, &out, &serr, tmp);
+    std::string index;
+    const bool readable = ReadWhole(dir + "/" + name + ".gz" + ext, &index, &err);
+    if (tabix_rc != 0) {  // tabix refuses this text: so does the mount
+      EXPECT_FALSE(vcf && ext == ".tbi") << "a .tbi is listed where tabix writes none: " << serr;
+      EXPECT_FALSE(readable) << "tabix refused: " << serr;
+      EXPECT_EQ(err, EIO);
+      continue;
+    }
+    ASSERT_TRUE(readable) << "errno " << err;
+    ASSERT_TRUE(WriteFile(tmp + "/mine" + ext, index));
+    std::string mine_raw, theirs_raw;
+    ASSERT_EQ(Sh("bgzip -dc " + Quote(tmp + "/mine" + ext), &mine_raw, &serr, tmp), 0) << serr;
+    ASSERT_EQ(Sh("bgzip -dc " + Quote(copy + ext), &theirs_raw, nullptr, tmp), 0);
+    EXPECT_TRUE(mine_raw == theirs_raw) << name << ext << " differs: " << mine_raw.size() << " vs "
+                                        << theirs_raw.size() << " bytes";
+    usable.push_back(ext);
+    // htslib takes the .csi when both lie beside the file: the mount's .gz and this index alone in
+    // a folder make it use this one.
+    const std::string forced_dir = tmp + "/forced" + ext;
+    fs::create_directories(forced_dir);
+    const std::string forced = forced_dir + "/f" + (vcf ? ".vcf.gz" : ".bed.gz");
+    ASSERT_TRUE(WriteFile(forced, gz));
+    ASSERT_TRUE(WriteFile(forced + ext, index));
+    ExpectSameQuery("tabix -l", "tabix -l " + Quote(forced), "tabix -l " + cp, tmp);
+    for (size_t i = 0; i < regions.size() && i < forced_regions; ++i) {
+      const std::string r = Quote(regions[i]);
+      ExpectSameQuery("tabix " + regions[i], "tabix " + Quote(forced) + " " + r, "tabix " + cp + " " + r, tmp);
+      if (vcf) {
+        ExpectSameQuery("bcftools -r " + regions[i], "bcftools view --no-version -r " + r + " " + Quote(forced),
+                        "bcftools view --no-version -r " + r + " " + cp, tmp);
+      }
+    }
+  }
+  if (usable.empty()) return;
+
   ASSERT_TRUE(WriteFile(tmp + "/fetch.py", kPysam));
-  for (const std::string& region : RegionsOf(plain)) {
+  for (const std::string& region : regions) {
     const std::string r = Quote(region);
     ExpectSameQuery("tabix " + region, "tabix " + on + " " + r, "tabix " + cp + " " + r, tmp);
     const std::string py = "/usr/bin/python3 " + Quote(tmp + "/fetch.py") + " ";
-    const std::string kind = (vcf ? " vcf " : " bed ") + ext;
-    ExpectSameQuery("pysam " + region, py + on + " " + r + kind, py + cp + " " + r + kind, tmp);
+    for (size_t e = 0; e < (each_pysam ? usable.size() : 1); ++e) {  // pysam told which index to read
+      const std::string& ext = usable[e];
+      const std::string kind = (vcf ? " vcf " : " bed ") + ext;
+      ExpectSameQuery("pysam " + region + " " + ext, py + on + " " + r + kind, py + cp + " " + r + kind, tmp);
+    }
     if (vcf) {
       ExpectSameQuery("bcftools -r " + region, "bcftools view --no-version -r " + r + " " + on,
                       "bcftools view --no-version -r " + r + " " + cp, tmp);
@@ -279,11 +321,85 @@ TEST(BgzfMount, CsiForPositionsPastTbi) {
   ASSERT_NE(m, nullptr);
   struct stat st;
   ASSERT_EQ(::stat((m->path() + "/big.vcz/big.vcf.gz.csi").c_str(), &st), 0);
+  EXPECT_NE(::stat((m->path() + "/big.vcz/big.vcf.gz.tbi").c_str(), &st), 0);
+  // The copied region_index describes the old positions: its first chunk disagrees with the
+  // arrays, so it is not used (and the ends are computed).
+  EXPECT_NE(m->Log().find("region_index not used"), std::string::npos) << m->Log();
   std::string head;
   ASSERT_TRUE(ReadWhole(m->path() + "/big.vcz/sites.vcf", &head));
   ASSERT_NE(head.find("\t600014370\t"), std::string::npos);
   CheckView(m->path() + "/big.vcz", "big.vcf", true, tmp.path());
   CheckView(m->path() + "/big.vcz", "sites.vcf", true, tmp.path());
+}
+
+// A store whose header declares contigs of 2^31 - 1 (which once gave it a .csi only), written
+// with region_index: every record ends at or before 2^29 (the last exactly there, POS 2^29 - 1
+// with REF AC: tabix accepts it), so both indexes are listed; with one more base the store gets
+// the .csi alone, and tabix -p vcf refuses that text.
+TEST(BgzfMount, TbiAndCsiWhereTabixWritesBoth) {
+  TempDir src, idx, tmp;
+  auto store = [&](const std::string& name, int32_t last_ref_bases) {
+    testutil::VczSpec v;
+    v.contigs = {"1", "2"};
+    v.contig_lengths = {2147483647, 2147483647};
+    for (int32_t i = 0; i < 2000; ++i) {  // every 16 kb window of the linear index has a record
+      v.contig.push_back(0);
+      v.position.push_back(1 + i * 268000);
+      v.ref.push_back(i % 3 == 0 ? "ACG" : "A");
+    }
+    v.contig.push_back(0);
+    v.position.push_back((int32_t{1} << 29) - 1);
+    v.ref.push_back(std::string(last_ref_bases, 'C'));
+    for (int32_t i = 0; i < 999; ++i) {
+      v.contig.push_back(1);
+      v.position.push_back(1000 + i * 1000);
+      v.ref.push_back("G");
+    }
+    for (const auto& r : v.ref) v.length.push_back(static_cast<int32_t>(r.size()));
+    v.chunk = 1000;
+    // bio2zarr's rows: per chunk of 1000 and contig run.
+    for (size_t i = 0; i < v.position.size(); ++i) {
+      const int64_t c = static_cast<int64_t>(i / v.chunk), end = v.position[i] + v.length[i] - 1;
+      if (v.region_index.empty() || v.region_index.back()[0] != c || v.region_index.back()[1] != v.contig[i]) {
+        v.region_index.push_back({c, v.contig[i], v.position[i], v.position[i], end, 0});
+      }
+      auto& row = v.region_index.back();
+      row[3] = v.position[i];
+      row[4] = std::max(row[4], end);
+      ++row[5];
+    }
+    ASSERT_TRUE(testutil::WriteVczStore(src.path() + "/" + name, v).ok());
+  };
+  store("huge.vcz", 2);   // ends at 2^29
+  store("past.vcz", 3);   // ends at 2^29 + 1
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + idx.path()});
+  ASSERT_NE(m, nullptr);
+  std::set<std::string> huge, past;
+  for (auto& e : fs::directory_iterator(m->path() + "/huge.vcz")) huge.insert(e.path().filename().string());
+  for (auto& e : fs::directory_iterator(m->path() + "/past.vcz")) past.insert(e.path().filename().string());
+  for (const char* f : {"huge.vcf.gz.tbi", "huge.vcf.gz.csi", "sites.vcf.gz.tbi", "sites.vcf.gz.csi"}) {
+    EXPECT_TRUE(huge.count(f)) << f;
+  }
+  for (const char* f : {"past.vcf.gz.csi", "sites.vcf.gz.csi"}) EXPECT_TRUE(past.count(f)) << f;
+  for (const char* f : {"past.vcf.gz.tbi", "sites.vcf.gz.tbi"}) EXPECT_FALSE(past.count(f)) << f;
+  std::string text;
+  ASSERT_TRUE(ReadWhole(m->path() + "/huge.vcz/sites.vcf", &text));
+  EXPECT_NE(text.find("##contig=<ID=1,length=2147483647>"), std::string::npos);
+  EXPECT_NE(text.find("1\t536870911\t.\tCC\t"), std::string::npos);
+  EXPECT_EQ(m->Log().find("region_index not used"), std::string::npos) << m->Log();
+  // tabix writes a .tbi for the first and refuses one for the second.
+  for (const char* s : {"huge", "past"}) {
+    std::string gz, out;
+    ASSERT_TRUE(ReadWhole(m->path() + "/" + s + ".vcz/" + s + ".vcf.gz", &gz));
+    const std::string copy = tmp.path() + "/" + s + ".vcf.gz";
+    ASSERT_TRUE(WriteFile(copy, gz));
+    EXPECT_EQ(Sh("tabix -p vcf " + Quote(copy), &out, nullptr, tmp.path()) == 0, std::string(s) == "huge") << s;
+  }
+  for (const char* s : {"huge", "past"}) {
+    const std::string dir = m->path() + "/" + s + ".vcz";
+    CheckView(dir, std::string(s) + ".vcf", true, tmp.path(), 3, true);
+    CheckView(dir, "sites.vcf", true, tmp.path(), 3, true);
+  }
 }
 
 // Starts out of order within chr1: tabix refuses it, the index is EIO with a line naming the
