@@ -175,8 +175,8 @@ Result<std::vector<ChunkRegion>> Store::StoredRegions() const {
 }
 
 Result<std::shared_ptr<const std::vector<ChunkRegion>>> Store::Regions() const {
-  std::lock_guard<std::mutex> lock(regions_mu_);
-  if (regions_) return regions_;
+  std::lock_guard<std::mutex> lock(regions_.mu);
+  if (regions_.rows) return regions_.rows;
   std::optional<std::vector<ChunkRegion>> rows;
   if (region_index_) {
     auto stored = StoredRegions();
@@ -195,8 +195,8 @@ Result<std::shared_ptr<const std::vector<ChunkRegion>>> Store::Regions() const {
     if (!computed.ok()) return std::move(computed).status().WithContext(dir_ + ": region summary");
     rows = std::move(computed).value();
   }
-  regions_ = std::make_shared<const std::vector<ChunkRegion>>(std::move(*rows));
-  return regions_;
+  regions_.rows = std::make_shared<const std::vector<ChunkRegion>>(std::move(*rows));
+  return regions_.rows;
 }
 
 Result<std::optional<int64_t>> Store::MaxEnd() const {

@@ -139,6 +139,7 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
     return CorruptError(dir + ": a VCF Zarr store needs variant_contig, variant_position, variant_allele and contig_id");
   }
   s->id_ = take("variant_id");
+  s->length_ = take("variant_length");
   s->quality_ = take("variant_quality");
   s->filter_ = take("variant_filter");
   s->num_variants_ = s->position_->rows();
@@ -169,7 +170,6 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   s->genotype_ = take("call_genotype");
   s->phased_ = take("call_genotype_phased");
   s->region_index_ = take("region_index");
-  s->length_ = take("variant_length");
 
   for (auto& [name, a] : arrays) {
     const auto& dims = a.meta().dimension_names;

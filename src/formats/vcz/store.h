@@ -15,6 +15,16 @@
 
 namespace omicsfs::formats::vcz {
 
+// One row per (variants-chunk, contig run): bio2zarr's region_index rows. `max_end` is the
+// largest POS + rlen - 1 of the run (rlen: htslib's, the REF length or INFO/END - POS + 1).
+struct ChunkRegion {
+  uint64_t chunk = 0;
+  int64_t contig = 0;
+  int64_t first_pos = 0, last_pos = 0, max_end = 0;
+  uint64_t records = 0;
+  bool operator==(const ChunkRegion&) const = default;
+};
+
 struct Field {
   std::string key;          // VCF key, e.g. "DP"
   zarr::ZarrArray array;    // variant_<key> or call_<key>
@@ -30,16 +40,6 @@ struct VariantBlock {
   std::optional<zarr::DenseBlock> id, quality, filter, genotype, phased;
   std::vector<zarr::DenseBlock> info;    // parallel to Store::info()
   std::vector<zarr::DenseBlock> format;  // parallel to Store::format(); empty without samples
-};
-
-// One row per (variants-chunk, contig run): bio2zarr's region_index rows. `max_end` is the
-// largest POS + rlen - 1 of the run (rlen: htslib's, the REF length or INFO/END - POS + 1).
-struct ChunkRegion {
-  uint64_t chunk = 0;
-  int64_t contig = 0;
-  int64_t first_pos = 0, last_pos = 0, max_end = 0;
-  uint64_t records = 0;
-  bool operator==(const ChunkRegion&) const = default;
 };
 
 class Store {
@@ -72,16 +72,6 @@ class Store {
   // Rows per record range: the smallest variants-chunk of the arrays a record needs.
   uint64_t range_rows() const { return range_rows_; }
 
-  // The arrays are read (on a cache miss: decoded) in a fixed order, or in the opposite order
-  // with `reverse`: two workers rendering neighbouring ranges of one new variants-chunk pass
-  // opposite orders, so that each decodes different arrays instead of waiting for the other's.
-  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse = false) const;
-
-  // Only some arrays of rows [v0, v1) (the PLINK views need neither INFO nor FORMAT); blocks not
-  // asked for stay empty. kGenotype gives `genotype` only when the store has call_genotype.
-  enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16 };
-  Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
-
   // The region summary, in store order (ascending chunk). From the store's `region_index` array
   // when it has one (bio2zarr `vcf2zarr encode`: 2-D, six columns [chunk_index, contig_id,
   // first_POS, last_POS, max_end, num_records]) and it passes validation (shape, chunk and contig
@@ -98,11 +88,35 @@ class Store {
   // The largest record end (POS + rlen - 1) of the store, from Regions(); nullopt when empty.
   Result<std::optional<int64_t>> MaxEnd() const;
 
+  // The arrays are read (on a cache miss: decoded) in a fixed order, or in the opposite order
+  // with `reverse`: two workers rendering neighbouring ranges of one new variants-chunk pass
+  // opposite orders, so that each decodes different arrays instead of waiting for the other's.
+  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse = false) const;
+
+  // Only some arrays of rows [v0, v1) (the PLINK views need neither INFO nor FORMAT); blocks not
+  // asked for stay empty. kGenotype gives `genotype` only when the store has call_genotype.
+  enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16 };
+  Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
+
  private:
   // Rows [v0, v1) of each array into its block.
   Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
                  uint64_t v1) const;
   Store() = default;
+  // Regions(): the rows of variants-chunks [c0, c1) computed from the variant arrays; the stored
+  // region_index, or why it cannot be trusted; and the rows once known (a copied Store starts
+  // with none).
+  Result<std::vector<ChunkRegion>> ComputeRegions(uint64_t c0, uint64_t c1) const;
+  Result<std::vector<ChunkRegion>> StoredRegions() const;
+  struct RegionsMemo {
+    RegionsMemo() = default;
+    RegionsMemo(const RegionsMemo&) {}
+    RegionsMemo& operator=(const RegionsMemo&) { return *this; }
+    std::mutex mu;
+    std::shared_ptr<const std::vector<ChunkRegion>> rows;
+  };
+  mutable RegionsMemo regions_;
+  std::optional<zarr::ZarrArray> region_index_;
 
   std::string dir_;
   std::shared_ptr<const io::BlobStore> blobs_;
@@ -112,17 +126,9 @@ class Store {
   std::optional<std::vector<int64_t>> contig_lengths_;
   std::optional<std::string> source_, vcf_header_;
   std::vector<std::pair<std::string, std::string>> meta_;
+  std::optional<zarr::ZarrArray> length_;
   std::optional<zarr::ZarrArray> contig_, position_, allele_, id_, quality_, filter_, genotype_, phased_;
   std::vector<Field> info_, format_;
-
-  // Regions(): the stored index and variant_length (when present), and the rows once known.
-  std::optional<zarr::ZarrArray> region_index_, length_;
-  mutable std::mutex regions_mu_;
-  mutable std::shared_ptr<const std::vector<ChunkRegion>> regions_;
-  // The rows of variants-chunks [c0, c1), computed from the variant arrays.
-  Result<std::vector<ChunkRegion>> ComputeRegions(uint64_t c0, uint64_t c1) const;
-  // The stored region_index, or why it cannot be trusted.
-  Result<std::vector<ChunkRegion>> StoredRegions() const;
 };
 
 }  // namespace omicsfs::formats::vcz
