@@ -59,6 +59,7 @@ vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, const std::string& ind
   d.sizing.index = index;
   d.sizing.progress_s = o.progress_s;
   d.index_dir = index_dir;
+  d.lists_dir = o.lists_dir;
   d.follow_symlinks = o.follow_symlinks;
   return d;
 }

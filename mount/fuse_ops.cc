@@ -75,7 +75,7 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     e.ino = *ino;
     e.attr = ToStat(*attr);
     e.attr_timeout = attr->uncached ? 0 : d.timeout_s;
-    e.entry_timeout = d.timeout_s;
+    e.entry_timeout = attr->uncached ? 0 : d.timeout_s;
     d.tree->Remember(*ino);  // before the reply: its forget may follow at once
     if (fuse_reply_entry(req, &e) != 0) d.tree->Forget(*ino, 1);  // interrupted: never seen
     return 0;

@@ -2,7 +2,11 @@
 #include "vfs/discover.h"
 
 #include <algorithm>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace omicsfs::mount {
 namespace {
@@ -26,6 +30,14 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     if (value.empty()) return InvalidArgumentError("needs a directory");
     o->index_dir = value;
     o->index_dir_given = true;
+  } else if (key == "lists") {
+    if (value.empty()) return InvalidArgumentError("needs a directory");
+    char* real = ::realpath(value.c_str(), nullptr);  // the daemon leaves its working directory
+    if (real == nullptr) return InvalidArgumentError("cannot use '" + value + "': " + std::strerror(errno));
+    o->lists_dir = real;
+    std::free(real);
+    struct stat st;
+    if (::stat(o->lists_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return InvalidArgumentError("'" + value + "' is not a directory");
   } else if (key == "log_file") {
     if (value.empty()) return InvalidArgumentError("needs a file");
     o->log_file = value;
@@ -261,6 +273,9 @@ options:
      cache_size=SIZE   decode cache budget, e.g. 512M, 2G (default 1G, at least 1M)
      index_dir=DIR     where size/offset indexes persist (default $XDG_CACHE_HOME/omicsfs,
                        else ~/.cache/omicsfs); omicsfs creates at most its last two levels
+     lists=DIR         the lists slices name: samples=@NAME reads DIR/NAME.txt (one ID a
+                       line), regions=@NAME reads DIR/NAME.bed; read when a slice is made,
+                       again after the file changes
      log_file=PATH     where the daemon logs; default with -f: stderr; detached:
                        $XDG_STATE_HOME/omicsfs/MOUNTPOINT.log (else ~/.local/state/omicsfs/);
                        the last problems are also in MOUNTPOINT/.omicsfs/errors, and cache

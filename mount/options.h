@@ -24,6 +24,7 @@ struct Options {
   uint64_t cache_size = uint64_t{1} << 30;
   std::string index_dir;
   bool index_dir_given = false;  // named with -o index_dir= (else the default)
+  std::string lists_dir;         // -o lists=DIR (absolute), the lists slices name
   std::string log_file;          // -o log_file=PATH (default when detached: DefaultLogFile)
   double progress_s = 10;        // long passes log progress this often
   bool follow_symlinks = false;  // a symlink is shown as its target (a store if it is one)

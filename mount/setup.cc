@@ -220,6 +220,7 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
       };
       walk(vfs::kRootIno);
       out << "files: " << views << ", sizes known: " << sized << ", nodes: " << tree->size() << "\n";
+      out << "slice folders: " << tree->made_folders() << " (made on lookup, the least recently used forgotten)\n";
       if (lazy != 0) out << "folders not opened yet: " << lazy << "\n";
     }
     return out.str();

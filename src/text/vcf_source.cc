@@ -8,6 +8,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "formats/vcz/values.h"
 #include "text/number_format.h"
 #include "text/raw_text.h"
 #include "text/tabix_index.h"
@@ -19,67 +20,15 @@ using formats::zarr::DenseBlock;
 using formats::zarr::DType;
 using formats::zarr::IsString;
 
-constexpr int64_t kIntMissing = -1, kIntFill = -2;
-constexpr uint32_t kFloatMissing = 0x7F800001u, kFloatFill = 0x7F800002u;
-
+using formats::vcz::AllMissing;
+using formats::vcz::Bits;
+using formats::vcz::FloatAt;
+using formats::vcz::kFloatFill;
+using formats::vcz::kFloatMissing;
+using formats::vcz::kIntFill;
+using formats::vcz::kIntMissing;
+using formats::vcz::StringMissing;
 using formats::zarr::IntAt;
-
-float FloatAt(const DenseBlock& b, uint64_t i) {
-  if (b.dtype == DType::kFloat64) {
-    double d;
-    std::memcpy(&d, b.raw() + i * 8, 8);
-    return static_cast<float>(d);
-  }
-  float f;
-  std::memcpy(&f, b.raw() + i * 4, 4);
-  return f;
-}
-
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-bool StringMissing(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c == '.' || c == '\0'; });
-}
-
-template <typename T>
-bool IntsMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
-  if constexpr (std::is_unsigned_v<T>) return n == 0;  // the sentinels are negative
-  const T* v = b.data<T>() + first;
-  for (uint64_t i = 0; i < n; ++i) {
-    const int64_t x = v[i];
-    if (x != kIntMissing && x != kIntFill) return false;
-  }
-  return true;
-}
-
-// True when values [first, first+n) are all missing or fill (Flag: false).
-bool AllMissing(const DenseBlock& b, uint64_t first, uint64_t n) {
-  switch (b.dtype) {
-    case DType::kBool: return IntAt(b, first) == 0;
-    case DType::kInt8: return IntsMissing<int8_t>(b, first, n);
-    case DType::kInt16: return IntsMissing<int16_t>(b, first, n);
-    case DType::kInt32: return IntsMissing<int32_t>(b, first, n);
-    case DType::kInt64: return IntsMissing<int64_t>(b, first, n);
-    case DType::kUInt8: return IntsMissing<uint8_t>(b, first, n);
-    case DType::kUInt16: return IntsMissing<uint16_t>(b, first, n);
-    case DType::kUInt32: return IntsMissing<uint32_t>(b, first, n);
-    case DType::kUInt64: return IntsMissing<uint64_t>(b, first, n);
-    default: break;
-  }
-  for (uint64_t i = first; i < first + n; ++i) {
-    if (IsString(b.dtype)) {
-      if (!StringMissing(b.strings[i])) return false;
-    } else {
-      uint32_t u = Bits(FloatAt(b, i));
-      if (u != kFloatMissing && u != kFloatFill) return false;
-    }
-  }
-  return true;
-}
 
 // Append-only output: writers reserve, write through a pointer and commit.
 using Out = RawText;
@@ -319,27 +268,64 @@ uint64_t VcfSource::ChunkCount() const {
   return 1 + (store_->num_variants() + r - 1) / r;
 }
 
+namespace {
+
+// bcftools view -s appends these where the header lacks them (bcf_hdr_append: before #CHROM).
+constexpr const char* kAcLine = "##INFO=<ID=AC,Number=A,Type=Integer,Description=\"Allele count in genotypes\">\n";
+constexpr const char* kAnLine = "##INFO=<ID=AN,Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\">\n";
+
+// A stored header (spec 0.3) fitted to a slice: dropped FORMAT fields' lines removed, the AC/AN
+// lines bcftools adds, the chosen samples on the #CHROM line.
+std::string FitHeader(const std::string& stored, const formats::vcz::Store& s, bool sites) {
+  std::string h;
+  const formats::vcz::Subset* subset = s.subset();
+  size_t at = 0;
+  bool has_ac = false, has_an = false;
+  while (at < stored.size()) {
+    size_t end = stored.find('\n', at);
+    end = end == std::string::npos ? stored.size() : end + 1;
+    std::string_view line(stored.data() + at, end - at);
+    at = end;
+    if (line.starts_with("##INFO=<ID=AC,")) has_ac = true;
+    if (line.starts_with("##INFO=<ID=AN,")) has_an = true;
+    if (line.starts_with("##FORMAT=<ID=") && subset != nullptr && subset->format) {
+      const std::string_view rest = line.substr(13);
+      const std::string_view key = rest.substr(0, rest.find_first_of(",>"));
+      if (std::find(subset->format->begin(), subset->format->end(), key) == subset->format->end()) continue;
+    }
+    if (line.starts_with("#CHROM")) {
+      if (s.recount() && !has_ac) h += kAcLine;
+      if (s.recount() && !has_an) h += kAnLine;
+      if (sites || (subset != nullptr && subset->samples)) {
+        size_t info = line.find("\tINFO");
+        h.append(line.substr(0, info == std::string_view::npos ? line.size() : info + 5));
+        if (!sites && info != std::string_view::npos) {
+          h += "\tFORMAT";
+          for (const auto& id : s.samples()) h += "\t" + id;
+        }
+        h.push_back('\n');
+        continue;
+      }
+    }
+    h.append(line);
+  }
+  return h;
+}
+
+}  // namespace
+
 std::string VcfSource::Header() const {
   const auto& s = *store_;
   const bool samples = with_samples();
+  if (s.vcf_header()) return FitHeader(*s.vcf_header(), s, view_ == View::kSites);  // spec 0.3: the original header
   std::string h;
-  if (s.vcf_header()) {  // spec 0.3: the original header, verbatim
-    h = *s.vcf_header();
-    if (view_ == View::kSites) {
-      size_t line = h.rfind("\n#CHROM");
-      size_t start = line == std::string::npos ? 0 : line + 1;
-      size_t info = h.find("\tINFO", start);
-      if (info != std::string::npos) {
-        h.resize(info + 5);
-        h.push_back('\n');
-      }
-    }
-    return h;
-  }
   h += "##fileformat=VCFv4.3\n";
   if (s.source()) h += "##source=" + *s.source() + "\n";
+  bool has_ac = false, has_an = false;
   for (const auto& f : s.info()) {
     h += "##INFO=<ID=" + f.key + ",Number=" + f.number + ",Type=" + f.type + ",Description=\"" + f.description + "\">\n";
+    has_ac = has_ac || f.key == "AC";
+    has_an = has_an || f.key == "AN";
   }
   for (size_t i = 0; i < s.filters().size(); ++i) {
     const std::string desc = i < s.filter_descriptions().size() ? s.filter_descriptions()[i] : "";
@@ -362,6 +348,8 @@ std::string VcfSource::Header() const {
   for (const auto& [key, value] : s.meta_information()) {
     if (key != "fileformat" && key != "source") h += "##" + key + "=" + value + "\n";
   }
+  if (s.recount() && !has_ac) h += kAcLine;
+  if (s.recount() && !has_an) h += kAnLine;
   h += "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO";
   if (samples) {
     h += "\tFORMAT";
@@ -478,12 +466,49 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
       if (!any) o.Put('.');
     }
     o.Put('\t');
-    // INFO
+    // INFO (a slice of samples: AC and AN recounted, in place, else appended as bcftools does)
     bool any_info = false;
+    const bool recount = !b.recounted.empty() && b.recounted[row];
+    bool ac_done = false, an_done = false;
+    const uint64_t* counts = nullptr;
+    uint64_t alts = 0, an = 0;
+    std::vector<uint64_t> count_buffer;
+    if (recount) {
+      const uint64_t slots = b.allele.row_elems;
+      for (uint64_t a = 1; a < slots; ++a) alts += !StringMissing(b.allele.strings[row * slots + a]);
+      count_buffer.assign(b.allele_counts.begin() + row * slots, b.allele_counts.begin() + (row + 1) * slots);
+      for (uint64_t c : count_buffer) an += c;
+      counts = count_buffer.data();
+    }
+    auto put_ac = [&] {  // no ALT: bcftools removes AC
+      if (any_info) o.Put(';');
+      any_info = true;
+      o.Put("AC=");
+      for (uint64_t a = 1; a <= alts; ++a) {
+        if (a > 1) o.Put(',');
+        o.Commit(WriteUnsigned(o.Reserve(kMaxIntChars), counts[a]));
+      }
+    };
+    auto put_an = [&] {
+      if (any_info) o.Put(';');
+      any_info = true;
+      o.Put("AN=");
+      o.Commit(WriteUnsigned(o.Reserve(kMaxIntChars), an));
+    };
     for (size_t j = 0; j < b.info.size(); ++j) {
       const DenseBlock& f = b.info[j];
       const uint64_t n = f.row_elems;
       if (AllMissing(f, row * n, n)) continue;
+      if (recount && s.info()[j].key == "AC") {
+        ac_done = true;
+        if (alts > 0) put_ac();
+        continue;
+      }
+      if (recount && s.info()[j].key == "AN") {
+        an_done = true;
+        put_an();
+        continue;
+      }
       if (any_info) o.Put(';');
       any_info = true;
       o.Put(s.info()[j].key);
@@ -492,20 +517,26 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
         WriteEntry(f, row * n, n, ',', &o);
       }
     }
+    if (recount && !ac_done && alts > 0) put_ac();
+    if (recount && !an_done) put_an();
     if (!any_info) o.Put('.');
     // FORMAT and samples
     if (ns > 0) {
       o.Put('\t');
+      // A field is shown when any sample holds a value (of the whole store: a slice of samples
+      // keeps the parent's FORMAT column, as bcftools view -s does).
+      const bool given = !b.present.empty();
+      const uint8_t* shown = given ? &b.present[row * (1 + b.format.size())] : nullptr;
       bool gt_present = false;
       uint64_t ploidy = 0;
       if (b.genotype) {
         ploidy = b.genotype->row_elems / ns;
-        gt_present = !AllMissing(*b.genotype, row * ns * ploidy, ns * ploidy);
+        gt_present = given ? shown[0] != 0 : !AllMissing(*b.genotype, row * ns * ploidy, ns * ploidy);
       }
       bool any = gt_present;
       for (size_t j = 0; j < b.format.size(); ++j) {
         const uint64_t n = b.format[j].row_elems;
-        present[j] = !AllMissing(b.format[j], row * n, n);
+        present[j] = given ? shown[1 + j] != 0 : !AllMissing(b.format[j], row * n, n);
         any = any || present[j];
       }
       if (!any) {

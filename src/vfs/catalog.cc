@@ -68,6 +68,10 @@ void ViewSink::AddRegionIndex(const std::string& gz, std::shared_ptr<const text:
   AddView(index, std::make_shared<const text::BgzfDeflatedView>(raw, settings_->pool, describe));
 }
 
+void ViewSink::SetResolver(std::shared_ptr<const DirResolver> resolver) {
+  out_->tree().node(dir_).resolver = std::move(resolver);
+}
+
 void ViewSink::AddError(const Status& status) {
   LogError(status.message());
   out_->AddFile(dir_, "ERROR.txt", meta_, std::make_shared<const FixedTextContent>(status.ToString() + "\n"));

@@ -18,6 +18,7 @@
 #include "text/virtual_file.h"
 #include "util/log.h"
 #include "vfs/folder.h"
+#include "vfs/resolver.h"
 #include "vfs/tree_writer.h"
 
 namespace omicsfs::vfs {
@@ -27,6 +28,7 @@ struct ViewSettings {
   cache::CachePool* pool = nullptr;
   text::SizingOptions sizing;
   std::string index_dir;  // transposed copies live here too
+  std::string lists_dir;  // -o lists=DIR: the lists slices name (@NAME); empty: none
 };
 
 // A store's folder being filled with views. `index_key` (the store's persisted-index key; empty:
@@ -53,6 +55,8 @@ class ViewSink {
   // GZ.tbi, or GZ.csi with `csi`: what `tabix [-C]` writes for the twin GZ of `plain`.
   void AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
                       text::TabixPreset preset, bool csi);
+  // Folders made on lookup in this folder (slices: vfs/slices.h).
+  void SetResolver(std::shared_ptr<const DirResolver> resolver);
   // ERROR.txt with the status, which is logged. Its text is at hand: nothing is sized or persisted
   // (it was keyed by whichever store the walk had stamped last: two damaged zips in one folder
   // shared a size index).

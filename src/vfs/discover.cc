@@ -39,6 +39,7 @@ std::shared_ptr<const WalkSettings> SettingsOf(const DiscoverOptions& options) {
   s->views.pool = options.pool;
   s->views.sizing = options.sizing;
   s->views.index_dir = options.index_dir;
+  s->views.lists_dir = options.lists_dir;
   s->h5vet = options.h5vet;
   return s;
 }

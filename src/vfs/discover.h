@@ -20,6 +20,7 @@ struct DiscoverOptions {
   cache::CachePool* pool = nullptr;  // required; must outlive the tree
   text::SizingOptions sizing;
   std::string index_dir;  // derived data (e.g. transposed copies for dense views)
+  std::string lists_dir;  // -o lists=DIR: the lists slices name (@NAME); empty: none
   io::H5Vetter h5vet;     // HDF5 files are vetted by this helper before libhdf5 parses them here
   // A rescan: the tree being served. Stores and files whose fingerprint is unchanged are copied
   // from it (same contents, no reopening); only changed ones are opened again.

@@ -110,6 +110,10 @@ struct Node {
   std::shared_ptr<const DirResolver> resolver;
   bool made = false;  // made by its parent's resolver (hidden too; never copied by CopyFrom)
   Ino made_in = 0;    // the innermost made folder this node is in (itself when made); 0: none
+  // Made folders built from inputs that may change (a slice's lists): whether they still hold
+  // what was read; a stale one is made anew on its next lookup (ResolvedDir::current).
+  std::function<bool()> current;
+  bool freed = false;  // a detached node nobody refers to any more: its inode waits for reuse
 };
 
 struct Attr {

@@ -83,6 +83,7 @@ Ino Tree::MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<co
   n.uid = made.uid;
   n.gid = made.gid;
   n.hidden = true;
+  n.current = std::move(made.current);
   if (made.load) {
     n.loader = std::make_shared<DirLoader>();
     n.loader->load = std::move(made.load);
@@ -102,6 +103,15 @@ Ino Tree::MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<co
   TouchLocked(ino);
   Trim(store, /*keep=*/ino);  // the new one stays even when every other one is held
   return ino;
+}
+
+void Tree::DropMade(Ino parent, std::string_view name, Ino folder) {
+  std::unique_lock lock(mu_);
+  Node& p = node(parent);
+  auto it = p.children.find(name);
+  if (it == p.children.end() || it->second != folder) return;  // dropped or replaced meanwhile
+  p.children.erase(it);
+  Detach(folder);
 }
 
 void Tree::TouchLocked(Ino ino) const {

@@ -36,6 +36,12 @@ struct ResolvedDir {
   uid_t uid = 0;
   gid_t gid = 0;
   std::function<std::unique_ptr<Tree>()> load;  // empty: an empty directory
+  // For a folder built from inputs that may change while mounted (a slice's list files): true
+  // while they are as they were when it was resolved. Asked on every lookup of the folder (no
+  // tree lock held; cheap: a stat); a stale folder is dropped and resolved anew (a new inode;
+  // files open in the old one keep their bytes). Such a folder's entry is never cached by the
+  // kernel. Empty: always current.
+  std::function<bool()> current;
 };
 
 class DirResolver {
@@ -64,6 +70,7 @@ class MadeFolders {
   void Add(Ino folder, Ino store, size_t max_folders);
   void Remove(Ino folder);  // detached (no-op for a folder not in the book)
   bool Has(Ino folder) const { return folders_.count(folder) != 0; }
+  size_t Size() const { return folders_.size(); }
   size_t Count(Ino store) const;
   // The store of `folder` when that store holds more folders than its bound, else 0.
   Ino StoreOver(Ino folder) const;

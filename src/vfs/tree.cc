@@ -38,9 +38,17 @@ Ino Tree::AddChild(Ino parent, Node child) {
   child.made = false;
   child.made_in = p.made_in;
   std::string name = child.name;
-  nodes_.push_back(std::move(child));
-  lookups_.emplace_back(0);
-  Ino ino = nodes_.size();
+  Ino ino = 0;
+  if (!freed_.empty() && std::chrono::steady_clock::now() - freed_.front().second > kReuseAfter) {
+    ino = freed_.front().first;
+    freed_.pop_front();
+    nodes_[ino - 1] = std::move(child);
+    lookups_[ino - 1].store(0, std::memory_order_relaxed);
+  } else {
+    nodes_.push_back(std::move(child));
+    lookups_.emplace_back(0);
+    ino = nodes_.size();
+  }
   p.children.emplace(std::move(name), ino);  // deque: `p` stays valid across push_back
   return ino;
 }
@@ -61,7 +69,7 @@ std::string Tree::PathOfLocked(Ino ino) const {
 }
 
 const Node* Tree::GetLocked(Ino ino) const {
-  if (ino == 0 || ino > nodes_.size()) return nullptr;
+  if (ino == 0 || ino > nodes_.size() || nodes_[ino - 1].freed) return nullptr;
   return &nodes_[ino - 1];
 }
 
@@ -149,10 +157,17 @@ Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
   return LookupImpl(parent, name, /*load=*/true);
 }
 
+size_t Tree::made_folders() const {
+  std::shared_lock lock(mu_);
+  return made_.Size();
+}
+
 Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const {
   if (load && name != "." && name != "..") Load(parent, /*background=*/false);
   for (;;) {
     std::shared_ptr<const DirResolver> resolver;
+    Ino stale = 0;
+    std::function<bool()> current;
     {
       std::shared_lock lock(mu_);
       const Node* p = GetLocked(parent);
@@ -161,12 +176,25 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const
       if (name == ".") return parent;
       if (name == "..") return p->parent;
       if (auto it = p->children.find(name); it != p->children.end()) {
-        if (load) TouchLocked(it->second);
-        return it->second;
+        if (!load || !nodes_[it->second - 1].current) {
+          if (load) TouchLocked(it->second);
+          return it->second;
+        }
+        stale = it->second;
+        current = nodes_[it->second - 1].current;
       }
       // Only a query makes folders: never the rescan's walks (CopyInto, Loaded).
-      if (!load || p->resolver == nullptr) return NotFoundError(std::string(name));
+      if (stale == 0 && (!load || p->resolver == nullptr)) return NotFoundError(std::string(name));
       resolver = p->resolver;
+    }
+    if (stale != 0) {  // a made folder whose inputs may have changed: asked with no lock held
+      if (current()) {
+        std::shared_lock lock(mu_);
+        TouchLocked(stale);
+        return stale;
+      }
+      const_cast<Tree&>(*this).DropMade(parent, name, stale);
+      continue;
     }
     std::optional<ResolvedDir> made = resolver->Resolve(name);  // parses the name: no lock held
     if (!made) return NotFoundError(std::string(name));
@@ -196,6 +224,7 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
           subdirs += nodes_[child - 1].kind == NodeKind::kDirectory && !nodes_[child - 1].made;
         }
         a.nlink = n->loader != nullptr ? 1 : 2 + subdirs;  // 1: not known yet (as btrfs says)
+        a.uncached = static_cast<bool>(n->current);  // its entry is asked again on every walk
         a.size = 4096;
         return a;
       }
@@ -289,7 +318,7 @@ Result<Ino> Tree::ResolveImpl(std::string_view path, bool load) const {
 
 size_t Tree::size() const {
   std::shared_lock lock(mu_);
-  return nodes_.size();
+  return nodes_.size() - freed_.size();  // every freed node waits in freed_ until reused
 }
 
 void Tree::Remember(Ino ino) {
@@ -322,15 +351,33 @@ void Tree::Forget(Ino ino, uint64_t n) {
 
 void Tree::ReleaseIfUnused(Ino ino) {
   Node& n = node(ino);
-  if (!n.detached || lookups_[ino - 1].load(std::memory_order_relaxed) != 0) return;
+  if (n.freed || !n.detached || lookups_[ino - 1].load(std::memory_order_relaxed) != 0) return;
   n.content.reset();  // open files hold their own reference
+  if (n.children.empty()) Free(ino);  // a directory goes after its children
+}
+
+void Tree::Free(Ino ino) {
+  Node& n = node(ino);
+  const Ino parent = n.parent;
+  if (parent != 0 && parent != ino) {
+    Node& p = node(parent);
+    if (auto it = p.children.find(n.name); it != p.children.end() && it->second == ino) p.children.erase(it);
+  }
+  n = Node{};
+  n.freed = true;
+  n.detached = true;
+  freed_.emplace_back(ino, std::chrono::steady_clock::now());
+  if (parent != 0 && parent != ino && node(parent).detached) ReleaseIfUnused(parent);  // its last child went
 }
 
 void Tree::Detach(Ino ino) {
   Node& n = node(ino);
+  if (n.freed) return;
   n.detached = true;
   if (n.made) made_.Remove(ino);
-  for (const auto& [name, child] : n.children) Detach(child);
+  std::vector<Ino> children;  // freeing a child changes the map
+  for (const auto& [name, child] : n.children) children.push_back(child);
+  for (Ino child : children) Detach(child);
   ReleaseIfUnused(ino);
 }
 

@@ -30,6 +30,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -104,6 +105,9 @@ class Tree {
   Changes Merge(const Tree& fresh);
 
   static constexpr unsigned kPrefetchThreads = 8;
+  static constexpr std::chrono::seconds kReuseAfter{10};  // a freed inode's quarantine
+  // Folders made on lookup alive now (every store's).
+  size_t made_folders() const;
 
  private:
   // Builds the lazy directory `ino` if it still is one; then queues for the background its
@@ -117,7 +121,9 @@ class Tree {
   // `resolver` answered (0 when `parent` no longer carries `resolver`: ask again).
   Ino MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
                  ResolvedDir made);
-  void TouchLocked(Ino ino) const;  // marks the made folders `ino` is in as used (shared lock)
+  void TouchLocked(Ino ino) const;
+  // The made folder `folder`, still `parent`'s child `name`, dropped (its inputs changed).
+  void DropMade(Ino parent, std::string_view name, Ino folder);  // marks the made folders `ino` is in as used (shared lock)
   void Trim(Ino store, Ino keep);   // detaches unheld LRU folders past the bound (exclusive lock)
   bool Held(Ino ino) const;         // whether the kernel holds a node of the subtree
   Result<Ino> ResolveImpl(std::string_view path, bool load) const;
@@ -128,10 +134,15 @@ class Tree {
   Ino CopyFrom(const Tree& src, Ino from, Ino parent);
   void Detach(Ino ino);
   void ReleaseIfUnused(Ino ino);
+  void Free(Ino ino);  // a detached node nobody refers to: its slot goes back for reuse
 
   mutable std::shared_mutex mu_;
   std::deque<Node> nodes_;                     // stable addresses; never shrinks
   std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index
+  // Freed inodes, oldest first, reused once they have been free a while (a lookup that found a
+  // node just before it went must not have its reply name a new one): slices visited by the
+  // hundred thousand reuse the same few nodes.
+  std::deque<std::pair<Ino, std::chrono::steady_clock::time_point>> freed_;
   MadeFolders made_;                           // the made folders alive, per store
 
   // Background loads: a queue of lazy directories and the threads (started on first use, so

@@ -175,6 +175,7 @@ Result<std::vector<ChunkRegion>> Store::StoredRegions() const {
 }
 
 Result<std::shared_ptr<const std::vector<ChunkRegion>>> Store::Regions() const {
+  if (root_) return root_->Regions();  // a slice's rows are the root's
   std::lock_guard<std::mutex> lock(regions_.mu);
   if (regions_.rows) return regions_.rows;
   std::optional<std::vector<ChunkRegion>> rows;

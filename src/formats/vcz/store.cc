@@ -222,6 +222,7 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
 }
 
 Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse) const {
+  if (root_) return ReadSlice(v0, v1, with_samples, kEverything, reverse);
   VariantBlock b;
   b.first = v0;
   b.count = v1 - v0;
@@ -247,6 +248,7 @@ Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples, bo
 }
 
 Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const {
+  if (root_) return ReadSlice(v0, v1, false, parts, false);
   VariantBlock b;
   b.first = v0;
   b.count = v1 - v0;
@@ -255,6 +257,7 @@ Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) 
   if (parts & kPosition) reads.emplace_back(&*position_, &b.position);
   if ((parts & kId) && id_) reads.emplace_back(&*id_, &b.id.emplace());
   if (parts & kAllele) reads.emplace_back(&*allele_, &b.allele);
+  if ((parts & kLength) && length_) reads.emplace_back(&*length_, &b.length.emplace());
   if ((parts & kGenotype) && genotype_ && !samples_.empty()) reads.emplace_back(&*genotype_, &b.genotype.emplace());
   RETURN_IF_ERROR(ReadArrays(reads, v0, v1));
   return b;

@@ -2,6 +2,7 @@
 // filters, the INFO/FORMAT field catalogue, and decoded variant ranges. Never formats text.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,9 +38,36 @@ struct Field {
 struct VariantBlock {
   uint64_t first = 0, count = 0;
   zarr::DenseBlock contig, position, allele;
+  std::optional<zarr::DenseBlock> length;  // ReadParts(kLength) of a store with variant_length
   std::optional<zarr::DenseBlock> id, quality, filter, genotype, phased;
   std::vector<zarr::DenseBlock> info;    // parallel to Store::info()
   std::vector<zarr::DenseBlock> format;  // parallel to Store::format(); empty without samples
+  // Slices with chosen samples (Store::Slice): per row, whether GT and each FORMAT field hold a
+  // value for any sample of the whole store — the parent's FORMAT column — at
+  // [row * (1 + format.size())], GT first. Empty: decided from the block's own samples.
+  std::vector<uint8_t> present;
+  // Slices that recount INFO/AC and AN: per row, the chosen samples' count of each allele
+  // (allele.row_elems per row), and whether the row is recounted (its GT is shown in the parent).
+  std::vector<uint32_t> allele_counts;
+  std::vector<uint8_t> recounted;
+};
+
+// A region of a contig: positions [begin, end], 1-based, inclusive.
+struct Region {
+  int64_t contig = 0;
+  int64_t begin = 1, end = INT64_MAX;
+};
+
+// A subset of a store, in its own coordinates: what a slice holds.
+struct Subset {
+  // Rows as runs [begin, end), in output order (bcftools' region order); nullopt: every row.
+  std::optional<std::vector<std::pair<uint64_t, uint64_t>>> runs;
+  // Sample indices, in output order; nullopt: every sample.
+  std::optional<std::vector<uint32_t>> samples;
+  // FORMAT keys kept ("GT" for call_genotype); nullopt: every one.
+  std::optional<std::vector<std::string>> format;
+  // INFO/AC and AN recomputed from the chosen samples' GT (bcftools view -s).
+  bool recount = false;
 };
 
 class Store {
@@ -95,10 +123,30 @@ class Store {
 
   // Only some arrays of rows [v0, v1) (the PLINK views need neither INFO nor FORMAT); blocks not
   // asked for stay empty. kGenotype gives `genotype` only when the store has call_genotype.
-  enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16 };
+  enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16, kLength = 32 };
+  static constexpr unsigned kEverything = 1u << 30;  // (slices) every array Read gives
   Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
 
+  // The rows whose records overlap any of `regions` (POS … POS + rlen − 1 meets it; rlen from
+  // variant_length, else the REF length), as runs: contigs in the order the regions first name
+  // them, rows in store order within a contig, each row once (bcftools view -r). Only the
+  // chunks the region summary (Regions()) says may overlap are read.
+  Result<std::vector<std::pair<uint64_t, uint64_t>>> RowsOverlapping(const std::vector<Region>& regions) const;
+
+  // `root` (a store as opened) cut to `subset` of its rows, samples and FORMAT fields: the same
+  // API, reading only the chunks the subset touches. A slice of a slice is the root cut to the
+  // two subsets composed. Fails on indices out of range or FORMAT keys the store lacks.
+  static Result<std::shared_ptr<const Store>> Slice(std::shared_ptr<const Store> root, const Subset& subset);
+  // The subset this store is of the root store (nullptr for a store as opened).
+  const Subset* subset() const { return root_ ? &subset_ : nullptr; }
+  const Store& root() const { return root_ ? *root_ : *this; }
+  bool recount() const { return root_ && subset_.recount; }
+
  private:
+  // A slice's rows [v0, v1): the root's rows piece by piece, samples gathered, joined.
+  Result<VariantBlock> ReadSlice(uint64_t v0, uint64_t v1, bool with_samples, unsigned parts, bool reverse) const;
+  // Root rows [r0, r1) of one run, per-sample arrays cut to the chosen samples.
+  Result<VariantBlock> ReadPiece(uint64_t r0, uint64_t r1, bool with_samples, unsigned parts, bool reverse) const;
   // Rows [v0, v1) of each array into its block.
   Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
                  uint64_t v1) const;
@@ -129,6 +177,10 @@ class Store {
   std::optional<zarr::ZarrArray> length_;
   std::optional<zarr::ZarrArray> contig_, position_, allele_, id_, quality_, filter_, genotype_, phased_;
   std::vector<Field> info_, format_;
+  // Slices: the root store, the subset of it, and where each run starts in the slice's rows.
+  std::shared_ptr<const Store> root_;
+  Subset subset_;
+  std::vector<uint64_t> run_starts_;
 };
 
 }  // namespace omicsfs::formats::vcz

@@ -215,19 +215,28 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<u
 }
 
 Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
+  return ReadRows(r0, r1, 0, meta_.shape.size() > 1 ? meta_.shape[1] : 1);
+}
+
+Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) const {
   const auto& m = meta_;
   const size_t nd = m.shape.size();
   if (r0 > r1 || r1 > m.shape[0]) return InternalError("array " + path_ + ": rows beyond the shape");
+  const bool all_columns = nd < 2 || (c0 == 0 && c1 == m.shape[1]);
+  if (nd >= 2 && (c0 > c1 || c1 > m.shape[1])) return InternalError("array " + path_ + ": columns beyond the shape");
   DenseBlock out;
   out.dtype = m.dtype;
   out.elem_size = m.native_size;
   out.rows = r1 - r0;
-  for (size_t d = 1; d < nd; ++d) out.row_elems *= m.shape[d];
+  std::vector<uint64_t> out_dims = m.shape;  // the block's shape
+  out_dims[0] = out.rows;
+  if (nd >= 2) out_dims[1] = c1 - c0;
+  for (size_t d = 1; d < nd; ++d) out.row_elems *= out_dims[d];
   const bool str = IsString(m.dtype);
   const uint64_t total = out.rows * out.row_elems;
   if (total == 0) return out;
   const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
-  bool one_chunk = !str && g0_first == g0_last;
+  bool one_chunk = !str && all_columns && g0_first == g0_last;
   for (size_t d = 1; d < nd; ++d) one_chunk = one_chunk && m.GridSize(d) == 1;
   if (one_chunk) {  // rows of one chunk, which holds whole rows: point into it (no copy)
     std::vector<uint64_t> grid(nd, 0);
@@ -240,32 +249,40 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
   }
   if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
 
-  const std::vector<uint64_t> out_stride = Strides([&] {
-    std::vector<uint64_t> dims = m.shape;
-    dims[0] = out.rows;
-    return dims;
-  }());
+  const std::vector<uint64_t> out_stride = Strides(out_dims);
+  // Chunks along dimension 1 that hold columns [c0, c1) (all chunks of the other dimensions).
+  const uint64_t g1_first = nd >= 2 ? c0 / m.chunks[1] : 0, g1_last = nd >= 2 ? (c1 - 1) / m.chunks[1] : 0;
   std::vector<uint64_t> grid(nd, 0);
   for (uint64_t g0 = g0_first; g0 <= g0_last; ++g0) {
     grid.assign(nd, 0);
     grid[0] = g0;
+    if (nd >= 2) grid[1] = g1_first;
     for (;;) {  // every chunk of the other dimensions
       ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
-      // The rows [r0, r1) of this (cropped) chunk, placed at its origin in the output.
+      // The rows [r0, r1) (and columns [c0, c1)) of this (cropped) chunk, placed at its origin
+      // in the output.
       std::vector<uint64_t> box = chunk->shape;
+      const std::vector<uint64_t> chunk_stride = Strides(chunk->shape);
       const uint64_t origin0 = grid[0] * m.chunks[0];
       const uint64_t row_lo = std::max(r0, origin0), row_hi = std::min(r1, origin0 + chunk->shape[0]);
       box[0] = row_hi - row_lo;
-      const std::vector<uint64_t> chunk_stride = Strides(chunk->shape);
+      uint64_t src0 = (row_lo - origin0) * chunk_stride[0];
       uint64_t dst0 = (row_lo - r0) * out_stride[0];
-      for (size_t d = 1; d < nd; ++d) dst0 += grid[d] * m.chunks[d] * out_stride[d];
-      CopyBox(box, chunk_stride, (row_lo - origin0) * chunk_stride[0], out_stride, dst0,
-              RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
-      // Next chunk over dims 1..nd-1.
+      if (nd >= 2) {
+        const uint64_t origin1 = grid[1] * m.chunks[1];
+        const uint64_t col_lo = std::max(c0, origin1), col_hi = std::min(c1, origin1 + chunk->shape[1]);
+        box[1] = col_hi - col_lo;
+        src0 += (col_lo - origin1) * chunk_stride[1];
+        dst0 += (col_lo - c0) * out_stride[1];
+      }
+      for (size_t d = 2; d < nd; ++d) dst0 += grid[d] * m.chunks[d] * out_stride[d];
+      CopyBox(box, chunk_stride, src0, out_stride, dst0, RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
+      // Next chunk over dims 1..nd-1 (dimension 1 within [g1_first, g1_last]).
       size_t d = nd - 1;
       while (d >= 1) {
-        if (++grid[d] < m.GridSize(d)) break;
-        grid[d] = 0;
+        const uint64_t last = d == 1 ? g1_last : m.GridSize(d) - 1;
+        if (++grid[d] <= last) break;
+        grid[d] = d == 1 ? g1_first : 0;
         --d;
       }
       if (d == 0) break;

@@ -72,6 +72,9 @@ class ZarrArray {
 
   Result<DenseBlock> ReadRows(uint64_t r0, uint64_t r1) const;
   Result<DenseBlock> ReadAll() const { return ReadRows(0, rows()); }
+  // Rows [r0, r1) of columns [c0, c1) along dimension 1 (all of the later dimensions): only the
+  // chunks holding those columns are read. The block's row_elems counts the chosen columns.
+  Result<DenseBlock> ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) const;
 
   // Keeps decoded chunks in the daemon's decode cache (neighbouring record ranges share them).
   void UseCache(cache::CachePool* pool);

@@ -83,17 +83,29 @@ const Catalog<VczViews>& VczCatalog() {
 
 class VczStore : public OpenedStore {
  public:
-  VczStore(std::shared_ptr<const Store> store, std::string where, std::string base)
-      : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)) {}
+  VczStore(std::shared_ptr<const Store> store, std::string where, std::string base, bool sliceable)
+      : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)), sliceable_(sliceable) {}
   void AddViews(ViewSink& sink) const override {
+    if (sliceable_) {
+      auto origin = std::make_shared<SliceOrigin>();
+      origin->store = VczSlices(store_, where_, base_);
+      origin->settings = sink.settings();
+      origin->index_key = sink.index_key();
+      origin->meta = sink.meta();
+      origin->where = where_;
+      origin->lists_dir = sink.settings().lists_dir;
+      sink.SetResolver(std::make_shared<const SliceResolver>(std::move(origin), std::vector<Selector>{}));
+    }
     VczViews s;
     s.store = store_;
     s.plan = std::make_shared<const text::PlinkPlan>(store_);
     s.gwas = {sink.settings().sizing.index, sink.index_key(), sink.meta().mtime.tv_sec};
-    s.where = sink.where = where_;
+    if (sink.where.empty()) sink.where = where_;  // a slice: the store and its selectors
+    s.where = sink.where;
     // .tbi wherever tabix writes one (every end at or before 2^29, whatever contig_length says),
-    // .csi beside it always; the largest end comes from region_index (or one pass, kept).
-    if (auto max_end = store_->MaxEnd(); !max_end.ok()) {
+    // .csi beside it always; the largest end comes from region_index (or one pass, kept). A
+    // slice's is at most its root's.
+    if (auto max_end = store_->root().MaxEnd(); !max_end.ok()) {
       LogWarning(max_end.status().message());  // the indexes' builds will fail alike
     } else if (*max_end && **max_end > text::kTbiMaxPosition) {
       s.indexes = RegionIndexes::kCsi;
@@ -105,6 +117,7 @@ class VczStore : public OpenedStore {
  private:
   std::shared_ptr<const Store> store_;
   std::string where_, base_;
+  bool sliceable_;
 };
 
 bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
@@ -114,7 +127,7 @@ bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
 Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace> space, const Located& at) {
   const std::string where = space->Describe();
   ASSIGN_OR_RETURN(auto store, Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
-  return std::unique_ptr<OpenedStore>(new VczStore(std::move(store), where, at.entry.base));
+  return VczViewsOf(std::move(store), where, at.entry.base, /*sliceable=*/true);
 }
 
 class DirKind : public StoreKind {
@@ -169,6 +182,10 @@ std::string VczStem(std::string base) {
 }
 
 std::vector<std::string> VczViewNames() { return CatalogNames(VczCatalog()); }
+
+std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const Store> store, std::string where, std::string base, bool sliceable) {
+  return std::make_unique<VczStore>(std::move(store), std::move(where), std::move(base), sliceable);
+}
 
 const StoreKind& VczDirKind() {
   static const DirKind kind;

@@ -1,0 +1,85 @@
+// Slices: inside a store's folder (and inside every slice folder) a name KEY=VALUE is a folder
+// made on lookup (vfs/resolver.h) that holds the store's whole view set over a subset. This is
+// the kind-independent part: the selector grammar (`a,b,c`, `@NAME` for a list file in
+// `-o lists=DIR`, `^` to exclude), list files (their content, access and freshness), the
+// resolver that makes the folders, and their ERROR.txt. What a key selects is the kind's
+// (a Sliceable, e.g. VCF Zarr's region=/samples=/format=).
+#pragma once
+
+#include <sys/stat.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+#include "vfs/catalog.h"
+#include "vfs/kinds/kind.h"
+#include "vfs/resolver.h"
+
+namespace omicsfs::vfs {
+
+// One path component KEY=VALUE of a slice, as written.
+struct Selector {
+  std::string text;   // the whole component
+  std::string key;    // "region"
+  bool exclude = false;  // VALUE began with '^'
+  std::string list;   // @NAME: the list's name; empty: the items are inline
+  std::string value;  // VALUE without '^' (and without "@NAME")
+};
+
+// A selector with its items: the inline VALUE split at ',' or the list's lines.
+struct Selection {
+  Selector selector;
+  std::vector<std::string> items;
+  std::string list_content;  // a list's text, as read (the slice's identity includes it)
+};
+
+// nullopt when `name` is not of the form KEY=VALUE (KEY: [a-z]+).
+std::optional<Selector> ParseSelector(std::string_view name);
+
+// What a kind offers to slice one opened store.
+class Sliceable {
+ public:
+  virtual ~Sliceable() = default;
+  // The keys it knows, for messages ("region=, regions=@NAME, samples=, format=").
+  virtual std::string KeysHelp() const = 0;
+  virtual bool Knows(const std::string& key) const = 0;
+  // The extension of the list file a key reads (`@cases` → cases.txt; regions: .bed).
+  virtual std::string ListExtension(const std::string& key) const { return ".txt"; }
+  // The store cut by `path` (the path's selectors in order, each key at most once, lists read):
+  // its views, and `canonical`, the subset's identity for persisted sizes and indexes (the same
+  // for any order of the same selectors). An error is shown as the folder's ERROR.txt.
+  virtual Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Selection>& path, std::string* canonical) const = 0;
+};
+
+// What every slice folder of one store shares: the store, where its persisted data is keyed and
+// how its views are made, and the store folder's metadata.
+struct SliceOrigin {
+  std::shared_ptr<const Sliceable> store;
+  ViewSettings settings;
+  std::string index_key;  // the store's; empty: nothing persisted
+  Meta meta;              // the store's views' metadata (perm: who may read the store)
+  std::string where;      // the store, for messages
+  std::string lists_dir;  // -o lists=DIR; empty: no lists
+};
+
+// The resolver of a store folder (path empty) or of a slice folder (the selectors above it).
+class SliceResolver : public DirResolver {
+ public:
+  SliceResolver(std::shared_ptr<const SliceOrigin> origin, std::vector<Selector> path)
+      : origin_(std::move(origin)), path_(std::move(path)) {}
+  std::optional<ResolvedDir> Resolve(std::string_view name) const override;
+
+ private:
+  std::shared_ptr<const SliceOrigin> origin_;
+  std::vector<Selector> path_;
+};
+
+// Readable by the owner of the store only where the list lets the same people read: the mode
+// bits of `perm` that `list` (owned by uid/gid) also grants to the same class of user.
+mode_t LimitByList(mode_t perm, uid_t uid, gid_t gid, const struct stat& list);
+
+}  // namespace omicsfs::vfs

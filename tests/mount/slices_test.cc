@@ -1,0 +1,367 @@
+// Slices of VCF Zarr stores (region=, regions=@, samples=, format=) through a real mount,
+// against the real tools run here on the same bytes: bcftools decides which records, which
+// samples in which order and AC/AN; the slice's text must be the parent view's own lines (cut
+// to the chosen samples and FORMAT fields); its .vcf.gz, .tbi and PLINK fileset are what bgzip,
+// tabix and plink2 make of the slice's VCF.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "testutil/mount_fixture.h"
+#include "util/fs.h"
+
+namespace omicsfs {
+namespace {
+
+using testutil::MountedFs;
+using testutil::ReadWhole;
+using testutil::RunCommand;
+
+const std::string kCorpus = OMICSFS_CORPUS_DIR "/vcf-zarr";
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+std::string Read(const std::string& path) {
+  std::string s;
+  int err = 0;
+  EXPECT_TRUE(ReadWhole(path, &s, &err)) << path << ": errno " << err;
+  return s;
+}
+
+std::string Header(const std::string& vcf) {
+  std::string h;
+  for (const auto& line : Split(vcf, '\n')) {
+    if (line.empty() || line[0] != '#') break;
+    h += line + "\n";
+  }
+  return h;
+}
+
+std::vector<std::string> Records(const std::string& vcf) {
+  std::vector<std::string> out;
+  for (auto& line : Split(vcf, '\n')) {
+    if (!line.empty() && line[0] != '#') out.push_back(std::move(line));
+  }
+  return out;
+}
+
+// A record's identity: CHROM POS ID REF ALT.
+std::string Key(const std::string& line) {
+  auto f = Split(line, '\t');
+  f.resize(5);
+  return Join(f, "\t");
+}
+
+std::string Sh(const std::string& cmd) {
+  std::string out;
+  const int rc = RunCommand({"bash", "-c", "set -o pipefail; " + cmd}, &out);
+  EXPECT_EQ(rc, 0) << cmd;
+  return out;
+}
+
+// INFO without AC and AN, in order (a samples slice recounts those two, in place or appended).
+std::string InfoBesidesCounts(const std::string& info) {
+  std::vector<std::string> kept;
+  for (const auto& kv : Split(info, ';')) {
+    if (!kv.starts_with("AC=") && !kv.starts_with("AN=")) kept.push_back(kv);
+  }
+  return kept.empty() ? "." : Join(kept, ";");
+}
+
+class Slices : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    lists_ = testutil::MakeTempDir("omicsfs-lists-");
+    ASSERT_FALSE(lists_.empty());
+    std::ofstream(lists_ + "/cases.txt") << "NA00003\nNA00001\n";
+    std::ofstream(lists_ + "/chr22.txt") << "HG00262\nHG00100\nHG00141\nHG00182\nHG00183\n";
+    std::ofstream(lists_ + "/two.bed") << "# a comment\n20\t1110695\t1234567\nX\t0\t100\n19\t0\t111\n";
+    std::ofstream(lists_ + "/bad.bed") << "20\tten\t20\n";
+    std::ofstream(lists_ + "/unknown.txt") << "NA00001\nNA1\nNA2\nNA9\n";
+    std::ofstream(lists_ + "/empty.txt") << "";
+    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
+    ASSERT_NE(mount_, nullptr);
+  }
+  static void TearDownTestSuite() {
+    delete mount_;
+    mount_ = nullptr;
+    fs_error ec;
+    fs::remove_all(lists_, ec);
+  }
+  static std::string Store(const std::string& folder) {
+    for (auto& e : fs::directory_iterator(mount_->path() + "/" + folder)) {
+      if (e.path().extension() == ".vcz") return e.path().string();
+    }
+    ADD_FAILURE() << "no store in " << folder;
+    return "";
+  }
+  static std::string Stem(const std::string& store) { return fs::path(store).stem().string(); }
+
+  // A region slice holds the lines of the parent's view that bcftools view -r selects from the
+  // full twin, in its order, byte for byte, under the parent's header.
+  static void ExpectRegion(const std::string& folder, const std::string& region) {
+    SCOPED_TRACE(folder + " region=" + region);
+    const std::string store = Store(folder), stem = Stem(store);
+    const std::string parent = Read(store + "/" + stem + ".vcf");
+    const std::string slice = Read(store + "/region=" + region + "/" + stem + ".vcf");
+    EXPECT_EQ(Header(slice), Header(parent));
+    const std::vector<std::string> parent_records = Records(parent);
+    const std::set<std::string> lines(parent_records.begin(), parent_records.end());
+    std::vector<std::string> keys;
+    for (const auto& line : Records(slice)) {
+      EXPECT_TRUE(lines.count(line)) << "not a line of the parent: " << line.substr(0, 80);
+      keys.push_back(Key(line));
+    }
+    const std::string want = Sh("bcftools view -H -r '" + region + "' " + store + "/" + stem + ".vcf.gz | cut -f1-5");
+    EXPECT_EQ(Join(keys, "\n") + (keys.empty() ? "" : "\n"), want);
+  }
+
+  static inline MountedFs* mount_ = nullptr;
+  static inline std::string lists_;
+};
+
+TEST_F(Slices, RegionsSelectWhatBcftoolsSelectsAndKeepTheParentsLines) {
+  ExpectRegion("sample", "20:1110000-1234567");
+  ExpectRegion("sample", "20:14370");                       // one position
+  ExpectRegion("sample", "20:1234567-");                    // to the contig's end
+  ExpectRegion("sample", "X,20:1-20000");                   // contigs in the order named
+  ExpectRegion("sample", "20:17330-1110696,20:1-20000");    // overlapping regions: each record once
+  ExpectRegion("sample", "19");
+  ExpectRegion("sample", "20:5000000-6000000");             // no records: the header only
+  ExpectRegion("sample_v3_s2", "20:1-1230237,19:112");      // chunk edges
+  ExpectRegion("chr_m_indels", "chrM:300-320");             // deletions reaching into the region
+  ExpectRegion("chr_m_indels", "chrM:3107-3110");
+  ExpectRegion("1kg_2020_chrM", "chrM:100-2000");
+  ExpectRegion("multi_contig_v500", "3:1000-200000,1");     // many chunks, several contigs
+  ExpectRegion("multi_contig_v500", "4");
+}
+
+TEST_F(Slices, BedListsSelectWhatBcftoolsDashCapitalRSelects) {
+  const std::string store = Store("sample");
+  const std::string slice = Read(store + "/regions=@two/sample.vcf");
+  std::vector<std::string> keys;
+  for (const auto& line : Records(slice)) keys.push_back(Key(line));
+  const std::string want = Sh("bcftools view -H -R " + lists_ + "/two.bed " + store + "/sample.vcf.gz | cut -f1-5");
+  EXPECT_EQ(Join(keys, "\n") + "\n", want);
+}
+
+// Compares a samples slice with bcftools view -s on the full view: samples, genotypes, AC/AN
+// (bcftools' own query of both), and the slice's bytes: the parent's line, INFO with AC/AN
+// recounted, the FORMAT column as it was, the chosen samples' columns unchanged.
+void ExpectSamples(const std::string& store, const std::string& selector, const std::string& bcftools_list) {
+  SCOPED_TRACE(store + " " + selector);
+  const std::string stem = fs::path(store).stem().string();
+  const std::string full = store + "/" + stem + ".vcf", sliced = store + "/" + selector + "/" + stem + ".vcf";
+  const std::string fmt = "'%CHROM\\t%POS\\t%REF\\t%ALT\\t%INFO/AC\\t%INFO/AN[\\t%SAMPLE=%GT]\\n'";
+  EXPECT_EQ(Sh("bcftools query -l " + sliced), Sh("bcftools view --no-version -s '" + bcftools_list + "' " + full + " | bcftools query -l"));
+  EXPECT_EQ(Sh("bcftools query -f " + fmt + " " + sliced),
+            Sh("bcftools view --no-version -s '" + bcftools_list + "' " + full + " | bcftools query -f " + fmt));
+  const std::string parent = Read(full), slice = Read(sliced);
+  ASSERT_FALSE(Header(parent).empty());
+  ASSERT_FALSE(Header(slice).empty());
+  auto parent_cols = Split(Split(Header(parent), '\n').back(), '\t');
+  auto slice_cols = Split(Split(Header(slice), '\n').back(), '\t');
+  std::vector<size_t> pick;  // the parent's column of each of the slice's samples
+  for (size_t c = 9; c < slice_cols.size(); ++c) {
+    pick.push_back(std::find(parent_cols.begin(), parent_cols.end(), slice_cols[c]) - parent_cols.begin());
+  }
+  const auto parent_records = Records(parent), slice_records = Records(slice);
+  ASSERT_EQ(parent_records.size(), slice_records.size());
+  for (size_t r = 0; r < parent_records.size(); ++r) {
+    const auto p = Split(parent_records[r], '\t'), s = Split(slice_records[r], '\t');
+    ASSERT_EQ(s.size(), 9 + pick.size());
+    for (size_t c = 0; c < 7; ++c) EXPECT_EQ(s[c], p[c]);
+    EXPECT_EQ(InfoBesidesCounts(s[7]), InfoBesidesCounts(p[7]));
+    EXPECT_EQ(s[8], p[8]);
+    for (size_t j = 0; j < pick.size(); ++j) EXPECT_EQ(s[9 + j], p[pick[j]]) << "record " << r << " sample " << slice_cols[9 + j];
+  }
+}
+
+TEST_F(Slices, SamplesAreWhatBcftoolsKeepsWithAcAnRecounted) {
+  ExpectSamples(Store("sample"), "samples=NA00003,NA00001", "NA00003,NA00001");
+  ExpectSamples(Store("sample"), "samples=^NA00002", "^NA00002");
+  ExpectSamples(Store("sample"), "samples=@cases", "NA00003,NA00001");
+  ExpectSamples(Store("sample_v3_s2"), "samples=NA00003", "NA00003");  // the last, partial sample chunk
+  ExpectSamples(Store("chr22_v9_s32"), "samples=@chr22", "HG00262,HG00100,HG00141,HG00182,HG00183");  // across 32-sample chunks
+  ExpectSamples(Store("mixed_ploidy"), "samples=S2,S3", "S2,S3");
+  // The header gains bcftools' AC/AN lines only where it lacks them; samples.txt follows.
+  EXPECT_EQ(Read(Store("sample") + "/samples=@cases/samples.txt"), "NA00003\nNA00001\n");
+}
+
+TEST_F(Slices, FormatKeepsOnlyTheNamedFieldsAsBcftoolsAnnotateDoes) {
+  const std::string store = Store("sample");
+  for (const std::string& keys : {std::string("GT"), std::string("GQ,HQ"), std::string("DP")}) {
+    SCOPED_TRACE(keys);
+    std::string x;
+    for (const auto& k : Split(keys, ',')) x += (x.empty() ? "^FORMAT/" : ",FORMAT/") + k;
+    const std::string theirs = Sh("bcftools annotate -x '" + x + "' " + store + "/sample.vcf | grep -v '^#'");
+    const std::string ours = Read(store + "/format=" + keys + "/sample.vcf");
+    // bcftools' records, re-rendered: the FORMAT column and the sample columns must agree.
+    const auto their_records = Records(theirs), our_records = Records(ours);
+    ASSERT_EQ(their_records.size(), our_records.size());
+    for (size_t r = 0; r < our_records.size(); ++r) {
+      auto t = Split(their_records[r], '\t'), o = Split(our_records[r], '\t');
+      ASSERT_EQ(t.size(), o.size());
+      for (size_t c = 8; c < o.size(); ++c) EXPECT_EQ(o[c], t[c]) << "record " << r << " column " << c;
+    }
+    for (const auto& line : Split(Header(ours), '\n')) {  // only the kept fields' header lines
+      if (!line.starts_with("##FORMAT=<ID=")) continue;
+      EXPECT_NE(("," + keys + ",").find("," + line.substr(13, line.find(',') - 13) + ","), std::string::npos) << line;
+    }
+  }
+}
+
+TEST_F(Slices, SelectorsComposeInAnyOrderToTheSameBytes) {
+  const std::string store = Store("chr22_v9_s32");
+  const std::string a = Read(store + "/region=chr22:16000000-17000000/samples=@chr22/format=GT/chr22_v9_s32.vcf");
+  const std::string b = Read(store + "/format=GT/samples=@chr22/region=chr22:16000000-17000000/chr22_v9_s32.vcf");
+  const std::string c = Read(store + "/samples=@chr22/region=chr22:16000000-17000000/format=GT/chr22_v9_s32.vcf");
+  EXPECT_EQ(a, c);
+  // format=GT before samples= keeps GT, so bcftools recounts in both orders here: the same bytes.
+  EXPECT_EQ(a, b);
+  EXPECT_FALSE(Records(a).empty());
+  const std::string want = Sh("bcftools view -H -r chr22:16000000-17000000 " + store + "/chr22_v9_s32.vcf.gz | cut -f1-5");
+  std::vector<std::string> keys;
+  for (const auto& line : Records(a)) keys.push_back(Key(line));
+  EXPECT_EQ(Join(keys, "\n") + "\n", want);
+  EXPECT_EQ(Sh("bcftools query -l " + store + "/region=chr22:16000000-17000000/samples=@chr22/format=GT/chr22_v9_s32.vcf"),
+            "HG00262\nHG00100\nHG00141\nHG00182\nHG00183\n");
+}
+
+TEST_F(Slices, ASliceHoldsTheWholeViewSetMadeFromItsVcf) {
+  const std::string dir = Store("chr22_v9_s32") + "/region=chr22:16000000-17000000/samples=@chr22";
+  const std::string stem = "chr22_v9_s32";
+  std::set<std::string> names;
+  for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  for (const char* n : {".vcf", ".vcf.gz", ".vcf.gz.tbi", ".bed", ".bim", ".fam"}) EXPECT_TRUE(names.count(stem + n)) << n;
+  EXPECT_TRUE(names.count("sites.vcf"));
+  EXPECT_TRUE(names.count("samples.txt"));
+  // The twin is the VCF, its index what tabix writes for a copy of it.
+  const std::string tmp = testutil::MakeTempDir("omicsfs-slice-");
+  ASSERT_FALSE(tmp.empty());
+  EXPECT_EQ(Sh("bgzip -dc " + dir + "/" + stem + ".vcf.gz | md5sum"), Sh("md5sum < " + dir + "/" + stem + ".vcf"));
+  Sh("cp " + dir + "/" + stem + ".vcf.gz " + tmp + "/copy.vcf.gz && tabix -p vcf " + tmp + "/copy.vcf.gz");
+  EXPECT_EQ(Sh("gzip -dc " + dir + "/" + stem + ".vcf.gz.tbi | md5sum"), Sh("gzip -dc " + tmp + "/copy.vcf.gz.tbi | md5sum"));
+  EXPECT_EQ(Sh("bcftools view -H -r chr22:16500000-16600000 " + dir + "/" + stem + ".vcf.gz"),
+            Sh("bcftools view -H -r chr22:16500000-16600000 " + tmp + "/copy.vcf.gz"));
+  // The PLINK fileset is plink2's conversion of the slice's VCF.
+  ASSERT_EQ(RunCommand({"plink2", "--vcf", dir + "/" + stem + ".vcf", "--make-bed", "--double-id", "--max-alleles", "2",
+                        "--vcf-half-call", "m", "--allow-extra-chr", "--threads", "1", "--out", tmp + "/p"}),
+            0);
+  for (const char* ext : {".bed", ".bim", ".fam"}) {
+    EXPECT_EQ(Read(dir + "/" + stem + ext), Read(tmp + "/p" + ext)) << ext;
+  }
+  fs_error ec;
+  fs::remove_all(tmp, ec);
+}
+
+// A bad selector is a folder holding only ERROR.txt, one line that says what is wrong.
+TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
+  const std::string store = Store("sample");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"region=20:x-5", "'x' is not a position"},
+      {"region=20:500-100", "the end is before the start"},
+      {"region=chrZ:1-100", "no contig 'chrZ'"},
+      {"regions=@bad", "not a BED interval"},
+      {"regions=@absent", "cannot read"},
+      {"samples=@unknown", "3 of 4 IDs are not in sample.vcz: NA1, NA2, NA9"},
+      {"samples=@empty", "no sample is left"},
+      {"samples=^NA00001,NA00002,NA00003", "no sample is left"},
+      {"samples=NA00001,NA00001", "listed twice"},
+      {"samples=@no%good", "[A-Za-z0-9._-]+"},
+      {"format=XY", "no FORMAT field XY"},
+      {"region=20/region=19", "given twice"},
+      {"colour=blue", "no slice key 'colour'"},
+  };
+  for (const auto& [name, says] : cases) {
+    SCOPED_TRACE(name);
+    std::vector<std::string> entries;
+    for (auto& e : fs::directory_iterator(store + "/" + name)) entries.push_back(e.path().filename().string());
+    EXPECT_EQ(entries, std::vector<std::string>{"ERROR.txt"});
+    const std::string text = Read(store + "/" + name + "/ERROR.txt");
+    EXPECT_NE(text.find(says), std::string::npos) << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  }
+  // Slices are never listed, the store's views are untouched, and names that are no selector
+  // are absent.
+  for (auto& e : fs::directory_iterator(store)) EXPECT_EQ(e.path().filename().string().find('='), std::string::npos);
+  struct stat st;
+  EXPECT_NE(::stat((store + "/notaselector").c_str(), &st), 0);
+  EXPECT_EQ(Read(store + "/sample.vcf"), Read(kCorpus + "/sample/expected.vcf"));
+}
+
+TEST_F(Slices, AnEditedListServesTheNewSubsetAndOpenFilesKeepTheirBytes) {
+  const std::string list = lists_ + "/edited.txt";
+  std::ofstream(list) << "NA00001\n";
+  const std::string path = Store("sample") + "/samples=@edited/sample.vcf";
+  const std::string before = Read(path);
+  EXPECT_EQ(Sh("bcftools query -l " + path), "NA00001\n");
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  { std::ofstream(list + ".new") << "NA00002\nNA00003\n"; }
+  ASSERT_EQ(::rename((list + ".new").c_str(), list.c_str()), 0);
+  // The next open sees the new list.
+  EXPECT_EQ(Sh("bcftools query -l " + path), "NA00002\nNA00003\n");
+  // The file open before keeps its bytes (or refuses: never a mix).
+  std::string again(before.size() + 16, '\0');
+  const ssize_t n = ::pread(fd, again.data(), again.size(), 0);
+  if (n >= 0) {
+    again.resize(n);
+    EXPECT_EQ(again, before);
+  } else {
+    EXPECT_EQ(errno, ESTALE);
+  }
+  ::close(fd);
+}
+
+TEST_F(Slices, AListOnlyItsOwnerMayReadMakesItsSlicesOwnerOnly) {
+  const std::string list = lists_ + "/private.txt";
+  std::ofstream(list) << "NA00002\n";
+  ASSERT_EQ(::chmod(list.c_str(), 0600), 0);
+  const std::string dir = Store("sample") + "/samples=@private";
+  struct stat st;
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0500u);
+  ASSERT_EQ(::stat((dir + "/sample.vcf").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0400u);
+  ASSERT_EQ(::stat((Store("sample") + "/samples=NA00002/sample.vcf").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0444u);
+}
+
+TEST_F(Slices, ManySlicesDoNotGrowTheDaemon) {
+  const std::string store = Store("multi_contig_v500");
+  const std::string status_path = mount_->path() + "/.omicsfs/status";
+  for (int i = 0; i < 300; ++i) {
+    const std::string dir = store + "/region=1:" + std::to_string(1000 * i + 1) + "-" + std::to_string(1000 * i + 500);
+    struct stat st;
+    ASSERT_EQ(::stat((dir + "/sites.vcf").c_str(), &st), 0) << dir;
+  }
+  // The made folders nobody holds are forgotten past the store's bound (64).
+  const std::string status = Read(status_path);
+  const size_t at = status.find("slice folders");
+  ASSERT_NE(at, std::string::npos) << status;
+  const int alive = std::stoi(status.substr(status.find(':', at) + 1));
+  EXPECT_LE(alive, 64) << status.substr(at, 80);
+}
+
+}  // namespace
+}  // namespace omicsfs
