@@ -444,6 +444,8 @@ int RunMount(const Options& o, const char* argv0) {
       },
       daemon.tree.get(), se, o.rescan_s);
   rescanner.Start();
+  Releaser releaser(daemon.tree.get(), se);
+  releaser.Start();
   // The kernel sets the mount's readahead when it processes our INIT reply, so raise it a few
   // times during the first seconds (the last write sticks).
   std::thread([mp = o.mountpoint] {
@@ -454,6 +456,7 @@ int RunMount(const Options& o, const char* argv0) {
   }).detach();
   const int loop = Loop(o, se);
   rescanner.Stop();  // before the session goes: it sends notifications through it
+  releaser.Stop();
   LogInfo("unmounted " + o.mountpoint);
   return loop < 0 ? kExitMount : kExitOk;
 }

@@ -61,4 +61,24 @@ void Rescanner::ScanOnce() {
   for (const vfs::Ino ino : changes.inodes) fuse_lowlevel_notify_inval_inode(se_, ino, 0, 0);
 }
 
+void Releaser::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] {
+    for (;;) {
+      auto releases = tree_->TakeReleases(std::chrono::seconds(1));
+      for (const auto& [parent, name] : releases) {
+        // -ENOENT: the kernel dropped it already. A folder in use (a cwd, an open file) stays.
+        fuse_lowlevel_notify_inval_entry(se_, parent, name.c_str(), name.size());
+      }
+      if (stopping_.load()) return;
+    }
+  });
+}
+
+void Releaser::Stop() {
+  stopping_.store(true);
+  tree_->StopReleases();
+  if (thread_.joinable()) thread_.join();
+}
+
 }  // namespace omicsfs::mount

@@ -4,6 +4,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -37,6 +38,24 @@ class Rescanner {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::thread thread_;
+};
+
+// Asks the kernel to drop its entries of folders made on lookup past their store's bound (the
+// tree's release requests), so that its forgets let the daemon free them: a script visiting
+// 100 000 slices leaves the daemon as small as one visiting 64. Notifications go from this
+// thread, never from a request handler (libfuse: that may deadlock).
+class Releaser {
+ public:
+  Releaser(vfs::Tree* tree, fuse_session* se) : tree_(tree), se_(se) {}
+  ~Releaser() { Stop(); }
+  void Start();  // after fuse_daemonize
+  void Stop();
+
+ private:
+  vfs::Tree* tree_;
+  fuse_session* se_;
+  std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
 

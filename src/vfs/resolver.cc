@@ -134,14 +134,51 @@ bool Tree::Held(Ino ino) const {
 
 void Tree::Trim(Ino store, Ino keep) {
   if (!made_.Over(store)) return;
+  std::vector<Ino> held;
   for (Ino folder : made_.Oldest(store)) {
     if (!made_.Over(store)) return;
     // Gone with a folder it was made in (Detach), the new one, or one the kernel holds.
-    if (folder == keep || !made_.Has(folder) || Held(folder)) continue;
+    if (folder == keep || !made_.Has(folder)) continue;
+    if (Held(folder)) {
+      held.push_back(folder);
+      continue;
+    }
     const Node& n = node(folder);
     node(n.parent).children.erase(n.name);
     Detach(folder);  // nobody holds it: its contents go now
   }
+  // Still over: ask the kernel to drop its entries of the oldest held ones (its forgets come
+  // back here); each folder once.
+  size_t excess = made_.Count(store) - node(store).resolver->max_folders();
+  std::vector<std::pair<Ino, std::string>> ask;
+  for (Ino folder : held) {
+    if (excess == 0) break;
+    if (!made_.Has(folder)) continue;
+    --excess;
+    if (asked_.insert(folder).second) ask.emplace_back(node(folder).parent, node(folder).name);
+  }
+  if (ask.empty()) return;
+  {
+    std::lock_guard lock(release_mu_);
+    releases_.insert(releases_.end(), ask.begin(), ask.end());
+  }
+  release_cv_.notify_one();
+}
+
+std::vector<std::pair<Ino, std::string>> Tree::TakeReleases(std::chrono::milliseconds wait) const {
+  std::unique_lock lock(release_mu_);
+  release_cv_.wait_for(lock, wait, [this] { return releases_stopped_ || !releases_.empty(); });
+  std::vector<std::pair<Ino, std::string>> out;
+  if (!releases_stopped_) out.swap(releases_);
+  return out;
+}
+
+void Tree::StopReleases() const {
+  {
+    std::lock_guard lock(release_mu_);
+    releases_stopped_ = true;
+  }
+  release_cv_.notify_all();
 }
 
 }  // namespace omicsfs::vfs

@@ -105,9 +105,15 @@ class Tree {
   Changes Merge(const Tree& fresh);
 
   static constexpr unsigned kPrefetchThreads = 8;
-  static constexpr std::chrono::seconds kReuseAfter{10};  // a freed inode's quarantine
+  static constexpr std::chrono::seconds kReuseAfter{1};  // a freed inode's quarantine
   // Folders made on lookup alive now (every store's).
   size_t made_folders() const;
+  // Made folders past their store's bound that the kernel still holds (its dentry cache keeps
+  // every folder ever visited): (parent, name) entries to ask it to drop (FUSE
+  // notify_inval_entry), after which its forget lets the folder go. Waits up to `wait` for some;
+  // empty after Stop().
+  std::vector<std::pair<Ino, std::string>> TakeReleases(std::chrono::milliseconds wait) const;
+  void StopReleases() const;
 
  private:
   // Builds the lazy directory `ino` if it still is one; then queues for the background its
@@ -143,6 +149,12 @@ class Tree {
   // node just before it went must not have its reply name a new one): slices visited by the
   // hundred thousand reuse the same few nodes.
   std::deque<std::pair<Ino, std::chrono::steady_clock::time_point>> freed_;
+  // Release requests (TakeReleases), under their own mutex; `asked_` (under mu_): folders asked for.
+  mutable std::mutex release_mu_;
+  mutable std::condition_variable release_cv_;
+  mutable std::vector<std::pair<Ino, std::string>> releases_;
+  mutable bool releases_stopped_ = false;
+  std::set<Ino> asked_;
   MadeFolders made_;                           // the made folders alive, per store
 
   // Background loads: a queue of lazy directories and the threads (started on first use, so
