@@ -470,15 +470,13 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
     bool any_info = false;
     const bool recount = !b.recounted.empty() && b.recounted[row];
     bool ac_done = false, an_done = false;
-    const uint64_t* counts = nullptr;
+    const uint32_t* counts = nullptr;  // per allele, REF first
     uint64_t alts = 0, an = 0;
-    std::vector<uint64_t> count_buffer;
     if (recount) {
       const uint64_t slots = b.allele.row_elems;
       for (uint64_t a = 1; a < slots; ++a) alts += !StringMissing(b.allele.strings[row * slots + a]);
-      count_buffer.assign(b.allele_counts.begin() + row * slots, b.allele_counts.begin() + (row + 1) * slots);
-      for (uint64_t c : count_buffer) an += c;
-      counts = count_buffer.data();
+      counts = &b.allele_counts[row * slots];
+      for (uint64_t a = 0; a < slots; ++a) an += counts[a];
     }
     auto put_ac = [&] {  // no ALT: bcftools removes AC
       if (any_info) o.Put(';');

@@ -45,6 +45,7 @@ class ViewSink {
   // Where the views come from ("matrix.mtx of WHERE" in messages) and the stem views are named by.
   std::string where;
   std::string stem;
+  bool slice = false;  // a slice folder's views (vfs/slices.h)
 
   std::shared_ptr<const text::VirtualTextFile> MakeText(const std::string& view,
                                                         std::shared_ptr<const text::RecordSource> source) const;
@@ -147,7 +148,9 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
       for (const auto& v : catalog.views) {
         if (v.gate == g) names.push_back(ViewName(v.name, sink.stem));
       }
-      LogWarning(store.Describe() + ": no " + GroupPhrase(names, sink.stem) + ": " + why.message());
+      // A slice's absent views are no news about the store: said once per slice, quietly.
+      (sink.slice ? LogInfo : LogWarning)((sink.slice ? sink.where : store.Describe()) + ": no " + GroupPhrase(names, sink.stem) + ": " +
+                                          why.message());
       return false;
     }
     passed[g] = 1;

@@ -134,33 +134,29 @@ bool Tree::Held(Ino ino) const {
 
 void Tree::Trim(Ino store, Ino keep) {
   if (!made_.Over(store)) return;
-  std::vector<Ino> held;
+  // Only the least recently used past the bound are candidates: a folder just made or looked
+  // up, whose lookup reply (and the kernel's reference) may still be on its way, is never one.
+  size_t excess = made_.Count(store) - node(store).resolver->max_folders();
+  std::vector<std::pair<Ino, std::string>> ask;
   for (Ino folder : made_.Oldest(store)) {
-    if (!made_.Over(store)) return;
-    // Gone with a folder it was made in (Detach), the new one, or one the kernel holds.
+    if (excess == 0 || !made_.Over(store)) break;
+    // Gone with a folder it was made in (Detach), or the new one.
     if (folder == keep || !made_.Has(folder)) continue;
-    if (Held(folder)) {
-      held.push_back(folder);
+    --excess;
+    if (Held(folder)) {  // the kernel holds it: ask it to drop its entry (its forget comes back here)
+      ask.emplace_back(node(folder).parent, node(folder).name);
       continue;
     }
     const Node& n = node(folder);
     node(n.parent).children.erase(n.name);
     Detach(folder);  // nobody holds it: its contents go now
   }
-  // Still over: ask the kernel to drop its entries of the oldest held ones (its forgets come
-  // back here); each folder once.
-  size_t excess = made_.Count(store) - node(store).resolver->max_folders();
-  std::vector<std::pair<Ino, std::string>> ask;
-  for (Ino folder : held) {
-    if (excess == 0) break;
-    if (!made_.Has(folder)) continue;
-    --excess;
-    if (asked_.insert(folder).second) ask.emplace_back(node(folder).parent, node(folder).name);
-  }
   if (ask.empty()) return;
   {
     std::lock_guard lock(release_mu_);
-    releases_.insert(releases_.end(), ask.begin(), ask.end());
+    for (auto& a : ask) {
+      if (std::find(releases_.begin(), releases_.end(), a) == releases_.end()) releases_.push_back(std::move(a));
+    }
   }
   release_cv_.notify_one();
 }

@@ -116,6 +116,7 @@ std::unique_ptr<Tree> Build(const SliceOrigin& o, const std::vector<Selector>& p
   if (!cut.ok()) return fail(cut.status());
   ViewSink sink(out, kRootIno, meta, o.index_key.empty() ? "" : o.index_key + "\nslice " + canonical, o.settings);
   sink.where = where;
+  sink.slice = true;
   (*cut)->AddViews(sink);
   return tree;
 }

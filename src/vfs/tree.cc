@@ -374,10 +374,7 @@ void Tree::Detach(Ino ino) {
   Node& n = node(ino);
   if (n.freed) return;
   n.detached = true;
-  if (n.made) {
-    made_.Remove(ino);
-    asked_.erase(ino);
-  }
+  if (n.made) made_.Remove(ino);
   std::vector<Ino> children;  // freeing a child changes the map
   for (const auto& [name, child] : n.children) children.push_back(child);
   for (Ino child : children) Detach(child);

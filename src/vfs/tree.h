@@ -149,12 +149,11 @@ class Tree {
   // node just before it went must not have its reply name a new one): slices visited by the
   // hundred thousand reuse the same few nodes.
   std::deque<std::pair<Ino, std::chrono::steady_clock::time_point>> freed_;
-  // Release requests (TakeReleases), under their own mutex; `asked_` (under mu_): folders asked for.
+  // Release requests (TakeReleases), under their own mutex.
   mutable std::mutex release_mu_;
   mutable std::condition_variable release_cv_;
   mutable std::vector<std::pair<Ino, std::string>> releases_;
   mutable bool releases_stopped_ = false;
-  std::set<Ino> asked_;
   MadeFolders made_;                           // the made folders alive, per store
 
   // Background loads: a queue of lazy directories and the threads (started on first use, so

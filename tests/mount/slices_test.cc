@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "testutil/mount_fixture.h"
 #include "util/fs.h"
@@ -360,7 +362,8 @@ TEST_F(Slices, ManySlicesDoNotGrowTheDaemon) {
     for (int i = from; i < to; ++i) {
       const std::string dir = store + "/region=1:" + std::to_string(1000 * i + 1) + "-" + std::to_string(1000 * i + 500);
       struct stat st;
-      ASSERT_EQ(::stat((dir + "/sites.vcf").c_str(), &st), 0) << dir;
+      ASSERT_EQ(::stat((dir + "/sites.vcf").c_str(), &st), 0)
+          << dir << ": errno " << errno << "\n" << mount_->Log().substr(mount_->Log().size() > 3000 ? mount_->Log().size() - 3000 : 0);
     }
   };
   visit(0, 100);
@@ -383,6 +386,48 @@ TEST_F(Slices, ManySlicesDoNotGrowTheDaemon) {
   EXPECT_LE(folders, 64);
   // Ten times the slices, not ten times the nodes: freed inodes are reused.
   EXPECT_LE(nodes_after_1000, nodes_after_100 + 64 * 20) << nodes_after_100 << " then " << nodes_after_1000;
+}
+
+// Readers in parallel on many slices of one store, past its bound (folders made, dropped and
+// made again while others read): every read equals the single-threaded one.
+TEST_F(Slices, ParallelReadersOfManySlicesAgree) {
+  const std::string store = Store("multi_contig_v500");
+  std::vector<std::string> paths, want;
+  for (int i = 0; i < 80; ++i) {
+    paths.push_back(store + "/region=" + std::to_string(i % 5) + ":" + std::to_string(1 + 2000 * i) + "-" +
+                    std::to_string(2000 * i + 30000) + "/multi_contig_v500.vcf");
+    want.push_back(Read(paths.back()));
+  }
+  std::atomic<int> wrong{0}, failed{0}, last_errno{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&, t] {
+      for (int k = 0; k < 160; ++k) {
+        const size_t i = (k * 7 + t * 13) % paths.size();
+        std::string got;
+        int err = 0;
+        if (!ReadWhole(paths[i], &got, &err)) {
+          ++failed;
+          last_errno = err;
+        } else if (got != want[i]) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(failed.load(), 0) << "errno " << last_errno.load();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// omicsfs ls and cat take slice paths too.
+TEST_F(Slices, LsAndCatTakeSlicePaths) {
+  std::string out;
+  const std::string vpath = "sample/sample.vcz/region=20:1-20000/samples=@cases/sample.vcf";
+  ASSERT_EQ(RunCommand({OMICSFS_BINARY, "cat", "-o", "lists=" + lists_, kCorpus, vpath}, &out), 0);
+  EXPECT_EQ(out, Read(mount_->path() + "/" + vpath));
+  ASSERT_EQ(RunCommand({OMICSFS_BINARY, "ls", "-o", "lists=" + lists_, kCorpus, "sample/sample.vcz/format=GT"}, &out), 0);
+  EXPECT_NE(out.find("sample.vcf.gz.tbi\n"), std::string::npos) << out;
 }
 
 }  // namespace
