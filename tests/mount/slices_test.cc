@@ -362,10 +362,12 @@ TEST_F(Slices, ManySlicesDoNotGrowTheDaemon) {
     for (int i = from; i < to; ++i) {
       const std::string dir = store + "/region=1:" + std::to_string(1000 * i + 1) + "-" + std::to_string(1000 * i + 500);
       struct stat st;
-      ASSERT_EQ(::stat((dir + "/sites.vcf").c_str(), &st), 0)
-          << dir << ": errno " << errno << "\n" << mount_->Log().substr(mount_->Log().size() > 3000 ? mount_->Log().size() - 3000 : 0);
+      ASSERT_EQ(::stat((dir + "/sites.vcf").c_str(), &st), 0) << dir << ": errno " << errno;
     }
   };
+  // Other stores' slice folders (earlier tests) count too; this store may add 64 at most.
+  const long others = StatusNumber(Read(status_path), "slice folders");
+  ASSERT_GE(others, 0);
   visit(0, 100);
   // The kernel keeps every folder it saw; past the store's bound (64) the daemon asks it to drop
   // the least recently used, and forgets them when it does.
@@ -374,16 +376,16 @@ TEST_F(Slices, ManySlicesDoNotGrowTheDaemon) {
       const std::string status = Read(status_path);
       *folders = StatusNumber(status, "slice folders");
       *nodes = StatusNumber(status, "nodes");
-      if (*folders >= 0 && *folders <= 64) return;
+      if (*folders >= 0 && *folders <= others + 64) return;
       ::usleep(100 * 1000);
     }
   };
   long folders = 0, nodes_after_100 = 0, nodes_after_1000 = 0;
   settled(&folders, &nodes_after_100);
-  EXPECT_LE(folders, 64);
+  EXPECT_LE(folders, others + 64);
   visit(100, 1000);
   settled(&folders, &nodes_after_1000);
-  EXPECT_LE(folders, 64);
+  EXPECT_LE(folders, others + 64);
   // Ten times the slices, not ten times the nodes: freed inodes are reused.
   EXPECT_LE(nodes_after_1000, nodes_after_100 + 64 * 20) << nodes_after_100 << " then " << nodes_after_1000;
 }
@@ -418,6 +420,22 @@ TEST_F(Slices, ParallelReadersOfManySlicesAgree) {
   for (auto& r : readers) r.join();
   EXPECT_EQ(failed.load(), 0) << "errno " << last_errno.load();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// A zipped store has the same slices as its folder.
+TEST_F(Slices, AZippedStoreIsSlicedAsItsFolder) {
+  const std::string tmp = testutil::MakeTempDir("omicsfs-zipped-");
+  ASSERT_FALSE(tmp.empty());
+  Sh("cd " + kCorpus + "/sample/sample.vcz && zip -q -r -X " + tmp + "/sample.vcz.zip .");
+  auto zipped = MountedFs::Start(OMICSFS_BINARY, tmp, {"-o", "lists=" + lists_});
+  ASSERT_NE(zipped, nullptr);
+  for (const std::string cut : {"region=20:1-1230237/samples=@cases", "format=GT,DP/samples=^NA00002", "regions=@two"}) {
+    SCOPED_TRACE(cut);
+    EXPECT_EQ(Read(zipped->path() + "/sample.vcz/" + cut + "/sample.vcf"), Read(Store("sample") + "/" + cut + "/sample.vcf"));
+  }
+  zipped.reset();
+  fs_error ec;
+  fs::remove_all(tmp, ec);
 }
 
 // omicsfs ls and cat take slice paths too.
