@@ -45,6 +45,7 @@ class Recording : public DirResolver {
     d.mtime = {1234, 5};
     d.uid = 7;
     d.gid = 8;
+    if (versioned) d.current = [this, seen = version.load()] { return version.load() == seen; };
     d.load = [this, folder = std::string(name)] {
       loads.fetch_add(1);
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));  // the I/O
@@ -66,6 +67,8 @@ class Recording : public DirResolver {
   }
 
   mutable std::atomic<int> loads{0};
+  bool versioned = false;         // folders stay current while `version` is what it was
+  std::atomic<int> version{0};
   int delay_ms = 0;
   int resolve_delay_ms = 0;
 
@@ -297,6 +300,31 @@ TEST(MadeFolders, ADroppedFolderLookedUpAgainIsMadeAnewWithANewInode) {
   EXPECT_GT(again, x_file);  // freed inode numbers are reused only after a quarantine
   EXPECT_EQ(fx.Text("s/r=x/f0"), "r=x");
   EXPECT_EQ(r->loads.load(), 2);  // r=x twice (r=y was never looked into)
+}
+
+// A folder built from inputs that change (a slice's list) is asked on every lookup whether they
+// are as they were; the kernel may not cache its entry; a stale one is made anew.
+TEST(MadeFolders, AStaleFolderIsMadeAnewOnItsNextLookup) {
+  auto r = std::make_shared<Recording>("r");
+  r->versioned = true;
+  Fixture fx(r);
+  const Ino first = fx.Made("r=x");
+  EXPECT_TRUE(fx.tree.GetAttr(first)->uncached);
+  const Ino file = *fx.tree.Lookup(first, "f0");
+  fx.tree.Remember(file);  // a file open in it keeps its bytes
+  auto open = fx.tree.Open(file, 0);
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(fx.Made("r=x"), first);  // unchanged: the same folder
+  r->version = 1;
+  const Ino second = fx.Made("r=x");
+  EXPECT_NE(second, first);
+  EXPECT_TRUE(fx.tree.node(first).detached);
+  EXPECT_EQ(fx.Text("s/r=x/f0"), "r=x");
+  EXPECT_EQ(r->loads.load(), 2);
+  EXPECT_EQ(fx.Made("r=x"), second);
+  auto pieces = (*open)->Read(0, 3);
+  ASSERT_TRUE(pieces.ok());
+  fx.tree.Forget(file, 1);
 }
 
 TEST(MadeFolders, AMergeKeepsThemInAnUnchangedStoreAndDetachesThemWithAChangedOne) {
