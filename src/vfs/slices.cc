@@ -163,7 +163,7 @@ std::optional<ResolvedDir> SliceResolver::Resolve(std::string_view name) const {
   for (const Selector& s : path) {
     const std::string list = ListPath(o, s);
     if (list.empty()) continue;
-    struct stat st;
+    struct stat st {};
     stamps.push_back(StampList(list, &st));
     // Readable by whoever can read the store and every list (a 0600 list of patient IDs
     // makes its slices 0400: the IDs do not leak through the mount).

@@ -113,6 +113,9 @@ class Store {
   // chunks[0] in every store bio2zarr writes (one variants-chunk size for all arrays) and what
   // vcztools' own re-chunked fixtures count their region_index in.
   uint64_t region_chunk_rows() const;
+  // Whether Regions() is one small read (a stored region_index) rather than a pass over the
+  // identifying arrays of every variants-chunk.
+  bool has_region_index() const { return root().region_index_.has_value(); }
   // The largest record end (POS + rlen - 1) of the store, from Regions(); nullopt when empty.
   Result<std::optional<int64_t>> MaxEnd() const;
 

@@ -103,12 +103,21 @@ class VczStore : public OpenedStore {
     if (sink.where.empty()) sink.where = where_;  // a slice: the store and its selectors
     s.where = sink.where;
     // .tbi wherever tabix writes one (every end at or before 2^29, whatever contig_length says),
-    // .csi beside it always; the largest end comes from region_index (or one pass, kept). A
-    // slice's is at most its root's.
-    if (auto max_end = store_->root().MaxEnd(); !max_end.ok()) {
-      LogWarning(max_end.status().message());  // the indexes' builds will fail alike
-    } else if (*max_end && **max_end > text::kTbiMaxPosition) {
-      s.indexes = RegionIndexes::kCsi;
+    // .csi beside it always. The largest end comes from region_index; without one, a store
+    // whose every contig_length is below 2^29 is taken at its word (a record past its contig's
+    // declared end is malformed: its .tbi then fails to build, EOPNOTSUPP), else one pass over
+    // the identifying arrays finds it (kept). Not at every mount over every chunk: a cohort of
+    // 10^8 variants would wait for it. A slice's ends are its root's at most.
+    bool short_contigs = store_->contig_lengths().has_value() && !store_->contig_lengths()->empty();
+    if (short_contigs) {
+      for (int64_t len : *store_->contig_lengths()) short_contigs = short_contigs && len < text::kTbiMaxPosition;
+    }
+    if (store_->has_region_index() || !short_contigs) {
+      if (auto max_end = store_->root().MaxEnd(); !max_end.ok()) {
+        LogWarning(max_end.status().message());  // the indexes' builds will fail alike
+      } else if (*max_end && **max_end > text::kTbiMaxPosition) {
+        s.indexes = RegionIndexes::kCsi;
+      }
     }
     sink.stem = VczStem(base_);
     vfs::AddViews(VczCatalog(), s, sink);
