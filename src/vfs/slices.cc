@@ -2,10 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "util/file.h"
 #include "util/log.h"
 #include "vfs/tree.h"
 #include "vfs/tree_writer.h"
@@ -74,12 +74,9 @@ Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
   if (!IsListName(s.list)) return InvalidArgumentError("@" + s.list + ": a list's name is [A-Za-z0-9._-]+");
   if (o.lists_dir.empty()) return NotFoundError("@" + s.list + ": no lists directory (mount with -o lists=DIR)");
   const std::string path = ListPath(o, s);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("@" + s.list + ": cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  out.list_content = std::move(text).str();
-  if (out.list_content.size() > kMaxListBytes) return InvalidArgumentError("@" + s.list + ": " + path + " is larger than 64 MiB");
+  auto text = ReadWholeFile(path, kMaxListBytes);
+  if (!text.ok()) return Status(text.status().code(), "@" + s.list + ": cannot read " + path + ": " + text.status().message());
+  out.list_content = std::move(text).value();
   std::istringstream lines(out.list_content);
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -100,6 +100,7 @@ class Slices : public ::testing::Test {
     std::ofstream(lists_ + "/bad.bed") << "20\tten\t20\n";
     std::ofstream(lists_ + "/unknown.txt") << "NA00001\nNA1\nNA2\nNA9\n";
     std::ofstream(lists_ + "/empty.txt") << "";
+    fs::create_directory(lists_ + "/folder.txt");  // a list that cannot be read
     mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
     ASSERT_NE(mount_, nullptr);
   }
@@ -287,6 +288,7 @@ TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
       {"regions=@absent", "cannot read"},
       {"samples=@unknown", "3 of 4 IDs are not in sample.vcz: NA1, NA2, NA9"},
       {"samples=@empty", "no sample is left"},
+      {"samples=@folder", "cannot read"},
       {"samples=^NA00001,NA00002,NA00003", "no sample is left"},
       {"samples=NA00001,NA00001", "listed twice"},
       {"samples=@no%good", "[A-Za-z0-9._-]+"},
