@@ -69,6 +69,40 @@ TEST_F(ZarrArrayTest, EveryCompressorSeparatorAndFormatWithInnerChunks) {
   }
 }
 
+// Rows × a column range (dimension 1) read only the chunks holding those columns, cropped at
+// every chunk edge; strings too.
+TEST_F(ZarrArrayTest, ColumnRangesAcrossChunkEdges) {
+  const uint64_t R = 7, C = 10, P = 3;
+  std::vector<int16_t> values(R * C * P);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int16_t>(i * 7 - 300);
+  ZarrArraySpec spec;
+  spec.dtype = "<i2";
+  spec.shape = {R, C, P};
+  spec.chunks = {3, 4, 2};
+  ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), "a", spec, Bytes(values)).ok());
+  auto a = Open("a");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  for (uint64_t r0 = 0; r0 < R; r0 += 2) {
+    for (uint64_t r1 = r0 + 1; r1 <= R; r1 += 3) {
+      for (uint64_t c0 = 0; c0 < C; ++c0) {
+        for (uint64_t c1 = c0; c1 <= C; ++c1) {
+          auto b = a->ReadRows(r0, r1, c0, c1);
+          ASSERT_TRUE(b.ok()) << b.status().ToString();
+          ASSERT_EQ(b->row_elems, (c1 - c0) * P);
+          std::vector<int16_t> want;
+          for (uint64_t r = r0; r < r1; ++r) {
+            for (uint64_t c = c0; c < c1; ++c) {
+              for (uint64_t p = 0; p < P; ++p) want.push_back(values[(r * C + c) * P + p]);
+            }
+          }
+          ASSERT_EQ(std::string(b->raw(), b->rows * b->row_elems * 2), Bytes(want)) << r0 << "-" << r1 << " x " << c0 << "-" << c1;
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(a->ReadRows(0, 1, 3, 11).ok());  // past the columns
+}
+
 TEST_F(ZarrArrayTest, Dtypes) {
   struct Case { std::string dtype; std::string raw; std::string native; };
   std::vector<int16_t> i16 = {1, -2, 300, -32768, 5, 6, 7};
