@@ -5,6 +5,8 @@
 // region_index is not used (a warning names the store) and never gives wrong rows.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -217,6 +219,39 @@ TEST_F(VczRegionsTest, ComputedFromLengthOrFromRefAndEnd) {
   Rows rows = Expected();
   rows[0].max_end = 400;  // POS 400, REF T (200 + 4 - 1 is less)
   EXPECT_EQ(RegionsOf(*ref_only), rows) << Print(RegionsOf(*ref_only));
+}
+
+// A computed summary is handed to the keeper once; a later store given those bytes uses them
+// without computing (here: rows it could not have computed), and bytes that do not account for
+// every variant are set aside for a computation.
+TEST_F(VczRegionsTest, AComputedSummaryIsKeptAndTakenBack) {
+  auto first = Write("kept.vcz", Base());
+  ASSERT_TRUE(first);
+  std::string saved;
+  int saves = 0;
+  first->KeepRegionsWith({.load = [] { return std::optional<std::string>(); },
+                          .save = [&](const std::string& b) { saved = b, ++saves; }});
+  EXPECT_EQ(RegionsOf(*first), Expected());
+  EXPECT_EQ(RegionsOf(*first), Expected());
+  EXPECT_EQ(saves, 1);
+  ASSERT_EQ(saved.size(), Expected().size() * 48);
+  std::string marked = saved;
+  const int64_t odd = 4242;
+  std::memcpy(marked.data() + 1 * 48 + 4 * 8, &odd, 8);  // row 1's max_end
+  auto second = Write("kept2.vcz", Base());
+  ASSERT_TRUE(second);
+  second->KeepRegionsWith({.load = [&] { return std::optional<std::string>(marked); },
+                           .save = [&](const std::string&) { ++saves; }});
+  Rows rows = Expected();
+  rows[1].max_end = 4242;
+  EXPECT_EQ(RegionsOf(*second), rows);
+  EXPECT_EQ(saves, 1);
+  auto third = Write("kept3.vcz", Base());
+  ASSERT_TRUE(third);
+  third->KeepRegionsWith({.load = [&] { return std::optional<std::string>(saved.substr(48)); },  // a row short
+                          .save = [&](const std::string&) { ++saves; }});
+  EXPECT_EQ(RegionsOf(*third), Expected());
+  EXPECT_EQ(saves, 2);
 }
 
 TEST_F(VczRegionsTest, AStoredIndexIsUsedAsItIs) {

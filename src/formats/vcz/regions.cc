@@ -4,6 +4,7 @@
 // per variants-chunk, a row each time variant_contig changes, with the run's first and last POS,
 // max(POS + variant_length - 1) and its record count. Chunks count region_chunk_rows() rows.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -174,6 +175,37 @@ Result<std::vector<ChunkRegion>> Store::StoredRegions() const {
   return rows;
 }
 
+void Store::KeepRegionsWith(RegionsKeeper keeper) const {
+  std::lock_guard<std::mutex> lock(regions_.mu);
+  regions_.keeper = std::move(keeper);
+}
+
+// Rows saved by an earlier mount (six int64 each), if they still account for every variant in
+// ascending chunks (the file is keyed by the store's fingerprint and checksummed: this guards
+// against a reader of another version).
+std::optional<std::vector<ChunkRegion>> Store::ParseKept(const std::string& bytes) const {
+  constexpr size_t kRow = 6 * sizeof(int64_t);
+  if (bytes.size() % kRow != 0) return std::nullopt;
+  const uint64_t per_chunk = region_chunk_rows();
+  const uint64_t chunks = (num_variants_ + per_chunk - 1) / per_chunk;
+  std::vector<ChunkRegion> rows;
+  std::vector<uint64_t> records(chunks, 0);
+  for (size_t at = 0; at < bytes.size(); at += kRow) {
+    int64_t v[6];
+    std::memcpy(v, bytes.data() + at, kRow);
+    if (v[0] < 0 || static_cast<uint64_t>(v[0]) >= chunks || (!rows.empty() && static_cast<uint64_t>(v[0]) < rows.back().chunk) ||
+        v[1] < 0 || static_cast<uint64_t>(v[1]) >= contigs_.size() || v[5] <= 0) {
+      return std::nullopt;
+    }
+    rows.push_back({static_cast<uint64_t>(v[0]), v[1], v[2], v[3], v[4], static_cast<uint64_t>(v[5])});
+    records[v[0]] += static_cast<uint64_t>(v[5]);
+  }
+  for (uint64_t c = 0; c < chunks; ++c) {
+    if (records[c] != std::min(per_chunk, num_variants_ - c * per_chunk)) return std::nullopt;
+  }
+  return rows;
+}
+
 Result<std::shared_ptr<const std::vector<ChunkRegion>>> Store::Regions() const {
   if (root_) return root_->Regions();  // a slice's rows are the root's
   std::lock_guard<std::mutex> lock(regions_.mu);
@@ -190,11 +222,23 @@ Result<std::shared_ptr<const std::vector<ChunkRegion>>> Store::Regions() const {
       return std::move(stored).status().WithContext(dir_ + ": region_index");
     }
   }
+  if (!rows && regions_.keeper.load) {  // computed at an earlier mount
+    if (auto bytes = regions_.keeper.load()) rows = ParseKept(*bytes);
+  }
   if (!rows) {
     const uint64_t per_chunk = region_chunk_rows();
     auto computed = ComputeRegions(0, (num_variants_ + per_chunk - 1) / per_chunk);
     if (!computed.ok()) return std::move(computed).status().WithContext(dir_ + ": region summary");
     rows = std::move(computed).value();
+    if (regions_.keeper.save) {
+      std::string bytes;
+      for (const ChunkRegion& r : *rows) {
+        for (int64_t v : {static_cast<int64_t>(r.chunk), r.contig, r.first_pos, r.last_pos, r.max_end, static_cast<int64_t>(r.records)}) {
+          bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+        }
+      }
+      regions_.keeper.save(bytes);
+    }
   }
   regions_.rows = std::make_shared<const std::vector<ChunkRegion>>(std::move(*rows));
   return regions_.rows;

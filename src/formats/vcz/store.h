@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -113,6 +114,14 @@ class Store {
   // chunks[0] in every store bio2zarr writes (one variants-chunk size for all arrays) and what
   // vcztools' own re-chunked fixtures count their region_index in.
   uint64_t region_chunk_rows() const;
+  // Where a computed region summary is kept between mounts (index_dir, under the store's
+  // fingerprint): `load` gives the bytes saved before, if any, `save` keeps new ones. Set before
+  // the first Regions(); without it a computed summary lives as long as the store.
+  struct RegionsKeeper {
+    std::function<std::optional<std::string>()> load;
+    std::function<void(const std::string&)> save;
+  };
+  void KeepRegionsWith(RegionsKeeper keeper) const;
   // Whether Regions() is one small read (a stored region_index) rather than a pass over the
   // identifying arrays of every variants-chunk.
   bool has_region_index() const { return root().region_index_.has_value(); }
@@ -159,12 +168,14 @@ class Store {
   // with none).
   Result<std::vector<ChunkRegion>> ComputeRegions(uint64_t c0, uint64_t c1) const;
   Result<std::vector<ChunkRegion>> StoredRegions() const;
+  std::optional<std::vector<ChunkRegion>> ParseKept(const std::string& bytes) const;
   struct RegionsMemo {
     RegionsMemo() = default;
     RegionsMemo(const RegionsMemo&) {}
     RegionsMemo& operator=(const RegionsMemo&) { return *this; }
     std::mutex mu;
     std::shared_ptr<const std::vector<ChunkRegion>> rows;
+    RegionsKeeper keeper;
   };
   mutable RegionsMemo regions_;
   std::optional<zarr::ZarrArray> region_index_;

@@ -6,6 +6,7 @@
 #include "io/space_blob_store.h"
 #include "io/zip/zip_space.h"
 #include "text/bgen_source.h"
+#include "text/index_store.h"
 #include "text/plink_source.h"
 #include "text/tabix_index.h"
 #include "text/tsv_source.h"
@@ -87,6 +88,14 @@ class VczStore : public OpenedStore {
       : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)), sliceable_(sliceable) {}
   void AddViews(ViewSink& sink) const override {
     if (sliceable_) {
+      // A region summary computed from the arrays (no region_index) is kept in index_dir: the
+      // pass over the identifying arrays is paid once per store, not once per mount.
+      const text::IndexStore* index = sink.settings().sizing.index;
+      if (index != nullptr && index->enabled() && !sink.index_key().empty() && !store_->has_region_index()) {
+        const std::string key = sink.index_key() + "\nregion summary";
+        store_->KeepRegionsWith({.load = [index, key] { return index->LoadBlob(key); },
+                                 .save = [index, key](const std::string& bytes) { index->SaveBlob(key, bytes); }});
+      }
       auto origin = std::make_shared<SliceOrigin>();
       origin->store = VczSlices(store_, where_, base_);
       origin->settings = sink.settings();
