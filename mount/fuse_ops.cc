@@ -66,17 +66,21 @@ void OpInit(void* userdata, struct fuse_conn_info* conn) {
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Guard(req, "lookup", [&]() -> int {
     const Daemon& d = D(req);
-    auto ino = d.tree->Lookup(parent, name);
+    // The kernel's reference is taken with the lookup: nothing frees (and reuses) the inode
+    // while its attributes are read, which may run a sizing pass.
+    auto ino = d.tree->LookupAndRemember(parent, name);
     if (!ino.ok()) return ToErrno(ino.status());
     auto attr = d.tree->GetAttr(*ino);
-    if (!attr.ok()) return ToErrno(attr.status());
+    if (!attr.ok()) {
+      d.tree->Forget(*ino, 1);
+      return ToErrno(attr.status());
+    }
     fuse_entry_param e;
     std::memset(&e, 0, sizeof(e));
     e.ino = *ino;
     e.attr = ToStat(*attr);
     e.attr_timeout = attr->uncached ? 0 : d.timeout_s;
     e.entry_timeout = attr->uncached ? 0 : d.timeout_s;
-    d.tree->Remember(*ino);  // before the reply: its forget may follow at once
     if (fuse_reply_entry(req, &e) != 0) d.tree->Forget(*ino, 1);  // interrupted: never seen
     return 0;
   });

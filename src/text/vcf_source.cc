@@ -274,6 +274,10 @@ namespace {
 constexpr const char* kAcLine = "##INFO=<ID=AC,Number=A,Type=Integer,Description=\"Allele count in genotypes\">\n";
 constexpr const char* kAnLine = "##INFO=<ID=AN,Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\">\n";
 
+// bcftools view -s declares AC and AN whenever it subsets samples, recounting or not (a store
+// or a slice without GT).
+bool CountsInHeader(const formats::vcz::Store& s) { return s.subset() != nullptr && s.subset()->samples.has_value(); }
+
 // A stored header (spec 0.3) fitted to a slice: dropped FORMAT fields' lines removed, the AC/AN
 // lines bcftools adds, the chosen samples on the #CHROM line.
 std::string FitHeader(const std::string& stored, const formats::vcz::Store& s, bool sites) {
@@ -294,8 +298,8 @@ std::string FitHeader(const std::string& stored, const formats::vcz::Store& s, b
       if (std::find(subset->format->begin(), subset->format->end(), key) == subset->format->end()) continue;
     }
     if (line.starts_with("#CHROM")) {
-      if (s.recount() && !has_ac) h += kAcLine;
-      if (s.recount() && !has_an) h += kAnLine;
+      if (CountsInHeader(s) && !has_ac) h += kAcLine;
+      if (CountsInHeader(s) && !has_an) h += kAnLine;
       if (sites || (subset != nullptr && subset->samples)) {
         size_t info = line.find("\tINFO");
         h.append(line.substr(0, info == std::string_view::npos ? line.size() : info + 5));
@@ -348,8 +352,8 @@ std::string VcfSource::Header() const {
   for (const auto& [key, value] : s.meta_information()) {
     if (key != "fileformat" && key != "source") h += "##" + key + "=" + value + "\n";
   }
-  if (s.recount() && !has_ac) h += kAcLine;
-  if (s.recount() && !has_an) h += kAnLine;
+  if (CountsInHeader(s) && !has_ac) h += kAcLine;
+  if (CountsInHeader(s) && !has_an) h += kAnLine;
   h += "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO";
   if (samples) {
     h += "\tFORMAT";

@@ -68,11 +68,12 @@ void MadeFolders::Touch(Ino folder, uint64_t tick) const {
 // The Tree's side: making, touching and dropping folders.
 
 Ino Tree::MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
-                     ResolvedDir made) {
+                     ResolvedDir made, bool remember) {
   std::unique_lock lock(mu_);
   if (node(parent).resolver != resolver) return 0;
   if (auto it = node(parent).children.find(name); it != node(parent).children.end()) {
     TouchLocked(it->second);  // made by another lookup meanwhile: the same folder
+    if (remember) lookups_[it->second - 1].fetch_add(1, std::memory_order_relaxed);
     return it->second;
   }
   Node n;
@@ -89,6 +90,7 @@ Ino Tree::MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<co
     n.loader->load = std::move(made.load);
   }
   const Ino ino = AddChild(parent, std::move(n));
+  if (remember) lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);  // held before any trim
   Node& folder = node(ino);
   folder.made = true;
   folder.made_in = ino;

@@ -35,6 +35,7 @@ struct Selection {
   Selector selector;
   std::vector<std::string> items;
   std::string list_content;  // a list's text, as read (the slice's identity includes it)
+  struct stat list_stat {};  // the list's, as read
 };
 
 // nullopt when `name` is not of the form KEY=VALUE (KEY: [a-z]+).

@@ -157,12 +157,20 @@ Result<Ino> Tree::Lookup(Ino parent, std::string_view name) const {
   return LookupImpl(parent, name, /*load=*/true);
 }
 
+Result<Ino> Tree::LookupAndRemember(Ino parent, std::string_view name) const {
+  return LookupImpl(parent, name, /*load=*/true, /*remember=*/true);
+}
+
 size_t Tree::made_folders() const {
   std::shared_lock lock(mu_);
   return made_.Size();
 }
 
-Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const {
+Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load, bool remember) const {
+  auto take = [&](Ino ino) {  // under the lock that found it
+    if (remember) lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);
+    return ino;
+  };
   if (load && name != "." && name != "..") Load(parent, /*background=*/false);
   for (;;) {
     std::shared_ptr<const DirResolver> resolver;
@@ -173,12 +181,12 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const
       const Node* p = GetLocked(parent);
       if (p == nullptr) return NotFoundError("no inode " + std::to_string(parent));
       if (p->kind != NodeKind::kDirectory) return InvalidArgumentError("not a directory");
-      if (name == ".") return parent;
-      if (name == "..") return p->parent;
+      if (name == ".") return take(parent);
+      if (name == "..") return take(p->parent);
       if (auto it = p->children.find(name); it != p->children.end()) {
         if (!load || !nodes_[it->second - 1].current) {
           if (load) TouchLocked(it->second);
-          return it->second;
+          return take(it->second);
         }
         stale = it->second;
         current = nodes_[it->second - 1].current;
@@ -190,8 +198,11 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const
     if (stale != 0) {  // a made folder whose inputs may have changed: asked with no lock held
       if (current()) {
         std::shared_lock lock(mu_);
+        const Node* p = GetLocked(parent);
+        auto it = p != nullptr ? p->children.find(name) : decltype(p->children.end()){};
+        if (p == nullptr || it == p->children.end() || it->second != stale) continue;  // gone meanwhile: again
         TouchLocked(stale);
-        return stale;
+        return take(stale);
       }
       const_cast<Tree&>(*this).DropMade(parent, name, stale);
       continue;
@@ -199,7 +210,7 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load) const
     std::optional<ResolvedDir> made = resolver->Resolve(name);  // parses the name: no lock held
     if (!made) return NotFoundError(std::string(name));
     // Trees are never const objects; as in Load, a made folder was always there logically.
-    const Ino ino = const_cast<Tree&>(*this).MakeFolder(parent, name, resolver, std::move(*made));
+    const Ino ino = const_cast<Tree&>(*this).MakeFolder(parent, name, resolver, std::move(*made), remember);
     if (ino != 0) return ino;  // else a rescan replaced the resolver meanwhile: ask the new one
   }
 }
@@ -323,7 +334,7 @@ size_t Tree::size() const {
 
 void Tree::Remember(Ino ino) {
   std::shared_lock lock(mu_);
-  if (ino != 0 && ino <= lookups_.size()) lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);
+  if (ino != 0 && ino <= lookups_.size() && !nodes_[ino - 1].freed) lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);
 }
 
 void Tree::Forget(Ino ino, uint64_t n) {
@@ -331,7 +342,7 @@ void Tree::Forget(Ino ino, uint64_t n) {
   Ino trim = 0;  // a store past its bound of made folders, which this forget may let shrink
   {
     std::shared_lock lock(mu_);
-    if (ino == 0 || ino > lookups_.size()) return;
+    if (ino == 0 || ino > lookups_.size() || nodes_[ino - 1].freed) return;
     std::atomic<uint64_t>& count = lookups_[ino - 1];
     uint64_t cur = count.load(std::memory_order_relaxed);
     uint64_t next;
@@ -353,7 +364,24 @@ void Tree::ReleaseIfUnused(Ino ino) {
   Node& n = node(ino);
   if (n.freed || !n.detached || lookups_[ino - 1].load(std::memory_order_relaxed) != 0) return;
   n.content.reset();  // open files hold their own reference
-  if (n.children.empty()) Free(ino);  // a directory goes after its children
+  // Its children nobody holds go first (those built into it after it was detached were never
+  // looked at by Detach); a directory goes after its last child.
+  std::vector<Ino> children;
+  for (const auto& [name, child] : n.children) children.push_back(child);
+  for (Ino child : children) {
+    if (!node(child).freed && node(child).detached) ReleaseIfUnused(child);
+  }
+  if (node(ino).freed || !node(ino).children.empty()) return;
+  Ino up = node(ino).parent;
+  Free(ino);
+  // Its folder may have been waiting for its last child: up while detached, unheld and empty.
+  while (up != 0 && up != kRootIno) {
+    const Node& p = node(up);
+    if (p.freed || !p.detached || lookups_[up - 1].load(std::memory_order_relaxed) != 0 || !p.children.empty()) break;
+    const Ino next = p.parent;
+    Free(up);
+    up = next;
+  }
 }
 
 void Tree::Free(Ino ino) {
@@ -367,7 +395,6 @@ void Tree::Free(Ino ino) {
   n.freed = true;
   n.detached = true;
   freed_.emplace_back(ino, std::chrono::steady_clock::now());
-  if (parent != 0 && parent != ino && node(parent).detached) ReleaseIfUnused(parent);  // its last child went
 }
 
 void Tree::Detach(Ino ino) {

@@ -73,6 +73,9 @@ class Tree {
 
   // Queries (thread-safe). Lookup, ReadDir and Resolve build a lazy directory they look into.
   Result<Ino> Lookup(Ino parent, std::string_view name) const;
+  // Lookup that takes the kernel's reference (Remember) under the same lock that found the node:
+  // no rescan or trim can free it between the two (the FUSE lookup handler; Forget on failure).
+  Result<Ino> LookupAndRemember(Ino parent, std::string_view name) const;
   Result<Attr> GetAttr(Ino ino) const;
   Result<NodeKind> Kind(Ino ino) const;
   // `load` false: a lazy directory not built yet lists as empty (the status file's walk).
@@ -122,11 +125,11 @@ class Tree {
   void Graft(Ino ino, const Tree& sub);  // under the exclusive lock
   void Prefetch(const std::vector<Ino>& inos) const;
   void PrefetchLoop() const;
-  Result<Ino> LookupImpl(Ino parent, std::string_view name, bool load) const;
+  Result<Ino> LookupImpl(Ino parent, std::string_view name, bool load, bool remember = false) const;
   // Made folders (vfs/resolver.cc). MakeFolder: the child `name` of `parent` made from what
   // `resolver` answered (0 when `parent` no longer carries `resolver`: ask again).
   Ino MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
-                 ResolvedDir made);
+                 ResolvedDir made, bool remember = false);
   void TouchLocked(Ino ino) const;
   // The made folder `folder`, still `parent`'s child `name`, dropped (its inputs changed).
   void DropMade(Ino parent, std::string_view name, Ino folder);  // marks the made folders `ino` is in as used (shared lock)
@@ -144,7 +147,7 @@ class Tree {
 
   mutable std::shared_mutex mu_;
   std::deque<Node> nodes_;                     // stable addresses; never shrinks
-  std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index
+  mutable std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index (lookups take references)
   // Freed inodes, oldest first, reused once they have been free a while (a lookup that found a
   // node just before it went must not have its reply name a new one): slices visited by the
   // hundred thousand reuse the same few nodes.

@@ -254,6 +254,20 @@ TEST_F(VczRegionsTest, AComputedSummaryIsKeptAndTakenBack) {
   EXPECT_EQ(saves, 2);
 }
 
+// A region keeps the records it overlaps as bcftools -r does, END included where the store has
+// no variant_length (record 2: POS 300, END 5000), contigs in the order named.
+TEST_F(VczRegionsTest, RowsOverlappingUseEndWithoutVariantLength) {
+  testutil::VczSpec v = Base();
+  v.length.clear();
+  for (const auto& s : {Write("len.vcz", Base()), Write("end.vcz", v)}) {
+    ASSERT_TRUE(s);
+    auto runs = s->RowsOverlapping({{0, 1000, 1100}, {1, 15, 25}});
+    ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+    const std::vector<std::pair<uint64_t, uint64_t>> want = {{2, 3}, {9, 10}, {6, 7}};
+    EXPECT_EQ(*runs, want);
+  }
+}
+
 TEST_F(VczRegionsTest, AStoredIndexIsUsedAsItIs) {
   testutil::VczSpec v = Base();
   for (const auto& r : Expected()) {

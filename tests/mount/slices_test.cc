@@ -98,6 +98,9 @@ class Slices : public ::testing::Test {
     std::ofstream(lists_ + "/chr22.txt") << "HG00262\nHG00100\nHG00141\nHG00182\nHG00183\n";
     std::ofstream(lists_ + "/two.bed") << "# a comment\n20\t1110695\t1234567\nX\t0\t100\n19\t0\t111\n";
     std::ofstream(lists_ + "/bad.bed") << "20\tten\t20\n";
+    std::ofstream(lists_ + "/big.bed") << "20\t14000\t1110700\n";
+    std::ofstream(lists_ + "/huge.bed") << "20\t9223372036854775807\t9223372036854775807\n";
+    ::mkfifo((lists_ + "/fifo.txt").c_str(), 0644);  // must not block a lookup
     std::ofstream(lists_ + "/unknown.txt") << "NA00001\nNA1\nNA2\nNA9\n";
     std::ofstream(lists_ + "/empty.txt") << "";
     fs::create_directory(lists_ + "/folder.txt");  // a list that cannot be read
@@ -158,6 +161,24 @@ TEST_F(Slices, RegionsSelectWhatBcftoolsSelectsAndKeepTheParentsLines) {
   ExpectRegion("multi_contig_v500", "4");
 }
 
+// region= then regions= narrows: the records both select, in the first's order (bcftools -r …
+// piped into -R …).
+TEST_F(Slices, RegionAndRegionsIntersect) {
+  const std::string store = Store("sample");
+  const std::string both = Read(store + "/region=20:1-20000,X/regions=@big/sample.vcf");
+  std::vector<std::string> keys;
+  for (const auto& line : Records(both)) keys.push_back(Key(line));
+  const auto first = Split(Sh("bcftools view -H -r 20:1-20000,X " + store + "/sample.vcf.gz | cut -f1-5"), '\n');
+  const auto second = Split(Sh("bcftools view -H -R " + lists_ + "/big.bed " + store + "/sample.vcf.gz | cut -f1-5"), '\n');
+  std::vector<std::string> want;
+  for (const auto& k : first) {
+    if (std::find(second.begin(), second.end(), k) != second.end()) want.push_back(k);
+  }
+  EXPECT_EQ(keys, want);
+  EXPECT_EQ(keys.size(), 2u);  // 20:14370 and 20:17330
+  EXPECT_EQ(Read(store + "/regions=@big/region=20:1-20000,X/sample.vcf"), both);
+}
+
 TEST_F(Slices, BedListsSelectWhatBcftoolsDashCapitalRSelects) {
   const std::string store = Store("sample");
   const std::string slice = Read(store + "/regions=@two/sample.vcf");
@@ -206,6 +227,11 @@ TEST_F(Slices, SamplesAreWhatBcftoolsKeepsWithAcAnRecounted) {
   ExpectSamples(Store("sample_v3_s2"), "samples=NA00003", "NA00003");  // the last, partial sample chunk
   ExpectSamples(Store("chr22_v9_s32"), "samples=@chr22", "HG00262,HG00100,HG00141,HG00182,HG00183");  // across 32-sample chunks
   ExpectSamples(Store("mixed_ploidy"), "samples=S2,S3", "S2,S3");
+  // bcftools declares AC/AN whenever it subsets samples, even with nothing to recount (no GT).
+  const std::string no_gt = Store("msprime_diploid") + "/format=^GT/samples=tsk_0/msprime_diploid.vcf";
+  const std::string theirs = Sh("bcftools annotate -x FORMAT/GT " + Store("msprime_diploid") +
+                                "/msprime_diploid.vcf | bcftools view --no-version -s tsk_0 | grep -c '^##INFO=<ID=A[CN],'");
+  EXPECT_EQ(Sh("grep -c '^##INFO=<ID=A[CN],' " + no_gt), theirs);
   // The header gains bcftools' AC/AN lines only where it lacks them; samples.txt follows.
   EXPECT_EQ(Read(Store("sample") + "/samples=@cases/samples.txt"), "NA00003\nNA00001\n");
 }
@@ -288,7 +314,9 @@ TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
       {"regions=@absent", "cannot read"},
       {"samples=@unknown", "3 of 4 IDs are not in sample.vcz: NA1, NA2, NA9"},
       {"samples=@empty", "no sample is left"},
-      {"samples=@folder", "cannot read"},
+      {"samples=@folder", "not a regular file"},
+      {"samples=@fifo", "not a regular file"},
+      {"regions=@huge", "not a BED interval"},
       {"samples=^NA00001,NA00002,NA00003", "no sample is left"},
       {"samples=NA00001,NA00001", "listed twice"},
       {"samples=@no%good", "[A-Za-z0-9._-]+"},

@@ -39,6 +39,7 @@ std::string Row(const ChunkRegion& r) {
 }  // namespace
 
 uint64_t Store::region_chunk_rows() const {
+  if (root_) return root_->region_chunk_rows();  // a slice's FORMAT fields are fewer
   // vcztools' compute_min_variants_chunk_size (vcztools/utils.py): regions_to_chunk_indexes reads
   // region_index's chunk column in these units.
   uint64_t call = 0, gcd = 0;
@@ -56,8 +57,9 @@ uint64_t Store::region_chunk_rows() const {
   return std::max<uint64_t>(gcd, 1);
 }
 
-Result<std::vector<ChunkRegion>> Store::ComputeRegions(uint64_t c0, uint64_t c1) const {
-  const uint64_t per_chunk = region_chunk_rows(), n = num_variants_;
+Result<Store::RecordSpans> Store::SpansOf(uint64_t v0, uint64_t v1) const {
+  if (root_) return root_->SpansOf(v0, v1);
+  const uint64_t n = num_variants_;
   if (!IsInt(contig_->meta().dtype) || !IsInt(position_->meta().dtype)) {
     return CorruptError("variant_contig and variant_position must be integers");
   }
@@ -71,41 +73,54 @@ Result<std::vector<ChunkRegion>> Store::ComputeRegions(uint64_t c0, uint64_t c1)
       if (f.key == "END" && PerVariantInts(f.array, n)) end = &f.array;
     }
   }
+  DenseBlock contig, pos, len, allele, ends;
+  std::vector<std::pair<const zarr::ZarrArray*, DenseBlock*>> reads = {{&*contig_, &contig}, {&*position_, &pos}};
+  if (use_length) {
+    reads.emplace_back(&*length_, &len);
+  } else {
+    reads.emplace_back(&*allele_, &allele);
+    if (end != nullptr) reads.emplace_back(end, &ends);
+  }
+  RETURN_IF_ERROR(ReadArrays(reads, v0, v1));
+  RecordSpans out;
+  const uint64_t m = v1 - v0;
+  out.contig.resize(m);
+  out.pos.resize(m);
+  out.end.resize(m);
+  for (uint64_t e = 0; e < m; ++e) {
+    const int64_t p = IntAt(pos, e);
+    int64_t rlen = 0;
+    if (use_length) {
+      rlen = IntAt(len, e);
+    } else {
+      rlen = RefLength(allele.strings[e * allele.row_elems]);
+      if (end != nullptr && IntAt(ends, e) > p - 1) rlen = IntAt(ends, e) - p + 1;
+    }
+    out.contig[e] = IntAt(contig, e);
+    out.pos[e] = p;
+    out.end[e] = p + rlen - 1;
+  }
+  return out;
+}
+
+Result<std::vector<ChunkRegion>> Store::ComputeRegions(uint64_t c0, uint64_t c1) const {
+  const uint64_t per_chunk = region_chunk_rows(), n = num_variants_;
   std::vector<std::vector<ChunkRegion>> rows(c1 - c0);
   RETURN_IF_ERROR(ParallelFor(c1 - c0, blobs_->Parallelism(), [&](size_t i) -> Status {
     const uint64_t c = c0 + i, v0 = c * per_chunk, v1 = std::min(n, v0 + per_chunk);
-    DenseBlock contig, pos, len, allele, ends;
-    std::vector<std::pair<const zarr::ZarrArray*, DenseBlock*>> reads = {{&*contig_, &contig}, {&*position_, &pos}};
-    if (use_length) {
-      reads.emplace_back(&*length_, &len);
-    } else {
-      reads.emplace_back(&*allele_, &allele);
-      if (end != nullptr) reads.emplace_back(end, &ends);
-    }
-    for (auto& [array, block] : reads) {
-      auto read = array->ReadRows(v0, v1);
-      if (!read.ok()) return std::move(read).status().WithContext("variants-chunk " + std::to_string(c));
-      *block = std::move(read).value();
-    }
+    auto spans = SpansOf(v0, v1);
+    if (!spans.ok()) return std::move(spans).status().WithContext("variants-chunk " + std::to_string(c));
     const uint64_t m = v1 - v0;
     for (uint64_t r = 0; r < m;) {
       ChunkRegion row;
       row.chunk = c;
-      row.contig = IntAt(contig, r);
-      row.first_pos = IntAt(pos, r);
+      row.contig = spans->contig[r];
+      row.first_pos = spans->pos[r];
       row.max_end = INT64_MIN;
       uint64_t e = r;
-      for (; e < m && IntAt(contig, e) == row.contig; ++e) {
-        const int64_t p = IntAt(pos, e);
-        int64_t rlen = 0;
-        if (use_length) {
-          rlen = IntAt(len, e);
-        } else {
-          rlen = RefLength(allele.strings[e * allele.row_elems]);
-          if (end != nullptr && IntAt(ends, e) > p - 1) rlen = IntAt(ends, e) - p + 1;
-        }
-        row.max_end = std::max(row.max_end, p + rlen - 1);
-        row.last_pos = p;
+      for (; e < m && spans->contig[e] == row.contig; ++e) {
+        row.max_end = std::max(row.max_end, spans->end[e]);
+        row.last_pos = spans->pos[e];
       }
       row.records = e - r;
       rows[i].push_back(row);

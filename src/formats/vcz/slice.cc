@@ -108,18 +108,25 @@ Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r
   return out;
 }
 
-// Per row of `sub` (the chosen samples' values): whether any sample of the store has a value,
-// the full rows read only when the chosen samples have none.
+// Per row of `sub` (the chosen samples' values): whether any sample of the store has a value.
+// Rows the chosen samples leave empty are looked up in the other sample chunks one chunk at a
+// time, stopping when every row has found one (a row empty everywhere reads them all).
 Result<std::vector<uint8_t>> Presence(const zarr::ZarrArray& a, uint64_t r0, uint64_t r1, const DenseBlock& sub) {
   std::vector<uint8_t> present(sub.rows);
-  std::optional<DenseBlock> full;
+  std::vector<uint64_t> open;  // rows not settled yet
   for (uint64_t row = 0; row < sub.rows; ++row) {
     present[row] = !AllMissing(sub, row * sub.row_elems, sub.row_elems);
-    if (present[row]) continue;
-    if (!full) {
-      ASSIGN_OR_RETURN(full.emplace(), a.ReadRows(r0, r1));
-    }
-    present[row] = !AllMissing(*full, row * full->row_elems, full->row_elems);
+    if (!present[row]) open.push_back(row);
+  }
+  const uint64_t samples = a.meta().shape.size() > 1 ? a.meta().shape[1] : 1;
+  const uint64_t per_chunk = a.meta().chunks.size() > 1 ? a.meta().chunks[1] : samples;
+  for (uint64_t c0 = 0; c0 < samples && !open.empty(); c0 += per_chunk) {
+    ASSIGN_OR_RETURN(DenseBlock block, a.ReadRows(r0, r1, c0, std::min(samples, c0 + per_chunk)));
+    std::erase_if(open, [&](uint64_t row) {
+      if (AllMissing(block, row * block.row_elems, block.row_elems)) return false;
+      present[row] = 1;
+      return true;
+    });
   }
   return present;
 }
@@ -317,18 +324,11 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> Store::RowsOverlapping(const 
     for (uint64_t chunk : chunks) {
       const uint64_t v0 = chunk * chunk_rows, v1 = std::min(num_variants_, v0 + chunk_rows);
       if (v0 >= v1) return CorruptError(Describe() + ": region summary names chunk " + std::to_string(chunk) + " beyond the variants");
-      ASSIGN_OR_RETURN(VariantBlock b, ReadParts(v0, v1, kContig | kPosition | kLength | (length_ ? 0u : unsigned{kAllele})));
-      for (uint64_t row = 0; row < b.count; ++row) {
-        if (zarr::IntAt(b.contig, row) != contig) continue;
-        const int64_t pos = zarr::IntAt(b.position, row);
-        int64_t rlen = 1;
-        if (b.length) {
-          rlen = zarr::IntAt(*b.length, row);
-        } else {
-          const std::string& ref = b.allele.strings[row * b.allele.row_elems];
-          rlen = static_cast<int64_t>(ref.find('\0') == std::string::npos ? ref.size() : ref.find('\0'));
-        }
-        if (!meets(spans, pos, pos + std::max<int64_t>(rlen, 1) - 1)) continue;
+      ASSIGN_OR_RETURN(RecordSpans rec, SpansOf(v0, v1));
+      for (uint64_t row = 0; row < v1 - v0; ++row) {
+        if (rec.contig[row] != contig) continue;
+        // A record of length 0 or less (a missing REF) still covers its POS, as in tabix.
+        if (!meets(spans, rec.pos[row], std::max(rec.end[row], rec.pos[row]))) continue;
         const uint64_t v = v0 + row;
         if (!runs.empty() && runs.back().second == v) {
           ++runs.back().second;

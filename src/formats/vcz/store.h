@@ -167,6 +167,12 @@ class Store {
   // region_index, or why it cannot be trusted; and the rows once known (a copied Store starts
   // with none).
   Result<std::vector<ChunkRegion>> ComputeRegions(uint64_t c0, uint64_t c1) const;
+  // Rows [v0, v1): each record's contig, POS and last base POS + rlen - 1 (htslib's rlen:
+  // variant_length, else the REF length or INFO/END - POS + 1 where END >= POS).
+  struct RecordSpans {
+    std::vector<int64_t> contig, pos, end;
+  };
+  Result<RecordSpans> SpansOf(uint64_t v0, uint64_t v1) const;
   Result<std::vector<ChunkRegion>> StoredRegions() const;
   std::optional<std::vector<ChunkRegion>> ParseKept(const std::string& bytes) const;
   struct RegionsMemo {

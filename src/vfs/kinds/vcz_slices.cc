@@ -67,7 +67,7 @@ Result<Region> ParseBed(const std::string& line, const std::map<std::string, int
   auto a = std::from_chars(f[1].data(), f[1].data() + f[1].size(), start);
   auto b = std::from_chars(f[2].data(), f[2].data() + f[2].size(), end);
   if (a.ec != std::errc() || a.ptr != f[1].data() + f[1].size() || b.ec != std::errc() || b.ptr != f[2].data() + f[2].size() ||
-      start < 0 || end < start) {
+      start < 0 || end < start || start == INT64_MAX) {
     return InvalidArgumentError(list + ": not a BED interval: '" + line + "'");
   }
   return Region{it->second, start + 1, end};
@@ -77,6 +77,23 @@ std::string Joined(const std::vector<std::string>& items, size_t most) {
   std::string out;
   for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
   if (items.size() > most) out += ", ...";
+  return out;
+}
+
+// The rows of `first` (runs, in its order) that `second` holds too.
+std::vector<std::pair<uint64_t, uint64_t>> Intersect(const std::vector<std::pair<uint64_t, uint64_t>>& first,
+                                                     std::vector<std::pair<uint64_t, uint64_t>> second) {
+  std::sort(second.begin(), second.end());
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [b, e] : first) {
+    // The runs of `second` that may meet [b, e): from the last one starting at or before b.
+    auto it = std::upper_bound(second.begin(), second.end(), std::make_pair(b, UINT64_MAX));
+    if (it != second.begin()) --it;
+    for (; it != second.end() && it->first < e; ++it) {
+      const uint64_t lo = std::max(b, it->first), hi = std::min(e, it->second);
+      if (lo < hi) out.emplace_back(lo, hi);
+    }
+  }
   return out;
 }
 
@@ -114,7 +131,9 @@ class VczSliceable : public Sliceable {
         }
         if (regions.empty()) return InvalidArgumentError(Named(sel) + ": no region given");
         ASSIGN_OR_RETURN(auto runs, s.RowsOverlapping(regions));
-        subset.runs = std::move(runs);
+        // region= then regions= (or the reverse): the second filters the first's records, in
+        // the first's order, as bcftools -r … | bcftools -R … does.
+        subset.runs = subset.runs ? Intersect(*subset.runs, std::move(runs)) : std::move(runs);
       } else if (key == "samples") {
         ASSIGN_OR_RETURN(subset.samples, Samples(sel, name));
         subset.recount = s.has_genotype() && !gt_dropped;
