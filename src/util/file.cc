@@ -24,9 +24,10 @@ File& File::operator=(File&& o) noexcept {
   return *this;
 }
 
-Result<File> File::OpenReadOnly(const std::string& path, bool nofollow) {
+Result<File> File::OpenReadOnly(const std::string& path, bool nofollow, bool nonblocking) {
   int flags = O_RDONLY | O_CLOEXEC;
   if (nofollow) flags |= O_NOFOLLOW;
+  if (nonblocking) flags |= O_NONBLOCK;
   int fd;
   do {
     fd = ::open(path.c_str(), flags);
@@ -134,11 +135,13 @@ Status ChangeGuard::CheckPath(const std::string& path) const {
   return ::lstat(path.c_str(), &st) != 0 || ChangedSince(st) ? Changed(path) : OkStatus();
 }
 
-Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, const ChangeGuard* guard) {
-  auto opened = File::OpenReadOnly(path);
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, const ChangeGuard* guard, struct stat* st_out) {
+  auto opened = File::OpenReadOnly(path, /*nofollow=*/false, /*nonblocking=*/true);
   if (!opened.ok() && guard != nullptr) RETURN_IF_ERROR(guard->CheckPath(path));
   ASSIGN_OR_RETURN(File f, std::move(opened));
   ASSIGN_OR_RETURN(struct stat st, f.Stat());
+  if (!S_ISREG(st.st_mode)) return InvalidArgumentError(path + ": not a regular file");
+  if (st_out != nullptr) *st_out = st;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) return CorruptError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
   std::string out(size, '\0');

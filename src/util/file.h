@@ -21,8 +21,9 @@ class File {
   File(const File&) = delete;
   File& operator=(const File&) = delete;
 
-  // Opens read-only (O_CLOEXEC; O_NOFOLLOW when `nofollow`).
-  static Result<File> OpenReadOnly(const std::string& path, bool nofollow = false);
+  // Opens read-only (O_CLOEXEC; O_NOFOLLOW when `nofollow`; O_NONBLOCK when `nonblocking`: a
+  // FIFO's open returns at once instead of waiting for a writer).
+  static Result<File> OpenReadOnly(const std::string& path, bool nofollow = false, bool nonblocking = false);
   // Takes ownership of an open descriptor.
   static File Adopt(int fd, std::string path) {
     File f;
@@ -83,8 +84,9 @@ struct ChangeGuard {
 // Sets a file's mtime to now (best effort): derived files record their last use this way.
 void TouchFile(const std::string& path);
 
-// Reads a whole (small) file into a string; with a guard, refuses a file changed since.
+// Reads a whole (small) regular file into a string (anything else is refused, a FIFO without
+// waiting for its writer); with a guard, refuses a file changed since; `st` receives its stat.
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes = 1 << 20,
-                                  const ChangeGuard* guard = nullptr);
+                                  const ChangeGuard* guard = nullptr, struct stat* st = nullptr);
 
 }  // namespace omicsfs

@@ -1,13 +1,9 @@
 #include "vfs/slices.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <set>
 #include <sstream>
 
+#include "util/file.h"
 #include "util/log.h"
 #include "vfs/tree.h"
 #include "vfs/tree_writer.h"
@@ -61,31 +57,6 @@ std::string ListPath(const SliceOrigin& o, const Selector& s) {
   return o.lists_dir + "/" + s.list + o.store->ListExtension(s.key);
 }
 
-// A list file: a regular file (a FIFO would block the lookup for good: opened non-blocking and
-// refused), at most kMaxListBytes; its mode as read (the slice's access follows it).
-Status ReadListFile(const std::string& path, std::string* out, struct stat* st) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return Status(ErrorCode::kNotFound, "cannot read " + path + ": " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  if (::fstat(fd, st) != 0) return Status(ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(errno));
-  if (!S_ISREG(st->st_mode)) return InvalidArgumentError("cannot read " + path + ": not a regular file");
-  if (static_cast<uint64_t>(st->st_size) > kMaxListBytes) return InvalidArgumentError(path + " is larger than 64 MiB");
-  out->assign(static_cast<size_t>(st->st_size), '\0');
-  size_t got = 0;
-  while (got < out->size()) {
-    const ssize_t n = ::pread(fd, out->data() + got, out->size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status(ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(errno));
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  out->resize(got);
-  return OkStatus();
-}
-
 Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
   Selection out;
   out.selector = s;
@@ -101,7 +72,10 @@ Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
   if (!IsListName(s.list)) return InvalidArgumentError("@" + s.list + ": a list's name is [A-Za-z0-9._-]+");
   if (o.lists_dir.empty()) return NotFoundError("@" + s.list + ": no lists directory (mount with -o lists=DIR)");
   const std::string path = ListPath(o, s);
-  RETURN_IF_ERROR(ReadListFile(path, &out.list_content, &out.list_stat).WithContext("@" + s.list));
+  // A regular file only (a FIFO would hold the lookup until someone wrote to it).
+  auto text = ReadWholeFile(path, kMaxListBytes, nullptr, &out.list_stat);
+  if (!text.ok()) return Status(text.status().code(), "@" + s.list + ": cannot read: " + text.status().message());
+  out.list_content = std::move(text).value();
   std::istringstream lines(out.list_content);
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
