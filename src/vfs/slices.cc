@@ -1,5 +1,7 @@
 #include "vfs/slices.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -84,13 +86,36 @@ Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
   return out;
 }
 
-// The folder's tree: the store cut by `path`, or ERROR.txt.
-std::unique_ptr<Tree> Build(const SliceOrigin& o, const std::vector<Selector>& path, Meta meta) {
+// The selection a selector stands for: its items (inline or a list's lines); inside a groups
+// folder, the group's members under the kind's GroupsSelect() key. `groups` gets the parsed
+// list of a groups selector.
+Result<Selection> Select(const SliceOrigin& o, const Selector& s, Groups* groups) {
+  const bool is_groups = s.key == "groups" && !o.store->GroupsSelect().empty();
+  if (is_groups && (s.list.empty() || s.exclude)) {
+    return InvalidArgumentError("groups= takes a table of ITEM<TAB>GROUP lines: groups=@NAME (LISTS/NAME.tsv)");
+  }
+  ASSIGN_OR_RETURN(Selection read, Read(o, s));
+  if (!is_groups) return read;
+  ASSIGN_OR_RETURN(*groups, ParseGroups(read.list_content, "@" + s.list));
+  if (!s.group) return read;
+  auto it = std::lower_bound(groups->names.begin(), groups->names.end(), *s.group);
+  if (it == groups->names.end() || *it != *s.group) return NotFoundError("@" + s.list + ": no group '" + *s.group + "'");
+  Selection out = SelectionOf(o.store->GroupsSelect(), groups->members[it - groups->names.begin()], s.text + "/" + *s.group);
+  out.selector.list = s.list;
+  out.list_content = std::move(read.list_content);
+  out.list_stat = read.list_stat;
+  return out;
+}
+
+// The folder's tree: the store cut by `path` (a slice folder, itself sliceable), the groups of
+// its last selector (a groups folder: a sliceable folder per group), or ERROR.txt.
+std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, const std::vector<Selector>& path, Meta meta) {
+  const SliceOrigin& o = *origin;
   auto tree = std::make_unique<Tree>();
   TreeWriter out(tree.get());
   out.SetRoot(meta, /*from_file=*/true);
   std::string where = o.where;
-  for (const Selector& s : path) where += "/" + s.text;
+  for (const Selector& s : path) where += "/" + s.text + (s.group ? "/" + *s.group : "");
   auto fail = [&](const Status& status) {
     ViewSink sink(out, kRootIno, meta, "", o.settings);
     sink.AddError(Status(status.code(), where + ": " + status.message()));
@@ -98,28 +123,121 @@ std::unique_ptr<Tree> Build(const SliceOrigin& o, const std::vector<Selector>& p
   };
   std::set<std::string> keys;
   std::vector<Selection> selections;
+  Groups groups;
   for (const Selector& s : path) {
     if (!o.store->Knows(s.key)) {
       return fail(InvalidArgumentError("no slice key '" + s.key + "' (this store knows " + o.store->KeysHelp() + ")"));
     }
     if (!keys.insert(s.key).second) return fail(InvalidArgumentError("the key " + s.key + "= is given twice on one path"));
-    auto read = Read(o, s);
+    auto read = Select(o, s, &groups);
     if (!read.ok()) return fail(read.status());
+    if (read->selector.key != s.key && !keys.insert(read->selector.key).second) {
+      return fail(InvalidArgumentError("the key " + read->selector.key + "= is given twice on one path (once by " + s.text + ")"));
+    }
     // The views' access follows the lists as read (one may have changed since the lookup).
     if (!s.list.empty()) meta.perm = LimitByList(meta.perm, meta.uid, meta.gid, read->list_stat);
     selections.push_back(std::move(read).value());
   }
+  const std::string key_prefix = o.index_key.empty() ? "" : o.index_key + "\nslice ";
+  if (!path.empty() && path.back().key == "groups" && !path.back().group) {
+    Selection list = std::move(selections.back());
+    selections.pop_back();
+    auto cut = o.store->CutGroups(selections, list, groups);
+    if (!cut.ok()) return fail(cut.status());
+    if (cut->groups.size() != groups.names.size()) return fail(InternalError("groups cut does not match the list"));
+    ViewSink here(out, kRootIno, meta, key_prefix.empty() ? "" : key_prefix + cut->here_canonical, o.settings);
+    here.where = where;
+    here.slice = true;
+    if (cut->here) cut->here->AddViews(here);
+    for (size_t g = 0; g < groups.names.size(); ++g) {
+      auto sub = here.Sub(groups.names[g], key_prefix.empty() ? "" : key_prefix + cut->canonical[g]);
+      if (!sub) return fail(InvalidArgumentError("@" + list.selector.list + ": the group '" + groups.names[g] + "' collides with a file of the folder"));
+      sub->where = where + "/" + groups.names[g];
+      sub->slice = true;
+      cut->groups[g]->AddViews(*sub);
+      std::vector<Selector> group_path = path;
+      group_path.back().group = groups.names[g];
+      sub->SetResolver(std::make_shared<SliceResolver>(origin, std::move(group_path)));
+    }
+    return tree;
+  }
   std::string canonical;
   auto cut = o.store->Cut(selections, &canonical);
   if (!cut.ok()) return fail(cut.status());
-  ViewSink sink(out, kRootIno, meta, o.index_key.empty() ? "" : o.index_key + "\nslice " + canonical, o.settings);
+  ViewSink sink(out, kRootIno, meta, key_prefix.empty() ? "" : key_prefix + canonical, o.settings);
   sink.where = where;
   sink.slice = true;
   (*cut)->AddViews(sink);
+  // A slice that holds views can be cut further.
+  sink.SetResolver(std::make_shared<SliceResolver>(origin, path));
   return tree;
 }
 
 }  // namespace
+
+Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
+  std::map<std::string, std::vector<std::string>> by_group;
+  std::set<std::string> seen;
+  std::istringstream lines(text);
+  size_t n = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0 || line.find('\t', tab + 1) != std::string::npos) {
+      return InvalidArgumentError(list + " line " + std::to_string(n) + ": not ITEM<TAB>GROUP: '" + line + "'");
+    }
+    std::string item = line.substr(0, tab), group = line.substr(tab + 1);
+    if (group.empty() || group == "." || group == ".." || group.find('/') != std::string::npos ||
+        group.find('\0') != std::string::npos || group.size() > 255) {
+      return InvalidArgumentError(list + " line " + std::to_string(n) + ": the group '" + group + "' cannot be a folder's name");
+    }
+    if (!seen.insert(item).second) return InvalidArgumentError(list + ": " + item + " is listed twice");
+    by_group[group].push_back(std::move(item));
+  }
+  if (by_group.empty()) return InvalidArgumentError(list + ": no group");
+  Groups out;
+  for (auto& [name, members] : by_group) {  // std::string orders bytewise (as unsigned chars)
+    out.names.push_back(name);
+    out.members.push_back(std::move(members));
+  }
+  return out;
+}
+
+Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Selection>& path, const Selection& groups_list,
+                                                 const Groups& groups) const {
+  GroupCut out;
+  for (size_t g = 0; g < groups.names.size(); ++g) {
+    std::vector<Selection> group_path = path;
+    group_path.push_back(SelectionOf(GroupsSelect(), groups.members[g], groups_list.selector.text + "/" + groups.names[g]));
+    group_path.back().selector.list = groups_list.selector.list;
+    std::string canonical;
+    ASSIGN_OR_RETURN(auto cut, Cut(group_path, &canonical));
+    out.groups.push_back(std::move(cut));
+    out.canonical.push_back(std::move(canonical));
+  }
+  return out;
+}
+
+Selection SelectionOf(std::string key, std::vector<std::string> items, std::string text) {
+  Selection s;
+  s.selector.key = std::move(key);
+  s.selector.text = std::move(text);
+  s.items = std::move(items);
+  return s;
+}
+
+void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store, std::string where) {
+  auto origin = std::make_shared<SliceOrigin>();
+  origin->store = std::move(store);
+  origin->settings = sink.settings();
+  origin->index_key = sink.index_key();
+  origin->meta = sink.meta();
+  origin->where = std::move(where);
+  origin->lists_dir = sink.settings().lists_dir;
+  sink.SetResolver(std::make_shared<const SliceResolver>(std::move(origin), std::vector<Selector>{}));
+}
 
 std::optional<Selector> ParseSelector(std::string_view name) {
   const size_t eq = name.find('=');
@@ -180,12 +298,7 @@ std::optional<ResolvedDir> SliceResolver::Resolve(std::string_view name) const {
       return true;
     };
   }
-  d.load = [origin = origin_, path, meta]() -> std::unique_ptr<Tree> {
-    std::unique_ptr<Tree> tree = Build(*origin, path, meta);
-    // A slice that holds views can be cut further; one that holds ERROR.txt cannot.
-    if (tree->root().children.count("ERROR.txt") == 0) tree->root().resolver = std::make_shared<SliceResolver>(origin, path);
-    return tree;
-  };
+  d.load = [origin = origin_, path, meta]() -> std::unique_ptr<Tree> { return Build(origin, path, meta); };
   return d;
 }
 

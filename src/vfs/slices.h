@@ -28,6 +28,9 @@ struct Selector {
   bool exclude = false;  // VALUE began with '^'
   std::string list;   // @NAME: the list's name; empty: the items are inline
   std::string value;  // VALUE without '^' (and without "@NAME")
+  // A group's folder inside groups=@NAME/: the group's name. Its selection is the kind's
+  // GroupsSelect() key over the group's members (e.g. cells=<the group's barcodes>).
+  std::optional<std::string> group;
 };
 
 // A selector with its items: the inline VALUE split at ',' or the list's lines.
@@ -37,6 +40,16 @@ struct Selection {
   std::string list_content;  // a list's text, as read (the slice's identity includes it)
   struct stat list_stat {};  // the list's, as read
 };
+
+// groups=@NAME: LISTS/NAME.tsv, one `ITEM<TAB>GROUP` line per item (a Seurat/ArchR cluster table).
+struct Groups {
+  std::vector<std::string> names;                 // sorted bytewise
+  std::vector<std::vector<std::string>> members;  // per group, in the file's order
+};
+
+// The groups of a list's text: each non-empty line ITEM<TAB>GROUP; an item at most once; a group
+// name must be a file name (not empty, `.`, `..`, no `/`, at most 255 bytes).
+Result<Groups> ParseGroups(const std::string& text, const std::string& list);
 
 // nullopt when `name` is not of the form KEY=VALUE (KEY: [a-z]+).
 std::optional<Selector> ParseSelector(std::string_view name);
@@ -49,11 +62,27 @@ class Sliceable {
   virtual std::string KeysHelp() const = 0;
   virtual bool Knows(const std::string& key) const = 0;
   // The extension of the list file a key reads (`@cases` → cases.txt; regions: .bed).
-  virtual std::string ListExtension(const std::string& key) const { return ".txt"; }
+  virtual std::string ListExtension(const std::string& key) const { return key == "groups" ? ".tsv" : ".txt"; }
   // The store cut by `path` (the path's selectors in order, each key at most once, lists read):
   // its views, and `canonical`, the subset's identity for persisted sizes and indexes (the same
   // for any order of the same selectors). An error is shown as the folder's ERROR.txt.
   virtual Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Selection>& path, std::string* canonical) const = 0;
+
+  // groups=@NAME (Knows("groups") must say so too): the key each group's folder selects by
+  // ("cells", "cols"); "" when the kind has no groups.
+  virtual std::string GroupsSelect() const { return ""; }
+  // A groups folder: the store cut by `path` and by each group in turn (the group's members as
+  // a GroupsSelect() selection appended to `path`), made together so that they may share work
+  // (one pass sizes every group), and views of the folder itself (pseudobulk.tsv; may be null).
+  struct GroupCut {
+    std::unique_ptr<OpenedStore> here;
+    std::string here_canonical;  // the folder's own views' identity (as Cut's canonical)
+    std::vector<std::unique_ptr<OpenedStore>> groups;  // as Groups::names
+    std::vector<std::string> canonical;                // each group's, as Cut's
+  };
+  // By default each group is Cut on its own and the folder holds nothing else.
+  virtual Result<GroupCut> CutGroups(const std::vector<Selection>& path, const Selection& groups_list,
+                                     const Groups& groups) const;
 };
 
 // What every slice folder of one store shares: the store, where its persisted data is keyed and
@@ -66,6 +95,12 @@ struct SliceOrigin {
   std::string where;      // the store, for messages
   std::string lists_dir;  // -o lists=DIR; empty: no lists
 };
+
+// Makes `sink`'s folder the root of `store`'s slices (its views are added by the caller).
+void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store, std::string where);
+
+// A selection of `key` over `items` (inline, as a group's members are given to Cut).
+Selection SelectionOf(std::string key, std::vector<std::string> items, std::string text);
 
 // The resolver of a store folder (path empty) or of a slice folder (the selectors above it).
 class SliceResolver : public DirResolver {

@@ -101,6 +101,49 @@ const Catalog<FragmentViews>& FragmentCatalog() {
   return c;
 }
 
+class MatrixStore : public OpenedStore {
+ public:
+  MatrixStore(std::shared_ptr<const bp::Matrix> m, bool sliceable) : m_(std::move(m)), sliceable_(sliceable) {}
+  void AddViews(ViewSink& sink) const override {
+    MatrixViews s;
+    s.m = m_;
+    s.index_dir = sink.settings().index_dir;
+    if (!s.index_dir.empty() && !sink.index_key().empty() && !s.m->row_major()) {
+      const auto* index = sink.settings().sizing.index;
+      s.persist = bp::TransposedCopy::In(s.index_dir, sink.index_key(), index != nullptr && index->rebuild());
+    }
+    if (!sink.slice) sink.where = s.Describe();  // a slice's: the store and its selectors
+    if (auto slices = sliceable_ ? MatrixSlices(m_, sink.where) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
+    vfs::AddViews(MatrixCatalog(), s, sink);
+  }
+
+ private:
+  std::shared_ptr<const bp::Matrix> m_;
+  bool sliceable_;
+};
+
+class FragmentStore : public OpenedStore {
+ public:
+  FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable) : f_(std::move(f)), sliceable_(sliceable) {}
+  void AddViews(ViewSink& sink) const override {
+    FragmentViews s;
+    s.f = f_;
+    // CSI when an end passes 2^29 (end_max: n/128 values, read once here); without end_max,
+    // .tbi, whose build then fails with EIO on such a position. A slice's ends are its
+    // store's at most (it takes the store's choice).
+    auto max_end = s.f->MaxEnd();
+    const bool csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    s.indexes = csi ? RegionIndexes::kCsi : RegionIndexes::kTbi;
+    if (!sink.slice) sink.where = s.Describe();
+    if (auto slices = sliceable_ ? FragmentSlices(f_, sink.where) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
+    vfs::AddViews(FragmentCatalog(), s, sink);
+  }
+
+ private:
+  std::shared_ptr<const bp::Fragments> f_;
+  bool sliceable_;
+};
+
 class BpcellsStore : public OpenedStore {
  public:
   explicit BpcellsStore(std::shared_ptr<const io::ArrayStore> store) : store_(std::move(store)) {}
@@ -215,27 +258,19 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
   if (v->kind == bp::StoreKind::kFragments) {
     auto fragments = bp::Fragments::Open(*store);
     if (!fragments.ok()) return sink.AddError(fragments.status());
-    FragmentViews s;
-    s.f = *fragments;
-    // CSI when an end passes 2^29 (end_max: n/128 values, read once here); without end_max,
-    // .tbi, whose build then fails with EIO on such a position.
-    auto max_end = s.f->MaxEnd();
-    const bool csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
-    s.indexes = csi ? RegionIndexes::kCsi : RegionIndexes::kTbi;
-    sink.where = s.Describe();
-    return AddViews(FragmentCatalog(), s, sink);
+    return FragmentViewsOf(*fragments, /*sliceable=*/true)->AddViews(sink);
   }
   auto matrix = bp::Matrix::Open(*store);
   if (!matrix.ok()) return sink.AddError(matrix.status());
-  MatrixViews s;
-  s.m = *matrix;
-  s.index_dir = sink.settings().index_dir;
-  if (!s.index_dir.empty() && !sink.index_key().empty() && !s.m->row_major()) {
-    const auto* index = sink.settings().sizing.index;
-    s.persist = bp::TransposedCopy::In(s.index_dir, sink.index_key(), index != nullptr && index->rebuild());
-  }
-  sink.where = s.Describe();
-  AddViews(MatrixCatalog(), s, sink);
+  MatrixViewsOf(*matrix, /*sliceable=*/true)->AddViews(sink);
+}
+
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const bp::Matrix> m, bool sliceable) {
+  return std::make_unique<MatrixStore>(std::move(m), sliceable);
+}
+
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, bool sliceable) {
+  return std::make_unique<FragmentStore>(std::move(f), sliceable);
 }
 
 std::vector<std::string> BpcellsViewNames() {

@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "formats/bpcells/fragments.h"
+#include "formats/bpcells/matrix.h"
 #include "io/array_store.h"
 #include "vfs/kinds/kind.h"
+#include "vfs/slices.h"
 
 namespace omicsfs::vfs {
 
@@ -17,5 +20,14 @@ const StoreKind& BpcellsHdf5Kind();
 // cannot be opened is ERROR.txt there.
 void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSink& sink);
 std::vector<std::string> BpcellsViewNames();
+
+// The views of an opened matrix or fragments store, or of a slice of one; a `sliceable` one's
+// folder makes slice folders on lookup (bpcells_matrix_slices.cc: rows=, cols=, groups=;
+// bpcells_fragment_slices.cc: region=, regions=, cells=, groups=).
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::bpcells::Matrix> m, bool sliceable);
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f, bool sliceable);
+// What the slices of a store select; `where` names the store in messages.
+std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where);
+std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where);
 
 }  // namespace omicsfs::vfs

@@ -96,14 +96,7 @@ class VczStore : public OpenedStore {
         store_->KeepRegionsWith({.load = [index, key] { return index->LoadBlob(key); },
                                  .save = [index, key](const std::string& bytes) { index->SaveBlob(key, bytes); }});
       }
-      auto origin = std::make_shared<SliceOrigin>();
-      origin->store = VczSlices(store_, where_, base_);
-      origin->settings = sink.settings();
-      origin->index_key = sink.index_key();
-      origin->meta = sink.meta();
-      origin->where = where_;
-      origin->lists_dir = sink.settings().lists_dir;
-      sink.SetResolver(std::make_shared<const SliceResolver>(std::move(origin), std::vector<Selector>{}));
+      AttachSlices(sink, VczSlices(store_, where_, base_), where_);
     }
     VczViews s;
     s.store = store_;
