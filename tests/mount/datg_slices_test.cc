@@ -1,0 +1,1 @@
+// Slices of datg stores through a real mount (see the file comment once filled).
