@@ -42,7 +42,147 @@ Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const i
                           std::to_string(e) + "), outside the " + std::to_string(f->count_) + " fragments");
     }
   }
+  for (size_t c = 0; c < f->chr_names_.size(); ++c) {
+    auto [b, e] = f->ChrRange(c);
+    f->runs_.push_back({static_cast<uint32_t>(c), b, e});
+  }
   return std::shared_ptr<const Fragments>(std::move(f));
+}
+
+Result<uint32_t> Fragments::StartAt(uint64_t i) const {
+  uint32_t v = 0;
+  if (version_.packed) {
+    RETURN_IF_ERROR(start_->Read(i, 1, &v));
+  } else {
+    RETURN_IF_ERROR(store_->ReadRange("start", i, 1, &v));
+  }
+  return v;
+}
+
+Result<std::pair<uint64_t, uint64_t>> Fragments::Seek(size_t c, uint64_t b, uint64_t e) const {
+  auto [lo, hi] = ChrRange(c);
+  if (lo == hi || b >= e) return std::make_pair(lo, lo);
+  // hi: the first fragment starting at or after e (fragments are sorted by start within a
+  // chromosome); every later one starts too late to overlap.
+  for (uint64_t n = hi - lo; n > 0;) {
+    const uint64_t half = n / 2, mid = lo + half;
+    ASSIGN_OR_RETURN(uint32_t start, StartAt(mid));
+    if (start < e) {
+      lo = mid + 1;
+      n -= half + 1;
+    } else {
+      n = half;
+    }
+  }
+  hi = lo;
+  lo = ChrRange(c).first;
+  // lo: end_max[k] is the largest end from the chromosome's first fragment to block k's last
+  // (block kb, where the chromosome starts, may also hold the previous one's ends): the first
+  // block whose end_max passes b holds the first fragment that may reach into [b, e).
+  ASSIGN_OR_RETURN(auto info, store_->Info("end_max"));
+  if (!info || lo >= hi) return std::make_pair(lo, std::max(lo, hi));
+  constexpr uint64_t kBlock = 128;
+  const uint64_t kb = lo / kBlock, ke = (hi - 1) / kBlock;
+  if (ke >= info->length) {
+    return CorruptError(Describe() + ": array 'end_max' has " + std::to_string(info->length) + " entries, fewer than the " +
+                        std::to_string(count_) + " fragments' blocks");
+  }
+  auto end_max = [&](uint64_t k) -> Result<uint32_t> {
+    uint32_t v = 0;
+    RETURN_IF_ERROR(store_->ReadRange("end_max", k, 1, &v));
+    return v;
+  };
+  ASSIGN_OR_RETURN(uint32_t first, end_max(kb));
+  if (first > b) return std::make_pair(lo, hi);
+  uint64_t k = kb + 1;
+  for (uint64_t n = ke + 1 - k; n > 0;) {
+    const uint64_t half = n / 2;
+    ASSIGN_OR_RETURN(uint32_t v, end_max(k + half));
+    if (v <= b) {
+      k += half + 1;
+      n -= half + 1;
+    } else {
+      n = half;
+    }
+  }
+  lo = std::min(hi, std::max(lo, k * kBlock));
+  return std::make_pair(lo, hi);
+}
+
+Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const Fragments> root, FragmentSubset subset) {
+  std::shared_ptr<Fragments> f(new Fragments(*root));
+  f->sliced_ = true;
+  if (subset.regions) {
+    if (subset.regions->size() > f->chr_names_.size()) return InternalError(f->Describe() + ": regions of unknown chromosomes");
+    f->regions_.assign(f->chr_names_.size(), {});
+    f->runs_.clear();
+    for (size_t c = 0; c < subset.regions->size(); ++c) {
+      std::vector<Interval> asked = (*subset.regions)[c];
+      std::sort(asked.begin(), asked.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+      auto& merged = f->regions_[c];
+      for (const Interval& q : asked) {
+        if (q.begin >= q.end) continue;
+        if (!merged.empty() && q.begin <= merged.back().end) {
+          merged.back().end = std::max(merged.back().end, q.end);
+        } else {
+          merged.push_back(q);
+        }
+      }
+      for (const Interval& q : merged) {
+        ASSIGN_OR_RETURN(auto range, f->Seek(c, q.begin, q.end));
+        if (range.first >= range.second) continue;
+        auto& runs = f->runs_;
+        if (!runs.empty() && runs.back().chr == c && range.first <= runs.back().end) {
+          runs.back().end = std::max(runs.back().end, range.second);
+        } else {
+          runs.push_back({static_cast<uint32_t>(c), range.first, range.second});
+        }
+      }
+    }
+  }
+  if (subset.cells) {
+    f->cell_map_.assign(root->cell_names_.size(), -1);
+    f->cell_names_.clear();
+    for (uint32_t id : *subset.cells) {
+      if (id >= f->cell_map_.size() || f->cell_map_[id] >= 0) return InternalError(f->Describe() + ": a cell chosen twice or unknown");
+      f->cell_map_[id] = static_cast<int32_t>(f->cell_names_.size());
+      f->cell_names_.push_back(root->cell_names_[id]);
+    }
+  }
+  return std::shared_ptr<const Fragments>(std::move(f));
+}
+
+void Fragments::Filter(uint64_t i0, FragmentRange* f) const {
+  size_t kept = 0;
+  size_t c = chr_names_.size();  // the chromosome of fragment i0 + i (regions only)
+  for (size_t i = 0; i < f->start.size(); ++i) {
+    if (!cell_map_.empty()) {
+      const int32_t cell = cell_map_[f->cell[i]];
+      if (cell < 0) continue;
+      f->cell[i] = static_cast<uint32_t>(cell);
+    }
+    if (!regions_.empty()) {
+      const uint64_t at = i0 + i;
+      if (c == chr_names_.size() || at < ChrRange(c).first || at >= ChrRange(c).second) {
+        for (c = 0; c < chr_names_.size() && !(at >= ChrRange(c).first && at < ChrRange(c).second); ++c) {
+        }
+        if (c == chr_names_.size()) continue;
+      }
+      // The first region ending after the start (regions are disjoint and sorted) is the only
+      // one that may overlap.
+      const auto& q = regions_[c];
+      auto it = std::upper_bound(q.begin(), q.end(), uint64_t{f->start[i]},
+                                 [](uint64_t s, const Interval& r) { return s < r.end; });
+      if (it == q.end() || it->begin >= f->end[i]) continue;
+    }
+    f->start[kept] = f->start[i];
+    f->end[kept] = f->end[i];
+    f->cell[kept] = f->cell[i];
+    ++kept;
+  }
+  f->start.resize(kept);
+  f->end.resize(kept);
+  f->cell.resize(kept);
 }
 
 Result<std::optional<uint64_t>> Fragments::MaxEnd() const {
@@ -75,14 +215,16 @@ Status Fragments::Read(uint64_t i0, uint64_t i1, FragmentRange* out) const {
     RETURN_IF_ERROR(store_->ReadRange("end", i0, n, out->end.data()));
     RETURN_IF_ERROR(store_->ReadRange("cell", i0, n, out->cell.data()));
   }
+  const uint64_t cells = cell_map_.empty() ? cell_names_.size() : cell_map_.size();  // the store's
   for (uint64_t i = 0; i < n; ++i) {
-    if (out->cell[i] >= cell_names_.size() || out->end[i] < out->start[i]) {
+    if (out->cell[i] >= cells || out->end[i] < out->start[i]) {
       return CorruptError(Describe() + ": fragment " + std::to_string(i0 + i) + " (block " +
                           std::to_string((i0 + i) / codec::kBp128BlockSize) + ") has cell " +
-                          std::to_string(out->cell[i]) + " of " + std::to_string(cell_names_.size()) +
+                          std::to_string(out->cell[i]) + " of " + std::to_string(cells) +
                           ", start " + std::to_string(out->start[i]) + ", end " + std::to_string(out->end[i]));
     }
   }
+  if (sliced_) Filter(i0, out);
   return OkStatus();
 }
 

@@ -72,10 +72,12 @@ const Catalog<MatrixViews>& MatrixCatalog() {
 
 struct FragmentViews {
   std::shared_ptr<const bp::Fragments> f;
+  std::shared_ptr<const text::FragmentTally> tally;  // a group's: sizes found for all groups at once
+  size_t group = 0;
   RegionIndexes indexes = RegionIndexes::kTbi;  // kCsi when an end reaches 2^29
   std::string Describe() const { return f->Describe(); }
   std::shared_ptr<const text::BedSource> Bed(text::BedSource::Style style, const std::string& n) const {
-    return std::make_shared<const text::BedSource>(f, style, n);
+    return std::make_shared<const text::BedSource>(f, style, n, tally, group);
   }
   std::shared_ptr<const NamesSource> Listed(const std::vector<std::string>& names, const std::string& n) const {
     return std::make_shared<const NamesSource>(Names(f, &names), Layout::kOnePerLine, 0, n + " of " + Describe());
@@ -124,10 +126,14 @@ class MatrixStore : public OpenedStore {
 
 class FragmentStore : public OpenedStore {
  public:
-  FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable) : f_(std::move(f)), sliceable_(sliceable) {}
+  FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::shared_ptr<const text::FragmentTally> tally,
+                size_t group)
+      : f_(std::move(f)), sliceable_(sliceable), tally_(std::move(tally)), group_(group) {}
   void AddViews(ViewSink& sink) const override {
     FragmentViews s;
     s.f = f_;
+    s.tally = tally_;
+    s.group = group_;
     // CSI when an end passes 2^29 (end_max: n/128 values, read once here); without end_max,
     // .tbi, whose build then fails with EIO on such a position. A slice's ends are its
     // store's at most (it takes the store's choice).
@@ -142,6 +148,8 @@ class FragmentStore : public OpenedStore {
  private:
   std::shared_ptr<const bp::Fragments> f_;
   bool sliceable_;
+  std::shared_ptr<const text::FragmentTally> tally_;
+  size_t group_;
 };
 
 class BpcellsStore : public OpenedStore {
@@ -269,8 +277,9 @@ std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const bp::Matrix> m, 
   return std::make_unique<MatrixStore>(std::move(m), sliceable);
 }
 
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, bool sliceable) {
-  return std::make_unique<FragmentStore>(std::move(f), sliceable);
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, bool sliceable,
+                                             std::shared_ptr<const text::FragmentTally> tally, size_t group) {
+  return std::make_unique<FragmentStore>(std::move(f), sliceable, std::move(tally), group);
 }
 
 std::vector<std::string> BpcellsViewNames() {

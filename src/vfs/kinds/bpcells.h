@@ -11,6 +11,10 @@
 #include "vfs/kinds/kind.h"
 #include "vfs/slices.h"
 
+namespace omicsfs::text {
+class FragmentTally;
+}
+
 namespace omicsfs::vfs {
 
 const StoreKind& BpcellsDirKind();
@@ -25,7 +29,9 @@ std::vector<std::string> BpcellsViewNames();
 // folder makes slice folders on lookup (bpcells_matrix_slices.cc: rows=, cols=, groups=;
 // bpcells_fragment_slices.cc: region=, regions=, cells=, groups=).
 std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::bpcells::Matrix> m, bool sliceable);
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f, bool sliceable);
+// `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f, bool sliceable,
+                                             std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
 // What the slices of a store select; `where` names the store in messages.
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where);
 std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where);

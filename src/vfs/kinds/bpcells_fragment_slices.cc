@@ -1,10 +1,242 @@
-// Slices of BPCells fragments: region= / regions=@NAME (tabix), cells=, groups=@NAME.
+// Slices of BPCells fragments: region= (tabix's CHR, CHR:BEG, CHR:BEG-END) / regions=@NAME (a
+// BED list), cells= (barcodes), groups=@NAME (a folder per group of an ITEM<TAB>GROUP table, its
+// groups sized in one pass). Each resolves to a formats::bpcells::FragmentSubset of the store;
+// the slice's views are the store's catalog over Fragments::Slice.
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include "codec/hash.h"
+#include "text/bed_source.h"
 #include "vfs/kinds/bpcells.h"
 
 namespace omicsfs::vfs {
+namespace {
 
-std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where) {
-  return nullptr;  // not yet: the folder makes no slices
+namespace bp = formats::bpcells;
+using bp::Interval;
+
+constexpr size_t kShownUnknown = 10;  // unknown names listed in a message
+
+std::string Named(const Selection& s) {
+  return s.selector.list.empty() ? s.selector.key + "=" : s.selector.key + "=@" + s.selector.list;
+}
+
+std::string Joined(const std::vector<std::string>& items, size_t most) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > most) out += ", ...";
+  return out;
+}
+
+Result<uint64_t> Position(std::string_view text, const std::string& region) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
+    return InvalidArgumentError("region " + region + ": '" + std::string(text) + "' is not a position (1, 2, ...)");
+  }
+  return v;
+}
+
+// As tabix reads a region: CHR (all of it), CHR:BEG (BEG to the end), CHR:BEG-END, 1-based and
+// inclusive: the 0-based half-open [BEG-1, END).
+Result<std::pair<size_t, Interval>> ParseRegion(const std::string& text, const std::map<std::string, size_t>& chrs,
+                                               const std::string& store) {
+  if (auto it = chrs.find(text); it != chrs.end()) return std::make_pair(it->second, Interval{0, UINT64_MAX});
+  const size_t colon = text.rfind(':');
+  const std::string chr = colon == std::string::npos ? text : text.substr(0, colon);
+  auto it = chrs.find(chr);
+  if (it == chrs.end()) return NotFoundError("region " + text + ": no chromosome '" + chr + "' in " + store);
+  if (colon == std::string::npos) return std::make_pair(it->second, Interval{0, UINT64_MAX});
+  const std::string_view range = std::string_view(text).substr(colon + 1);
+  const size_t dash = range.find('-');
+  ASSIGN_OR_RETURN(uint64_t begin, Position(range.substr(0, dash), text));
+  uint64_t end = UINT64_MAX;
+  if (dash != std::string_view::npos && dash + 1 < range.size()) {
+    ASSIGN_OR_RETURN(end, Position(range.substr(dash + 1), text));
+    if (end < begin) return InvalidArgumentError("region " + text + ": the end is before the start");
+  }
+  return std::make_pair(it->second, Interval{begin - 1, end});
+}
+
+// A BED line: CHROM, 0-based start, end (half-open); header lines (#, track, browser) skipped.
+Result<std::optional<std::pair<size_t, Interval>>> ParseBed(const std::string& line, const std::map<std::string, size_t>& chrs,
+                                                            const std::string& list, const std::string& store) {
+  if (line[0] == '#' || line.starts_with("track") || line.starts_with("browser")) return std::optional<std::pair<size_t, Interval>>();
+  std::vector<std::string_view> f;
+  for (size_t from = 0; from <= line.size() && f.size() < 3;) {
+    size_t tab = line.find_first_of("\t ", from);
+    if (tab == std::string::npos) tab = line.size();
+    if (tab > from) f.emplace_back(line.data() + from, tab - from);
+    from = tab + 1;
+  }
+  if (f.size() < 3) return InvalidArgumentError(list + ": a BED line needs CHROM, START and END: '" + line + "'");
+  auto it = chrs.find(std::string(f[0]));
+  if (it == chrs.end()) return NotFoundError(list + ": no chromosome '" + std::string(f[0]) + "' in " + store);
+  uint64_t start = 0, end = 0;
+  auto a = std::from_chars(f[1].data(), f[1].data() + f[1].size(), start);
+  auto b = std::from_chars(f[2].data(), f[2].data() + f[2].size(), end);
+  if (a.ec != std::errc() || a.ptr != f[1].data() + f[1].size() || b.ec != std::errc() || b.ptr != f[2].data() + f[2].size() ||
+      end < start) {
+    return InvalidArgumentError(list + ": not a BED interval: '" + line + "'");
+  }
+  return std::make_optional(std::make_pair(it->second, Interval{start, end}));
+}
+
+std::string Hashed(const std::string& text) {
+  if (text.size() <= 200) return text;
+  return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
+}
+
+class FragmentSliceable : public Sliceable {
+ public:
+  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where) : f_(std::move(f)), where_(std::move(where)) {}
+
+  std::string KeysHelp() const override { return "region=, regions=@NAME, cells=, groups=@NAME"; }
+  bool Knows(const std::string& key) const override {
+    return key == "region" || key == "regions" || key == "cells" || key == "groups";
+  }
+  std::string ListExtension(const std::string& key) const override {
+    return key == "regions" ? ".bed" : key == "groups" ? ".tsv" : ".txt";
+  }
+  std::string GroupsSelect() const override { return "cells"; }
+
+  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Selection>& path, std::string* canonical) const override {
+    ASSIGN_OR_RETURN(bp::FragmentSubset subset, Subset(path));
+    *canonical = Canonical(subset);
+    ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(f_, std::move(subset)));
+    return FragmentViewsOf(std::move(slice), /*sliceable=*/false);
+  }
+
+  // Every group a cells= slice of the same regions; one tally of the regions' fragments sizes
+  // them all.
+  Result<GroupCut> CutGroups(const std::vector<Selection>& path, const Selection& list, const Groups& groups) const override {
+    ASSIGN_OR_RETURN(bp::FragmentSubset base, Subset(path));
+    if (base.cells) return InvalidArgumentError(Named(list) + ": cells= and groups= cannot both be given (a group is a cells= slice)");
+    std::vector<int32_t> group_of_cell(f_->cell_names().size(), -1);
+    std::vector<std::vector<uint32_t>> members;
+    for (size_t g = 0; g < groups.names.size(); ++g) {
+      Selection sel = SelectionOf("cells", groups.members[g], list.selector.text + "/" + groups.names[g]);
+      sel.selector.list = list.selector.list;
+      ASSIGN_OR_RETURN(auto ids, Cells(sel, Named(list) + " (group " + groups.names[g] + ")"));
+      for (uint32_t id : ids) group_of_cell[id] = static_cast<int32_t>(g);
+      members.push_back(std::move(ids));
+    }
+    ASSIGN_OR_RETURN(auto base_slice, bp::Fragments::Slice(f_, base));
+    auto tally = std::make_shared<const text::FragmentTally>(std::move(base_slice), std::move(group_of_cell), groups.names.size());
+    GroupCut out;
+    for (size_t g = 0; g < groups.names.size(); ++g) {
+      bp::FragmentSubset subset = base;
+      subset.cells = std::move(members[g]);
+      out.canonical.push_back(Canonical(subset));
+      ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(f_, std::move(subset)));
+      out.groups.push_back(FragmentViewsOf(std::move(slice), /*sliceable=*/false, tally, g));
+    }
+    return out;
+  }
+
+ private:
+  Result<bp::FragmentSubset> Subset(const std::vector<Selection>& path) const {
+    bp::FragmentSubset subset;
+    std::string regions_from;
+    for (const Selection& sel : path) {
+      const std::string& key = sel.selector.key;
+      if (key == "region" || key == "regions") {
+        if (sel.selector.exclude) return InvalidArgumentError(Named(sel) + ": regions cannot be excluded (^)");
+        if (key == "regions" && sel.selector.list.empty()) return InvalidArgumentError("regions= takes a BED list: regions=@NAME");
+        if (key == "region" && !sel.selector.list.empty()) {
+          return InvalidArgumentError("region= takes regions, not a list (for a BED list: regions=@NAME)");
+        }
+        if (!regions_from.empty()) return InvalidArgumentError(Named(sel) + ": give region= or regions=, not both");
+        regions_from = Named(sel);
+        std::map<std::string, size_t> chrs;
+        for (size_t i = 0; i < f_->chr_names().size(); ++i) chrs.emplace(f_->chr_names()[i], i);
+        std::vector<std::vector<Interval>> regions(f_->chr_names().size());
+        size_t n = 0;
+        for (const std::string& item : sel.items) {
+          if (key == "region") {
+            ASSIGN_OR_RETURN(auto r, ParseRegion(item, chrs, where_));
+            regions[r.first].push_back(r.second);
+            ++n;
+          } else {
+            ASSIGN_OR_RETURN(auto r, ParseBed(item, chrs, Named(sel), where_));
+            if (!r) continue;
+            regions[r->first].push_back(r->second);
+            ++n;
+          }
+        }
+        if (n == 0) return InvalidArgumentError(Named(sel) + ": no region given");
+        subset.regions = std::move(regions);
+      } else if (key == "cells") {
+        ASSIGN_OR_RETURN(subset.cells, Cells(sel, Named(sel)));
+      }
+    }
+    return subset;
+  }
+
+  // The chosen cells in the order given; ^: the others, in store order.
+  Result<std::vector<uint32_t>> Cells(const Selection& sel, const std::string& named) const {
+    const auto& names = f_->cell_names();
+    std::map<std::string, uint32_t> index;
+    for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], static_cast<uint32_t>(i));
+    std::vector<std::string> unknown;
+    std::vector<uint32_t> chosen;
+    std::set<uint32_t> seen;
+    for (const std::string& id : sel.items) {
+      auto it = index.find(id);
+      if (it == index.end()) {
+        unknown.push_back(id);
+        continue;
+      }
+      if (!seen.insert(it->second).second) return InvalidArgumentError(named + ": cell " + id + " is listed twice");
+      chosen.push_back(it->second);
+    }
+    if (!unknown.empty()) {
+      return NotFoundError(named + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
+                           " cells are not in " + where_ + ": " + Joined(unknown, kShownUnknown));
+    }
+    if (sel.selector.exclude) {
+      std::vector<uint32_t> rest;
+      for (uint32_t i = 0; i < names.size(); ++i) {
+        if (seen.count(i) == 0) rest.push_back(i);
+      }
+      chosen = std::move(rest);
+    }
+    if (chosen.empty()) return InvalidArgumentError(named + ": no cell is left");
+    return chosen;
+  }
+
+  // The subset's identity (any order of the same selectors gives the same).
+  static std::string Canonical(const bp::FragmentSubset& s) {
+    std::string out;
+    if (s.regions) {
+      std::string regions;
+      for (size_t c = 0; c < s.regions->size(); ++c) {
+        std::vector<Interval> r = (*s.regions)[c];
+        std::sort(r.begin(), r.end(), [](const Interval& a, const Interval& b) {
+          return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+        });
+        for (const Interval& q : r) regions += std::to_string(c) + ":" + std::to_string(q.begin) + "-" + std::to_string(q.end) + ",";
+      }
+      out += "regions " + Hashed(regions) + "\n";
+    }
+    if (s.cells) {
+      std::string cells;
+      for (uint32_t i : *s.cells) cells += std::to_string(i) + ",";
+      out += "cells " + Hashed(cells) + "\n";
+    }
+    return out;
+  }
+
+  std::shared_ptr<const bp::Fragments> f_;
+  std::string where_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f, std::string where) {
+  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where));
 }
 
 }  // namespace omicsfs::vfs
