@@ -46,13 +46,23 @@ Result<std::optional<uint64_t>> BedSource::MeasureChunk(uint64_t k) const {
   return std::optional<uint64_t>(n);
 }
 
+Status BedSource::Fetch(uint64_t k, formats::bpcells::FragmentRange* f, const std::vector<std::string>** cells) const {
+  if (tally_ != nullptr) {
+    *cells = &tally_->cell_names();
+    return tally_->Read(group_, k, f);
+  }
+  *cells = &fragments_->cell_names();
+  return fragments_->Read(chunks_[k].begin, chunks_[k].end, f);
+}
+
 Status BedSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
   const Chunk& r = chunks_[k];
   formats::bpcells::FragmentRange f;
-  RETURN_IF_ERROR(fragments_->Read(r.begin, r.end, &f));
+  const std::vector<std::string>* names = nullptr;
+  RETURN_IF_ERROR(Fetch(k, &f, &names));
   const std::string& chrom = fragments_->chr_names()[r.chr];
   if (!chrom.empty() && chrom[0] == '#') return OkStatus();  // tabix reads such lines as headers
-  const auto& cells = fragments_->cell_names();
+  const auto& cells = *names;
   const uint32_t minus = style_ == Style::kTenX ? 1 : 0;
   out->contigs.push_back(chrom);
   out->records.reserve(f.start.size());
@@ -68,9 +78,10 @@ Status BedSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
 Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
   const Chunk& r = chunks_[k];
   formats::bpcells::FragmentRange f;
-  RETURN_IF_ERROR(fragments_->Read(r.begin, r.end, &f));
+  const std::vector<std::string>* names = nullptr;
+  RETURN_IF_ERROR(Fetch(k, &f, &names));
   const std::string& chrom = fragments_->chr_names()[r.chr];
-  const auto& cells = fragments_->cell_names();
+  const auto& cells = *names;
   const uint32_t minus = style_ == Style::kTenX ? 1 : 0;
   for (size_t i = 0; i < f.start.size(); ++i) {
     out->append(chrom);
@@ -89,32 +100,43 @@ Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
 }
 
 
+namespace {
+
+std::vector<std::pair<uint64_t, uint64_t>> Ranges(const std::vector<BedSource::Chunk>& chunks) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& c : chunks) out.emplace_back(c.begin, c.end);
+  return out;
+}
+
+}  // namespace
+
 FragmentTally::FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell,
                              size_t groups)
-    : base_(std::move(base)), group_of_cell_(std::move(group_of_cell)), groups_(groups), chunks_(BedSource::Chunks(*base_)) {}
+    : partition_(base, Ranges(BedSource::Chunks(*base)), std::move(group_of_cell), groups, {}),
+      chunks_(BedSource::Chunks(*base)) {}
 
 Result<uint64_t> FragmentTally::Length(size_t group, uint64_t chunk, BedSource::Style style) const {
   std::lock_guard<std::mutex> lock(mu_);  // the first caller computes; the others wait for it
   if (!done_) RETURN_IF_ERROR(Compute());
-  if (group >= groups_ || chunk >= chunks_.size()) return InternalError(base_->Describe() + ": no such group or chunk");
-  return lengths_[(chunk * groups_ + group) * 2 + (style == BedSource::Style::kTenX ? 1 : 0)];
+  if (group >= partition_.groups() || chunk >= chunks_.size()) return InternalError(partition_.base().Describe() + ": no such group or chunk");
+  return lengths_[(chunk * partition_.groups() + group) * 2 + (style == BedSource::Style::kTenX ? 1 : 0)];
 }
 
 Status FragmentTally::Compute() const {
-  std::vector<uint64_t> lengths(chunks_.size() * groups_ * 2, 0);
-  const auto& cells = base_->cell_names();
+  const size_t groups = partition_.groups();
+  std::vector<uint64_t> lengths(chunks_.size() * groups * 2, 0);
+  const auto& cells = cell_names();
   formats::bpcells::FragmentRange f;
   for (size_t k = 0; k < chunks_.size(); ++k) {
-    const auto& r = chunks_[k];
-    RETURN_IF_ERROR(base_->Read(r.begin, r.end, &f));
-    const std::string& chrom = base_->chr_names()[r.chr];
-    uint64_t* at = &lengths[k * groups_ * 2];
-    for (size_t i = 0; i < f.start.size(); ++i) {
-      const int32_t g = f.cell[i] < group_of_cell_.size() ? group_of_cell_[f.cell[i]] : -1;
-      if (g < 0) continue;
-      const std::string& cell = cells[f.cell[i]];
-      at[2 * g] += LineLength(chrom, f.start[i], f.end[i], cell);
-      at[2 * g + 1] += LineLength(chrom, f.start[i], f.end[i] - 1, cell);
+    const std::string& chrom = partition_.base().chr_names()[chunks_[k].chr];
+    for (size_t g = 0; g < groups; ++g) {
+      RETURN_IF_ERROR(partition_.Read(g, k, &f));
+      uint64_t* at = &lengths[(k * groups + g) * 2];
+      for (size_t i = 0; i < f.start.size(); ++i) {
+        const std::string& cell = cells[f.cell[i]];
+        at[0] += LineLength(chrom, f.start[i], f.end[i], cell);
+        at[1] += LineLength(chrom, f.start[i], f.end[i] - 1, cell);
+      }
     }
   }
   lengths_ = std::move(lengths);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "formats/bpcells/fragment_partition.h"
 #include "formats/bpcells/fragments.h"
 #include "text/record_source.h"
 
@@ -38,6 +39,9 @@ class BedSource : public RecordSource {
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
 
  private:
+  // Chunk k's fragments (a group's from the tally) and the names of their cells.
+  Status Fetch(uint64_t k, formats::bpcells::FragmentRange* f, const std::vector<std::string>** cells) const;
+
   std::shared_ptr<const formats::bpcells::Fragments> fragments_;
   Style style_;
   std::string name_;
@@ -46,23 +50,26 @@ class BedSource : public RecordSource {
   size_t group_ = 0;
 };
 
-// The text lengths of the cell groups of one fragments view, found in one pass: per chunk of
-// the view of `base` (BedSource::Chunks) and per group, the bytes of the group's lines in the
-// BED and the 10x form. A groups=@NAME folder's views size themselves from it: one pass over
-// the store sizes every group, instead of a pass per group and view. Thread-safe; computed on
-// first use (a failure is returned to that caller and tried again by the next).
+// The cell groups of one fragments view (a groups=@NAME folder), regrouped in one pass
+// (formats::bpcells::FragmentPartition over the view's chunks) and their text lengths: per chunk
+// and group, the bytes of the group's lines in the BED and the 10x form. A group's views read
+// and size themselves from it: each costs its group's fragments, and the store is decoded once
+// for all groups instead of once per group and view. Thread-safe; built on first use.
 class FragmentTally {
  public:
   // `group_of_cell`: per cell ID of `base`, its group, or -1.
   FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell, size_t groups);
   Result<uint64_t> Length(size_t group, uint64_t chunk, BedSource::Style style) const;
+  // The group's fragments of a chunk, their cells named by cell_names().
+  Status Read(size_t group, uint64_t chunk, formats::bpcells::FragmentRange* out) const {
+    return partition_.Read(group, chunk, out);
+  }
+  const std::vector<std::string>& cell_names() const { return partition_.base().cell_names(); }
 
  private:
   Status Compute() const;
 
-  std::shared_ptr<const formats::bpcells::Fragments> base_;
-  std::vector<int32_t> group_of_cell_;
-  size_t groups_;
+  formats::bpcells::FragmentPartition partition_;
   std::vector<BedSource::Chunk> chunks_;
   mutable std::mutex mu_;
   mutable bool done_ = false;
