@@ -292,5 +292,41 @@ TEST_F(DatgSlices, ARowsSliceReadsOnlyTheBlocksOfItsRows) {
   EXPECT_TRUE(mount_->alive());
 }
 
+// Sizes persist under the slice's identity: the same selectors in the other order find the index
+// the first order wrote (no new file), another slice writes its own.
+TEST_F(DatgSlices, EitherOrderSharesItsPersistedSizes) {
+  ASSERT_NE(multi_, nullptr);
+  const std::string index_dir = testutil::MakeTempDir("omicsfs-datg-idx-");
+  ASSERT_FALSE(index_dir.empty());
+  auto count = [&] {
+    size_t n = 0;
+    for (auto& e : fs::directory_iterator(index_dir)) n += e.path().extension() == ".idx";
+    return n;
+  };
+  {
+    auto m = MountedFs::Start(OMICSFS_BINARY, src_, {"-o", "lists=" + lists_ + ",index_dir=" + index_dir});
+    ASSERT_NE(m, nullptr);
+    const std::string store = m->path() + "/" + kMulti + ".datg";
+    const std::vector<std::string> cols = {"f7", "f499", "f0"};
+    std::vector<std::string> rows;
+    for (const auto& r : multi_->rows) {
+      if (r != "row3" && r != "row1200") rows.push_back(r);
+    }
+    struct stat st;
+    const size_t before = count();
+    ASSERT_EQ(::stat((store + "/rows=^row3,row1200/cols=@features/matrix.tsv").c_str(), &st), 0);
+    const size_t once = count();
+    EXPECT_EQ(once, before + 1);
+    ASSERT_EQ(::stat((store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv").c_str(), &st), 0);
+    EXPECT_EQ(count(), once);
+    EXPECT_EQ(static_cast<size_t>(st.st_size), multi_->Cut(rows, cols).size());
+    EXPECT_TRUE(Read(store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv") == multi_->Cut(rows, cols));
+    ASSERT_EQ(::stat((store + "/cols=f499,f7,f0/rows=^row1200,row3/matrix.tsv").c_str(), &st), 0);
+    EXPECT_EQ(count(), once + 1);  // another column order: another slice
+  }
+  fs_error ec;
+  fs::remove_all(index_dir, ec);
+}
+
 }  // namespace
 }  // namespace omicsfs
