@@ -1,5 +1,6 @@
 // datg matrices: NAME.datg with NAME.rows.txt.gz and NAME.cols.txt.gz beside it (the systemsgenetics
 // Java writer's layout), shown as NAME.datg/. Its companions and checksums are not shown beside it.
+// Its folder makes slice folders on lookup (rows=, cols=: datg_slices.cc).
 #include "vfs/kinds/datg.h"
 
 #include "formats/datg/reader.h"
