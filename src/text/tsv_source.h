@@ -39,16 +39,21 @@ class NamesSource : public RecordSource {
 
 namespace omicsfs::formats::datg {
 class DatgFile;
+class DatgSlice;
 }
 
 namespace omicsfs::text {
 
 // The dense TSV of a datg matrix, as systemsgenetics' DATG_2_TXT writes it: `\t` + column names,
 // then per row the name and the values in Java Double.toString form. Chunk 0 is the header,
-// chunk k ≥ 1 one row block.
+// chunk k ≥ 1 one row block. Over a slice (a sub-matrix) the same text of its rows and columns,
+// cell for cell the full view's; a chunk is a run of the slice's rows (at least a row block's
+// count, about 256 KiB of text) and decodes each row block its rows are in once.
 class DatgTsvSource : public RecordSource {
  public:
   DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file, std::string name);
+  // `describe` names the slice in messages ("matrix.tsv of /data/x.datg/rows=@genes").
+  DatgTsvSource(std::shared_ptr<const formats::datg::DatgSlice> slice, std::string describe);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   // From digit counts: the values' shortest decimals, not their text (sizing ~1/3 cheaper).
@@ -56,9 +61,14 @@ class DatgTsvSource : public RecordSource {
   std::string Describe() const override;
 
  private:
+  Status RenderHeader(std::string* out) const;
+
   std::shared_ptr<const formats::datg::DatgFile> file_;
+  std::shared_ptr<const formats::datg::DatgSlice> slice_;  // null: the whole file
   std::string name_;
+  std::string describe_;           // a slice's
   uint64_t blocks_per_chunk_ = 1;  // small row blocks are grouped into ~256 KiB of text
+  uint64_t rows_per_chunk_ = 1;    // a slice's
 };
 
 }  // namespace omicsfs::text

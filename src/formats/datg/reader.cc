@@ -165,4 +165,56 @@ Result<std::vector<double>> DatgFile::ReadBlock(uint64_t b) const {
   return out;
 }
 
+Result<std::shared_ptr<const DatgSlice>> DatgSlice::Make(std::shared_ptr<const DatgFile> file,
+                                                         std::optional<std::vector<uint64_t>> rows,
+                                                         std::optional<std::vector<uint64_t>> cols) {
+  std::shared_ptr<DatgSlice> s(new DatgSlice());
+  auto chosen = [&](const std::optional<std::vector<uint64_t>>& picked, uint64_t n, const std::vector<std::string>& names,
+                    const char* what, std::vector<std::string>* out) -> Status {
+    if (!picked) return OkStatus();
+    std::vector<bool> seen(n);
+    out->reserve(picked->size());
+    for (uint64_t i : *picked) {
+      if (i >= n || seen[i]) {
+        return InvalidArgumentError(file->Describe() + ": " + what + " " + std::to_string(i) + (i >= n ? " is out of range" : " is chosen twice"));
+      }
+      seen[i] = true;
+      out->push_back(names[i]);
+    }
+    return OkStatus();
+  };
+  RETURN_IF_ERROR(chosen(rows, file->rows(), file->row_names(), "row", &s->row_names_));
+  RETURN_IF_ERROR(chosen(cols, file->cols(), file->col_names(), "column", &s->col_names_));
+  s->file_ = std::move(file);
+  s->rows_ = std::move(rows);
+  s->cols_ = std::move(cols);
+  return std::shared_ptr<const DatgSlice>(std::move(s));
+}
+
+Result<std::vector<double>> DatgSlice::ReadRows(uint64_t first, uint64_t last) const {
+  const DatgFile& f = *file_;
+  last = std::min(last, rows());
+  if (first >= last) return std::vector<double>();
+  const uint64_t n = last - first, width = cols(), stride = f.cols();
+  std::vector<double> out(n * width);
+  // The rows by block (then by position): one decode per block, whatever the rows' order.
+  std::vector<std::pair<uint64_t, uint64_t>> by_block(n);  // (file row, slice row - first)
+  for (uint64_t i = 0; i < n; ++i) by_block[i] = {FileRow(first + i), i};
+  if (rows_) std::sort(by_block.begin(), by_block.end());
+  for (size_t at = 0; at < by_block.size();) {
+    const uint64_t b = by_block[at].first / f.rows_per_block(), block_first = f.BlockFirstRow(b);
+    ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
+    for (; at < by_block.size() && by_block[at].first / f.rows_per_block() == b; ++at) {
+      const double* from = values.data() + (by_block[at].first - block_first) * stride;
+      double* to = out.data() + by_block[at].second * width;
+      if (!cols_) {
+        std::copy(from, from + width, to);
+      } else {
+        for (uint64_t j = 0; j < width; ++j) to[j] = from[(*cols_)[j]];
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace omicsfs::formats::datg

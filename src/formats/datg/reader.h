@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,36 @@ class DatgFile {
   std::vector<uint64_t> offsets_;  // one per block
   std::vector<std::string> row_names_, col_names_;
   std::string dataset_name_, data_on_rows_, data_on_cols_;
+};
+
+// A sub-matrix of a DatgFile (a slice): rows and columns chosen by index, each in the order it is
+// shown, an index at most once. ReadRows decodes only the row blocks that hold the rows asked for,
+// each once per call whatever the rows' order. Never formats text either.
+class DatgSlice {
+ public:
+  // nullopt: every row (column), in the file's order. Indices must be in range and distinct.
+  static Result<std::shared_ptr<const DatgSlice>> Make(std::shared_ptr<const DatgFile> file,
+                                                       std::optional<std::vector<uint64_t>> rows,
+                                                       std::optional<std::vector<uint64_t>> cols);
+
+  const DatgFile& file() const { return *file_; }
+  uint64_t rows() const { return rows_ ? rows_->size() : file_->rows(); }
+  uint64_t cols() const { return cols_ ? cols_->size() : file_->cols(); }
+  uint64_t FileRow(uint64_t i) const { return rows_ ? (*rows_)[i] : i; }
+  uint64_t FileCol(uint64_t j) const { return cols_ ? (*cols_)[j] : j; }
+  const std::vector<std::string>& row_names() const { return rows_ ? row_names_ : file_->row_names(); }
+  const std::vector<std::string>& col_names() const { return cols_ ? col_names_ : file_->col_names(); }
+
+  // Rows [first, last) of the slice, row-major, (last − first) × cols() values. The row blocks
+  // holding them are read in block order, each decoded once.
+  Result<std::vector<double>> ReadRows(uint64_t first, uint64_t last) const;
+
+ private:
+  DatgSlice() = default;
+
+  std::shared_ptr<const DatgFile> file_;
+  std::optional<std::vector<uint64_t>> rows_, cols_;
+  std::vector<std::string> row_names_, col_names_;  // the chosen ones (when chosen)
 };
 
 // Java's modified UTF-8 (DataOutputStream.writeUTF payload) → UTF-8.

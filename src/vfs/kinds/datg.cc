@@ -1,5 +1,6 @@
 // datg matrices: NAME.datg with NAME.rows.txt.gz and NAME.cols.txt.gz beside it (the systemsgenetics
 // Java writer's layout), shown as NAME.datg/. Its companions and checksums are not shown beside it.
+// Its folder makes slice folders on lookup (rows=, cols=: datg_slices.cc).
 #include "vfs/kinds/datg.h"
 
 #include "formats/datg/reader.h"
@@ -9,27 +10,36 @@ namespace omicsfs::vfs {
 namespace {
 
 using formats::datg::DatgFile;
+using formats::datg::DatgSlice;
 using Names = std::shared_ptr<const std::vector<std::string>>;
 
+// The views of a matrix or of a slice of one (`slice` set: its rows and columns).
 struct DatgViews {
   std::shared_ptr<const DatgFile> f;
+  std::shared_ptr<const DatgSlice> slice;
   std::string where;
   RegionIndexes indexes = RegionIndexes::kTbi;
   std::string Describe() const { return f->Describe(); }
-  std::shared_ptr<const text::NamesSource> Listed(const std::vector<std::string>& names, const std::string& n) const {
-    return std::make_shared<const text::NamesSource>(Names(f, &names), text::NamesSource::Layout::kOnePerLine, 0,
+  std::shared_ptr<const text::NamesSource> Listed(bool rows, const std::string& n) const {
+    Names names = slice ? Names(slice, rows ? &slice->row_names() : &slice->col_names())
+                        : Names(f, rows ? &f->row_names() : &f->col_names());
+    return std::make_shared<const text::NamesSource>(std::move(names), text::NamesSource::Layout::kOnePerLine, 0,
                                                      n + " of " + where);
+  }
+  std::shared_ptr<const text::DatgTsvSource> Matrix(const std::string& n) const {
+    if (slice) return std::make_shared<const text::DatgTsvSource>(slice, n + " of " + where);
+    return std::make_shared<const text::DatgTsvSource>(f, n);
   }
 };
 
 const Catalog<DatgViews>& DatgCatalog() {
   static const Catalog<DatgViews> c{.views = {
       {.name = "matrix.tsv", .size = SizeBy::kRendered,
-       .make = [](const DatgViews& s, const std::string& n) { return std::make_shared<const text::DatgTsvSource>(s.f, n); }},
+       .make = [](const DatgViews& s, const std::string& n) { return s.Matrix(n); }},
       {.name = "rownames.txt", .size = SizeBy::kFixed,
-       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(s.f->row_names(), n); }},
+       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(/*rows=*/true, n); }},
       {.name = "colnames.txt", .size = SizeBy::kFixed,
-       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(s.f->col_names(), n); }},
+       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(/*rows=*/false, n); }},
   }, .gates = {}};
   return c;
 }
@@ -41,17 +51,24 @@ std::string Stem(const std::string& base) { return base.substr(0, base.size() - 
 
 class DatgStore : public OpenedStore {
  public:
-  DatgStore(std::shared_ptr<const DatgFile> f, std::string where) : f_(std::move(f)), where_(std::move(where)) {}
+  DatgStore(std::shared_ptr<const DatgFile> f, std::shared_ptr<const DatgSlice> slice, std::string where, std::string base,
+            bool sliceable)
+      : f_(std::move(f)), slice_(std::move(slice)), where_(std::move(where)), base_(std::move(base)), sliceable_(sliceable) {}
   void AddViews(ViewSink& sink) const override {
+    if (sliceable_) AttachSlices(sink, DatgSlices(f_, where_, base_), where_);
     DatgViews s;
     s.f = f_;
-    s.where = sink.where = where_;
+    s.slice = slice_;
+    if (sink.where.empty()) sink.where = where_;  // a slice: the store and its selectors
+    s.where = sink.where;
     vfs::AddViews(DatgCatalog(), s, sink);
   }
 
  private:
   std::shared_ptr<const DatgFile> f_;
-  std::string where_;
+  std::shared_ptr<const DatgSlice> slice_;
+  std::string where_, base_;
+  bool sliceable_;
 };
 
 class Kind : public StoreKind {
@@ -94,11 +111,16 @@ class Kind : public StoreKind {
       return NotFoundError(where + ": a datg matrix needs its name files beside it; missing " + missing);
     }
     ASSIGN_OR_RETURN(auto file, DatgFile::Open(opened[0], *opened[1], *opened[2]));
-    return std::unique_ptr<OpenedStore>(new DatgStore(std::move(file), where));
+    return DatgViewsOf(std::move(file), nullptr, where, at.entry.base, /*sliceable=*/true);
   }
 };
 
 }  // namespace
+
+std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const DatgFile> file, std::shared_ptr<const DatgSlice> slice,
+                                         std::string where, std::string base, bool sliceable) {
+  return std::make_unique<DatgStore>(std::move(file), std::move(slice), std::move(where), std::move(base), sliceable);
+}
 
 const StoreKind& DatgKind() {
   static const Kind kind;

@@ -1,0 +1,172 @@
+// DatgSlice reads only the row blocks that hold its rows, each once per ReadRows (per text chunk
+// of its matrix.tsv), whatever the rows' order; its cells are the file's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <utility>
+
+#include "formats/datg/reader.h"
+#include "io/memory_space.h"
+#include "text/tsv_source.h"
+
+namespace omicsfs::formats::datg {
+namespace {
+
+const std::string kCorpus = OMICSFS_CORPUS_DIR "/datg/";
+
+std::string Bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A source that records the offsets it is read at.
+class CountingSource : public io::ByteSource {
+ public:
+  CountingSource(std::string describe, std::string bytes) : inner_(std::move(describe), std::move(bytes)) {}
+  const std::string& Describe() const override { return inner_.Describe(); }
+  const io::ObjectInfo& Info() const override { return inner_.Info(); }
+  Status ReadExact(uint64_t offset, void* out, size_t length) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    reads_.push_back(offset);
+    return inner_.ReadExact(offset, out, length);
+  }
+  std::vector<uint64_t> TakeReads() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(reads_, {});
+  }
+
+ private:
+  io::MemoryByteSource inner_;
+  mutable std::mutex mu_;
+  mutable std::vector<uint64_t> reads_;
+};
+
+struct Opened {
+  std::shared_ptr<const CountingSource> source;
+  std::shared_ptr<const DatgFile> file;
+  std::vector<uint64_t> block_offsets;  // what ReadBlock(b) reads at, by b
+};
+
+Opened Open(const std::string& name) {
+  Opened o;
+  o.source = std::make_shared<const CountingSource>(name + ".datg", Bytes(kCorpus + name + ".datg"));
+  io::MemoryByteSource rows(name + ".rows.txt.gz", Bytes(kCorpus + name + ".rows.txt.gz"));
+  io::MemoryByteSource cols(name + ".cols.txt.gz", Bytes(kCorpus + name + ".cols.txt.gz"));
+  auto file = DatgFile::Open(o.source, rows, cols);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  if (!file.ok()) return o;
+  o.file = *file;
+  o.source->TakeReads();
+  for (uint64_t b = 0; b < o.file->blocks(); ++b) {
+    EXPECT_TRUE(o.file->ReadBlock(b).ok());
+    auto reads = o.source->TakeReads();
+    EXPECT_EQ(reads.size(), 1u);
+    o.block_offsets.push_back(reads.empty() ? 0 : reads[0]);
+  }
+  return o;
+}
+
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(DatgSlice, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
+  Opened o = Open("multiblock_rpb1100_2300x500");
+  ASSERT_NE(o.file, nullptr);
+  ASSERT_EQ(o.file->blocks(), 3u);
+  std::vector<std::vector<double>> blocks;
+  for (uint64_t b = 0; b < 3; ++b) blocks.push_back(*o.file->ReadBlock(b));
+  o.source->TakeReads();
+
+  const std::vector<uint64_t> rows = {2250, 5, 1105, 7, 2201, 1099}, cols = {499, 0, 3};
+  auto slice = DatgSlice::Make(o.file, rows, cols);
+  ASSERT_TRUE(slice.ok()) << slice.status().message();
+  auto values = (*slice)->ReadRows(0, rows.size());
+  ASSERT_TRUE(values.ok());
+  auto reads = o.source->TakeReads();
+  std::sort(reads.begin(), reads.end());
+  EXPECT_EQ(reads, o.block_offsets);  // each block once
+  ASSERT_EQ(values->size(), rows.size() * cols.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < cols.size(); ++j) {
+      const uint64_t b = rows[i] / 1100, r = rows[i] % 1100;
+      EXPECT_TRUE(SameBits((*values)[i * cols.size() + j], blocks[b][r * 500 + cols[j]])) << i << "," << j;
+    }
+  }
+  // Rows of one block read that block alone.
+  auto one = DatgSlice::Make(o.file, std::vector<uint64_t>{1500, 1101, 2199}, std::nullopt);
+  ASSERT_TRUE(one.ok());
+  ASSERT_TRUE((*one)->ReadRows(0, 3).ok());
+  EXPECT_EQ(o.source->TakeReads(), std::vector<uint64_t>{o.block_offsets[1]});
+  // A part of the slice reads the blocks of that part.
+  ASSERT_TRUE((*slice)->ReadRows(1, 2).ok());
+  EXPECT_EQ(o.source->TakeReads(), std::vector<uint64_t>{o.block_offsets[0]});
+}
+
+TEST(DatgSlice, MatrixTsvOfASliceReadsOnlyItsBlocks) {
+  Opened o = Open("narrow_19999x2");  // 400 blocks of 50 rows
+  ASSERT_NE(o.file, nullptr);
+  const std::vector<uint64_t> rows = {19998, 120, 101, 19950, 149, 100};  // blocks 399, 2, 399, 2
+  auto slice = DatgSlice::Make(o.file, rows, std::vector<uint64_t>{1, 0});
+  ASSERT_TRUE(slice.ok());
+  text::DatgTsvSource source(*slice, "matrix.tsv of a slice");
+  std::string text;
+  for (uint64_t k = 0; k < source.ChunkCount(); ++k) ASSERT_TRUE(source.RenderChunk(k, &text).ok());
+  auto reads = o.source->TakeReads();
+  std::sort(reads.begin(), reads.end());
+  EXPECT_EQ(reads, (std::vector<uint64_t>{o.block_offsets[2], o.block_offsets[399]}));
+  // Each row's cells are the full view's, columns swapped.
+  text::DatgTsvSource full(o.file, "matrix.tsv");
+  std::string all;
+  for (uint64_t k = 0; k < full.ChunkCount(); ++k) ASSERT_TRUE(full.RenderChunk(k, &all).ok());
+  std::vector<std::string> lines;
+  std::istringstream in(all);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 20000u);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> f;
+    std::istringstream s(line);
+    for (std::string x; std::getline(s, x, '\t');) f.push_back(x);
+    return f;
+  };
+  std::string want = "\t" + split(lines[0])[2] + "\t" + split(lines[0])[1] + "\n";
+  for (uint64_t r : rows) {
+    auto f = split(lines[r + 1]);
+    want += f[0] + "\t" + f[2] + "\t" + f[1] + "\n";
+  }
+  EXPECT_EQ(text, want);
+  // Sizing from digit counts agrees with the text.
+  uint64_t measured = 0;
+  for (uint64_t k = 0; k < source.ChunkCount(); ++k) {
+    auto m = source.MeasureChunk(k);
+    ASSERT_TRUE(m.ok());
+    if (m->has_value()) {
+      measured += **m;
+    } else {
+      std::string chunk;
+      ASSERT_TRUE(source.RenderChunk(k, &chunk).ok());
+      measured += chunk.size();
+    }
+  }
+  EXPECT_EQ(measured, text.size());
+}
+
+TEST(DatgSlice, RefusesIndicesOutOfRangeOrTwice) {
+  Opened o = Open("tiny_3x4");
+  ASSERT_NE(o.file, nullptr);
+  EXPECT_FALSE(DatgSlice::Make(o.file, std::vector<uint64_t>{3}, std::nullopt).ok());
+  EXPECT_FALSE(DatgSlice::Make(o.file, std::vector<uint64_t>{1, 1}, std::nullopt).ok());
+  EXPECT_FALSE(DatgSlice::Make(o.file, std::nullopt, std::vector<uint64_t>{4}).ok());
+  auto all = DatgSlice::Make(o.file, std::nullopt, std::nullopt);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ((*all)->rows(), 3u);
+  EXPECT_EQ((*all)->cols(), 4u);
+  EXPECT_EQ((*all)->row_names(), o.file->row_names());
+}
+
+}  // namespace
+}  // namespace omicsfs::formats::datg
