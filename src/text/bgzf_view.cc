@@ -178,7 +178,9 @@ Result<cache::Buffer> BgzfDeflatedView::Compressed() const {
     std::string all;
     all.reserve(n);
     for (const Piece& p : pieces) all.append(p.buffer->data() + p.offset, p.length);
-    return bgzf::Compress(all);
+    // Level 1: an index (a .tbi is mostly runs of repeated offsets) is ~2 % larger than at 6
+    // and compresses ~4x faster; ls -l of a folder of cell groups compresses one per view.
+    return bgzf::Compress(all, 1);
   });
   if (!buf.ok()) {
     Status st = std::move(buf).status().WithContext(describe_);

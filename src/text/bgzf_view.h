@@ -5,7 +5,7 @@
 //   passes the inner view's pieces through without copying; only block headers and trailers are
 //   made here. A block's CRC32 needs its whole payload: it is computed once, when a read first
 //   covers the block's trailer, and kept (8 bytes per 64 KiB block read).
-// - BgzfDeflatedView: real deflate (libdeflate, level 6) for small derived files such as
+// - BgzfDeflatedView: real deflate (libdeflate, level 1) for small derived files such as
 //   indexes: the whole inner view is compressed on first use and kept in the decode cache.
 #pragma once
 

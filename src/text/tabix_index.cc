@@ -1,5 +1,7 @@
 #include "text/tabix_index.h"
 
+#include <unordered_map>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -273,11 +275,14 @@ Status TabixIndexBuilder::Push(std::string_view contig, int64_t beg, int64_t end
     return UnsupportedError("position " + std::to_string(end) + " is beyond what a " +
                             (csi_ ? ".csi" : ".tbi (2^29)") + " index can hold");
   }
-  auto [it, added] = tids_.try_emplace(std::string(contig), static_cast<int>(names_.size()));
-  const int tid = it->second;
-  if (added) {
-    names_.emplace_back(contig);
-    refs_.push_back(nullptr);
+  int tid = last_tid_;
+  if (tid < 0 || names_[tid] != contig) {  // records of one contig come together: look up once per run
+    auto [it, added] = tids_.try_emplace(std::string(contig), static_cast<int>(names_.size()));
+    tid = it->second;
+    if (added) {
+      names_.emplace_back(contig);
+      refs_.push_back(nullptr);
+    }
   }
   if (last_tid_ != tid) {
     if (refs_[tid]) return CorruptError("not sorted: the records of a contig are not together");
@@ -339,6 +344,14 @@ void SortByStart(std::vector<Chunk>* c) {
 // hts.c's compress_binning: bins spanning less than one BGZF block go to their parent; then
 // chunks starting in the block where the previous one ends are merged.
 void CompressBins(BinHash* h, uint32_t n_bins, int n_lvls) {
+  // Each bin's slot, found once: after many deletions a probe for a parent walks long runs of
+  // deleted slots (a sparse view's index, e.g. one cell group's, spent most of its build
+  // there). Nothing is added from here on, so the slots (and the order written) stay as they are.
+  std::unordered_map<uint32_t, uint32_t> slot;
+  slot.reserve(h->size());
+  for (uint32_t k = 0; k != h->end(); ++k) {
+    if (h->Exists(k)) slot.emplace(h->Key(k), k);
+  }
   for (int l = n_lvls; l > 0; --l) {
     const uint32_t start = static_cast<uint32_t>(BinFirst(l));
     for (uint32_t k = 0; k != h->end(); ++k) {
@@ -346,7 +359,9 @@ void CompressBins(BinHash* h, uint32_t n_bins, int n_lvls) {
       std::vector<Chunk>& p = h->Val(k).chunks;
       if (l < n_lvls && p.size() > 1) SortByStart(&p);
       if ((p.back().v >> 16) - (p.front().u >> 16) >= kMinMarkerDist) continue;
-      const uint32_t kp = h->Get(static_cast<uint32_t>(BinParent(static_cast<int>(h->Key(k)))));
+      // Parents are a level up, not yet visited: never deleted when looked up.
+      const auto parent = slot.find(static_cast<uint32_t>(BinParent(static_cast<int>(h->Key(k)))));
+      const uint32_t kp = parent == slot.end() ? h->end() : parent->second;
       if (kp == h->end()) continue;
       std::vector<Chunk>& q = h->Val(kp).chunks;
       q.insert(q.end(), p.begin(), p.end());

@@ -66,16 +66,22 @@ Result<std::string> TabixIndexSource::Build() const {
   threads = std::max(1u, threads);
   std::unique_ptr<TabixIndexBuilder> builder;
   uint64_t offset0 = 0, record = 0;
-  std::vector<ChunkSpans> batch(threads);
-  std::vector<Status> errors(threads);
-  for (uint64_t k0 = 0; k0 < n; k0 += threads) {
-    const uint64_t m = std::min<uint64_t>(threads, n - k0);
-    auto work = [&](uint64_t i) {
-      batch[i] = ChunkSpans();
-      errors[i] = source.RecordSpans(k0 + i, &batch[i]);
+  // Batches of kPerThread chunks per thread (a thread started per chunk cost more than the
+  // chunks of a small view: a group's of a fragments groups=@NAME folder).
+  constexpr uint64_t kPerThread = 16;
+  const uint64_t per_batch = threads * kPerThread;
+  std::vector<ChunkSpans> batch(per_batch);
+  std::vector<Status> errors(per_batch);
+  for (uint64_t k0 = 0; k0 < n; k0 += per_batch) {
+    const uint64_t m = std::min<uint64_t>(per_batch, n - k0);
+    auto work = [&](uint64_t t) {
+      for (uint64_t i = t; i < m; i += threads) {
+        batch[i] = ChunkSpans();
+        errors[i] = source.RecordSpans(k0 + i, &batch[i]);
+      }
     };
     std::vector<std::thread> pool;
-    for (uint64_t i = 1; i < m; ++i) pool.emplace_back(work, i);
+    for (uint64_t t = 1; t < std::min<uint64_t>(threads, m); ++t) pool.emplace_back(work, t);
     work(0);
     for (auto& t : pool) t.join();
     for (uint64_t i = 0; i < m; ++i) {
