@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "testutil/mount_fixture.h"
 #include "util/fs.h"
@@ -76,6 +77,8 @@ class FragmentSlices : public ::testing::Test {
       if (i % 97 == 5) few << cells[i] << "\n";
       clusters << cells[i] << "\t" << (i % 3 == 0 ? "B cells" : i % 3 == 1 ? "T_cells" : "Mono") << "\n";
     }
+    std::ofstream parallel(lists_ + "/parallel.tsv");
+    for (size_t i = 0; i < cells.size(); i += 2) parallel << cells[i] << "\tg" << i % 5 << "\n";
     std::ofstream(lists_ + "/peaks.bed") << "# peaks\nchr1\t1000000\t2000000\nchr2\t0\t3000000\nchr1\t1500000\t2500000\n";
     std::ofstream(lists_ + "/bad.bed") << "chr1\tten\t20\n";
     std::ofstream(lists_ + "/unknown.txt") << cells[0] << "\nNOPE-1\nNOPE-2\n";
@@ -207,6 +210,31 @@ TEST_F(FragmentSlices, GroupsAreCellSlices) {
   EXPECT_EQ(Read(g + "/Mono/region=chr2/fragments.bed"),
             Filter(Read(s + "/region=chr2/fragments.bed"), [&](const std::string& l) { return group_of[Field(l, 3)] == "Mono"; }));
   EXPECT_EQ(Read(s + "/region=chr2/groups=@clusters/Mono/fragments.bed"), Read(g + "/Mono/region=chr2/fragments.bed"));
+}
+
+// The first touches of a groups folder's views come from several readers at once: one regrouping
+// pass serves them all, and each reads its group's bytes.
+TEST_F(FragmentSlices, GroupsReadInParallel) {
+  const std::string s = Store("atac.packed");
+  const std::string g = s + "/groups=@parallel";
+  std::map<std::string, std::string> group_of;
+  for (const auto& line : Lines(Read(lists_ + "/parallel.tsv"))) group_of[Field(line, 0)] = Field(line, 1);
+  const std::string full = Read(s + "/fragments.bed");
+  std::vector<std::string> names = {"g0", "g2", "g4"};
+  std::vector<std::string> got(2 * names.size());
+  std::vector<std::thread> readers;
+  for (size_t i = 0; i < got.size(); ++i) {
+    readers.emplace_back([&, i] {
+      const std::string& name = names[i % names.size()];
+      got[i] = i < names.size() ? Read(g + "/" + name + "/fragments.bed") : Sh("tabix '" + g + "/" + name + "/fragments.bed.gz' chr1");
+    });
+  }
+  for (auto& t : readers) t.join();
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string& name = names[i % names.size()];
+    const std::string want = Filter(full, [&](const std::string& l) { return group_of[Field(l, 3)] == name; });
+    EXPECT_EQ(got[i], i < names.size() ? want : Filter(want, [](const std::string& l) { return Field(l, 0) == "chr1"; })) << name;
+  }
 }
 
 TEST_F(FragmentSlices, BadSelectorsAreErrorFolders) {
