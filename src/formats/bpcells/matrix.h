@@ -15,6 +15,13 @@
 
 namespace omicsfs::formats::bpcells {
 
+// A subset of a matrix: the chosen rows and columns (0-based, in the order given; each at most
+// once); nullopt keeps the whole axis.
+struct MatrixSubset {
+  std::optional<std::vector<uint32_t>> rows;
+  std::optional<std::vector<uint32_t>> cols;
+};
+
 // Entries [n0, n1) of a matrix in storage order.
 struct MatrixEntries {
   std::vector<uint32_t> inner;  // row index (col-major) or column index (row-major), 0-based
@@ -26,6 +33,15 @@ struct MatrixEntries {
 class Matrix {
  public:
   static Result<std::shared_ptr<const Matrix>> Open(std::shared_ptr<const io::ArrayStore> store);
+  // The matrix over `subset` of `parent` (a store or itself a slice), with the same API: the
+  // major (outer) axis in selection order, each major slice's entries in stored order, both
+  // indices renumbered to positions in the selection. Chosen major slices are read in place;
+  // a minor-axis selection filters them, which costs one pass over the chosen major slices'
+  // inner indices here (to count the kept entries per major slice, for idxptr(), and to
+  // remember where every kCheckpoint-th kept entry lies in the parent, so ReadEntries starts
+  // near its range). Absent names on a chosen axis become the stand-ins of the chosen
+  // items (row7, col3: NamesSource's rule), so a slice's names still say which they were.
+  static Result<std::shared_ptr<const Matrix>> Slice(std::shared_ptr<const Matrix> parent, MatrixSubset subset);
 
   const std::string& Describe() const { return store_->Describe(); }
   const StoreVersion& version() const { return version_; }
@@ -44,9 +60,27 @@ class Matrix {
   // Decodes entries [n0, n1); validates every inner index against inner_dim().
   Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
 
+  // A slice's subset, as given to Slice (positions in the parent); null for a store.
+  const MatrixSubset* subset() const { return slice_ ? &slice_->subset : nullptr; }
+
  private:
   Matrix() = default;
+  // Inner indices of entries [n0, n1) only (validated), without values.
+  Status ReadInner(uint64_t n0, uint64_t n1, std::vector<uint32_t>* out) const;
+  Status ReadStored(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
+  Status ReadSliced(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
 
+  // What a slice adds: where its entries are in the parent.
+  static constexpr uint64_t kCheckpoint = 4096;
+  struct SliceData {
+    std::shared_ptr<const Matrix> parent;
+    MatrixSubset subset;
+    std::vector<uint32_t> major;      // the parent's outer index of each outer slice
+    std::vector<uint32_t> minor_map;  // per parent inner index: its new index, or kDropped; empty: all kept
+    std::vector<uint64_t> checkpoint;  // minor_map set: parent entry of kept entry c·kCheckpoint
+  };
+  static constexpr uint32_t kDropped = UINT32_MAX;
+  std::shared_ptr<const SliceData> slice_;
   std::shared_ptr<const io::ArrayStore> store_;
   StoreVersion version_;
   uint32_t rows_ = 0, cols_ = 0;

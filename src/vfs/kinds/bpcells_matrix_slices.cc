@@ -1,10 +1,198 @@
-// Slices of a BPCells matrix: rows= / cols= by name, groups=@NAME over columns (pseudobulk.tsv).
+// Slices of a BPCells matrix: rows= / cols= by name (the stand-ins row1…/col1… of genes.tsv and
+// barcodes.tsv where the store has no names), `@NAME` lists, `^` to exclude; groups=@NAME over
+// columns, whose folder holds pseudobulk.tsv. Each path resolves to a formats::bpcells::
+// MatrixSubset of the store; the slice's views are the matrix catalog over Matrix::Slice.
+#include <unordered_map>
+
+#include "codec/hash.h"
+#include "text/pseudobulk_source.h"
 #include "vfs/kinds/bpcells.h"
 
 namespace omicsfs::vfs {
+namespace {
+
+namespace bp = formats::bpcells;
+using bp::Matrix;
+using bp::MatrixSubset;
+
+constexpr size_t kShownUnknown = 10;  // unknown names listed in a message
+
+std::string Joined(const std::vector<std::string>& items, size_t most) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > most) out += ", ...";
+  return out;
+}
+
+std::string Named(const Selection& s) {
+  return s.selector.list.empty() ? s.selector.key + "=" : s.selector.key + "=" + (s.selector.exclude ? "^@" : "@") + s.selector.list;
+}
+
+std::string Hashed(const std::string& text) {
+  if (text.size() <= 200) return text;
+  return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
+}
+
+std::string Indices(const std::vector<uint32_t>& v) {
+  std::string out;
+  for (uint32_t i : v) out += std::to_string(i) + ",";
+  return Hashed(out);
+}
+
+// The subset's identity: the same for any order of the same selectors.
+std::string Canonical(const MatrixSubset& s) {
+  std::string out;
+  if (s.rows) out += "rows " + Indices(*s.rows) + "\n";
+  if (s.cols) out += "cols " + Indices(*s.cols) + "\n";
+  return out;
+}
+
+// One axis's names as the slices match them: the store's, else the stand-ins PREFIX1….
+class AxisNames {
+ public:
+  AxisNames(const std::vector<std::string>& names, uint32_t n, const char* prefix) : n_(n) {
+    index_.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      index_.emplace(names.empty() ? prefix + std::to_string(uint64_t{i} + 1) : names[i], i);  // the first of equal names
+    }
+  }
+  uint32_t size() const { return n_; }
+  const uint32_t* Find(const std::string& name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  uint32_t n_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+class MatrixSliceable : public Sliceable {
+ public:
+  MatrixSliceable(std::shared_ptr<const Matrix> m, std::string where) : m_(std::move(m)), where_(std::move(where)) {}
+
+  std::string KeysHelp() const override { return "rows=, cols=, groups=@NAME"; }
+  bool Knows(const std::string& key) const override { return key == "rows" || key == "cols" || key == "groups"; }
+  std::string GroupsSelect() const override { return "cols"; }
+
+  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Selection>& path, std::string* canonical) const override {
+    ASSIGN_OR_RETURN(MatrixSubset subset, Subset(path));
+    *canonical = Canonical(subset);
+    ASSIGN_OR_RETURN(auto slice, Matrix::Slice(m_, std::move(subset)));
+    return MatrixViewsOf(std::move(slice), /*sliceable=*/false);
+  }
+
+  Result<GroupCut> CutGroups(const std::vector<Selection>& path, const Selection& groups_list,
+                             const Groups& groups) const override {
+    ASSIGN_OR_RETURN(MatrixSubset subset, Subset(path));
+    const std::string list = "groups=@" + groups_list.selector.list;
+    if (subset.cols) return InvalidArgumentError(list + ": groups of columns cannot follow cols= (both choose columns)");
+    const AxisNames cols(m_->col_names(), m_->cols(), "col");
+    GroupCut out;
+    std::vector<int32_t> group_of_col(m_->cols(), -1);
+    std::vector<std::string> unknown;
+    size_t items = 0;
+    std::string identity;
+    for (size_t g = 0; g < groups.names.size(); ++g) {
+      std::vector<uint32_t> members;
+      for (const std::string& name : groups.members[g]) {
+        ++items;
+        const uint32_t* i = cols.Find(name);
+        if (i == nullptr) {
+          unknown.push_back(name);
+          continue;
+        }
+        group_of_col[*i] = static_cast<int32_t>(g);  // ParseGroups: an item is in one group at most
+        members.push_back(*i);
+      }
+      identity += groups.names[g] + ":" + Indices(members) + "\n";
+      MatrixSubset group{subset.rows, std::move(members)};
+      out.canonical.push_back(Canonical(group));
+      if (!unknown.empty()) continue;  // reported below, with every group's unknown names
+      ASSIGN_OR_RETURN(auto slice, Matrix::Slice(m_, std::move(group)));
+      out.groups.push_back(MatrixViewsOf(std::move(slice), /*sliceable=*/false));
+    }
+    if (!unknown.empty()) {
+      return NotFoundError(list + ": " + std::to_string(unknown.size()) + " of " + std::to_string(items) +
+                           " IDs are not in " + where_ + ": " + Joined(unknown, kShownUnknown));
+    }
+    std::shared_ptr<const Matrix> base = m_;
+    if (subset.rows) {
+      ASSIGN_OR_RETURN(base, Matrix::Slice(m_, MatrixSubset{subset.rows, std::nullopt}));
+    }
+    out.here = std::make_unique<Pseudobulk>(std::make_shared<const text::PseudobulkSource>(
+        std::move(base), std::move(group_of_col), groups.names, "pseudobulk.tsv"));
+    out.here_canonical = Canonical(subset) + "pseudobulk " + Hashed(identity) + "\n";
+    return out;
+  }
+
+ private:
+  // The groups folder's own view.
+  class Pseudobulk : public OpenedStore {
+   public:
+    explicit Pseudobulk(std::shared_ptr<const text::PseudobulkSource> source) : source_(std::move(source)) {}
+    void AddViews(ViewSink& sink) const override { sink.AddView("pseudobulk.tsv", sink.MakeText("pseudobulk.tsv", source_)); }
+
+   private:
+    std::shared_ptr<const text::PseudobulkSource> source_;
+  };
+
+  Result<MatrixSubset> Subset(const std::vector<Selection>& path) const {
+    MatrixSubset subset;
+    for (const Selection& sel : path) {
+      const std::string& key = sel.selector.key;
+      if (key == "rows" || key == "cols") {
+        auto& axis = key == "rows" ? subset.rows : subset.cols;
+        if (axis) return InvalidArgumentError("the key " + key + "= is given twice on one path");
+        const bool rows = key == "rows";
+        ASSIGN_OR_RETURN(axis, Chosen(sel, AxisNames(rows ? m_->row_names() : m_->col_names(), rows ? m_->rows() : m_->cols(),
+                                                     rows ? "row" : "col"),
+                                      rows ? "row" : "column"));
+      } else {
+        return InvalidArgumentError(Named(sel) + ": not a selection of rows or columns (this store knows " + KeysHelp() + ")");
+      }
+    }
+    return subset;
+  }
+
+  // The chosen items in the order given; ^: the others, in store order.
+  Result<std::vector<uint32_t>> Chosen(const Selection& sel, const AxisNames& names, const std::string& what) const {
+    std::vector<std::string> unknown;
+    std::vector<uint32_t> chosen;
+    std::vector<bool> seen(names.size());
+    for (const std::string& id : sel.items) {
+      const uint32_t* i = names.Find(id);
+      if (i == nullptr) {
+        unknown.push_back(id);
+        continue;
+      }
+      if (seen[*i]) return InvalidArgumentError(Named(sel) + ": " + what + " " + id + " is listed twice");
+      seen[*i] = true;
+      chosen.push_back(*i);
+    }
+    if (!unknown.empty()) {
+      return NotFoundError(Named(sel) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
+                           " IDs are not in " + where_ + ": " + Joined(unknown, kShownUnknown));
+    }
+    if (sel.selector.exclude) {
+      std::vector<uint32_t> rest;
+      for (uint32_t i = 0; i < names.size(); ++i) {
+        if (!seen[i]) rest.push_back(i);
+      }
+      chosen = std::move(rest);
+    }
+    if (chosen.empty()) return InvalidArgumentError(Named(sel) + ": no " + what + " is " + (sel.selector.exclude ? "left" : "chosen"));
+    return chosen;
+  }
+
+  std::shared_ptr<const Matrix> m_;
+  std::string where_;
+};
+
+}  // namespace
 
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where) {
-  return nullptr;  // not yet: the folder makes no slices
+  return std::make_shared<const MatrixSliceable>(std::move(m), std::move(where));
 }
 
 }  // namespace omicsfs::vfs
