@@ -88,8 +88,10 @@ Result<std::shared_ptr<const Matrix>> Matrix::Open(std::shared_ptr<const io::Arr
     RETURN_IF_ERROR(CheckArray(*store, "val", vt, m->nnz_).status());
   }
 
-  ASSIGN_OR_RETURN(m->row_names_, ReadNames(*store, "row_names", m->rows_));
-  ASSIGN_OR_RETURN(m->col_names_, ReadNames(*store, "col_names", m->cols_));
+  ASSIGN_OR_RETURN(auto row_names, ReadNames(*store, "row_names", m->rows_));
+  ASSIGN_OR_RETURN(auto col_names, ReadNames(*store, "col_names", m->cols_));
+  m->row_names_ = std::make_shared<const std::vector<std::string>>(std::move(row_names));
+  m->col_names_ = std::make_shared<const std::vector<std::string>>(std::move(col_names));
   return std::shared_ptr<const Matrix>(std::move(m));
 }
 
@@ -213,11 +215,11 @@ Status CheckChosen(const std::vector<uint32_t>& chosen, uint32_t n, const char* 
   return OkStatus();
 }
 
-std::vector<std::string> ChosenNames(const std::vector<std::string>& names, const std::vector<uint32_t>& chosen,
-                                     const char* prefix) {
-  std::vector<std::string> out;
-  out.reserve(chosen.size());
-  for (uint32_t i : chosen) out.push_back(names.empty() ? prefix + std::to_string(uint64_t{i} + 1) : names[i]);
+std::shared_ptr<const std::vector<std::string>> ChosenNames(const std::vector<std::string>& names,
+                                                            const std::vector<uint32_t>& chosen, const char* prefix) {
+  auto out = std::make_shared<std::vector<std::string>>();
+  out->reserve(chosen.size());
+  for (uint32_t i : chosen) out->push_back(names.empty() ? prefix + std::to_string(uint64_t{i} + 1) : names[i]);
   return out;
 }
 
@@ -235,8 +237,8 @@ Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix
   m->row_major_ = p.row_major_;
   m->rows_ = subset.rows ? static_cast<uint32_t>(subset.rows->size()) : p.rows_;
   m->cols_ = subset.cols ? static_cast<uint32_t>(subset.cols->size()) : p.cols_;
-  m->row_names_ = subset.rows ? ChosenNames(p.row_names_, *subset.rows, "row") : p.row_names_;
-  m->col_names_ = subset.cols ? ChosenNames(p.col_names_, *subset.cols, "col") : p.col_names_;
+  m->row_names_ = subset.rows ? ChosenNames(*p.row_names_, *subset.rows, "row") : p.row_names_;
+  m->col_names_ = subset.cols ? ChosenNames(*p.col_names_, *subset.cols, "col") : p.col_names_;
 
   auto data = std::make_shared<SliceData>();
   data->parent = parent;

@@ -54,8 +54,8 @@ class Matrix {
   uint32_t inner_dim() const { return row_major_ ? cols_ : rows_; }
   // outer_dim()+1 monotone pointers: entries of outer slice j are [idxptr[j], idxptr[j+1]).
   const std::vector<uint64_t>& idxptr() const { return idxptr_; }
-  const std::vector<std::string>& row_names() const { return row_names_; }
-  const std::vector<std::string>& col_names() const { return col_names_; }
+  const std::vector<std::string>& row_names() const { return *row_names_; }
+  const std::vector<std::string>& col_names() const { return *col_names_; }
 
   // Decodes entries [n0, n1); validates every inner index against inner_dim().
   Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
@@ -87,7 +87,8 @@ class Matrix {
   bool row_major_ = false;
   uint64_t nnz_ = 0;
   std::vector<uint64_t> idxptr_;
-  std::vector<std::string> row_names_, col_names_;
+  // Shared by a slice with its parent along an axis it does not choose.
+  std::shared_ptr<const std::vector<std::string>> row_names_, col_names_;
   std::optional<BitpackedArray> packed_index_;  // packed stores
   std::optional<BitpackedArray> packed_val_;    // packed uint stores
 };
