@@ -283,7 +283,6 @@ Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix
     }
   }
   m->nnz_ = ptr.back();
-  data->subset = std::move(subset);
   m->slice_ = std::move(data);
   return std::shared_ptr<const Matrix>(std::move(m));
 }

@@ -1,4 +1,4 @@
-// A BPCells sparse matrix (CSC or CSR; packed or unpacked; uint32/float32/float64; v1 or v2).
+// A BPCells sparse matrix (CSC or CSR; packed or unpacked; uint32/float32/float64; v1 or v2), or a slice of one.
 // Opened once: everything is validated up front, then the object is immutable and thread-safe.
 // Returns typed records for ranges of entries in storage order; never formats text.
 #pragma once
@@ -60,9 +60,6 @@ class Matrix {
   // Decodes entries [n0, n1); validates every inner index against inner_dim().
   Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
 
-  // A slice's subset, as given to Slice (positions in the parent); null for a store.
-  const MatrixSubset* subset() const { return slice_ ? &slice_->subset : nullptr; }
-
  private:
   Matrix() = default;
   // Inner indices of entries [n0, n1) only (validated), without values.
@@ -74,7 +71,6 @@ class Matrix {
   static constexpr uint64_t kCheckpoint = 4096;
   struct SliceData {
     std::shared_ptr<const Matrix> parent;
-    MatrixSubset subset;
     std::vector<uint32_t> major;      // the parent's outer index of each outer slice
     std::vector<uint32_t> minor_map;  // per parent inner index: its new index, or kDropped; empty: all kept
     std::vector<uint64_t> checkpoint;  // minor_map set: parent entry of kept entry c·kCheckpoint
