@@ -5,6 +5,7 @@
 // pseudo-bulk sums are summed here. Seurat's Read10X and scipy's mmread read a slice as the
 // corresponding sub-matrix of what they read from the whole store.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -399,6 +400,39 @@ TEST_F(MatrixSlices, ErrorsAreTheFolderAndTheRestStillWorks) {
   // The store and its good slices still read.
   EXPECT_EQ(Lines(Read(M("rna.packed/matrix.mtx")))[1], "850 1800 61216");
   EXPECT_EQ(Lines(Read(M("rna.packed/cols=@cells/matrix.mtx"))).size(), 2 + ParseMtx(Read(M("rna.packed/cols=@cells/matrix.mtx"))).entries.size());
+}
+
+// A name the store holds twice: choosing it is refused (which one?), ^ drops every column
+// bearing it, a groups table naming it is refused. A copy of counts.packed whose col_names (a
+// text array: one name per line) names columns 3 and 6 alike, on a mount of its own.
+TEST_F(MatrixSlices, ANameTheStoreHoldsTwiceIsAmbiguous) {
+  const std::string src = testutil::MakeTempDir("omicsfs-matrix-dup-");
+  ASSERT_FALSE(src.empty());
+  ASSERT_EQ(RunCommand({"cp", "-r", kCorpus + "/counts.packed", src + "/dup.packed"}), 0);
+  auto names = Lines(ReadFile(kCorpus + "/counts.packed/col_names"));
+  ASSERT_EQ(names.size(), 40u);
+  names[2] = names[5] = "dup";
+  ASSERT_EQ(::chmod((src + "/dup.packed").c_str(), 0755), 0);
+  fs::remove(src + "/dup.packed/col_names");
+  std::ofstream(src + "/dup.packed/col_names") << PerLine(names);
+  std::ofstream(lists_ + "/dupgroups.tsv") << names[0] << "\tA\ndup\tB\n";
+  {
+    auto mount = MountedFs::Start(OMICSFS_BINARY, src, {"-o", "lists=" + lists_});
+    ASSERT_NE(mount, nullptr);
+    const std::string store = mount->path() + "/dup.packed";
+    EXPECT_EQ(Listing(store + "/cols=dup"), std::vector<std::string>{"ERROR.txt"});
+    const std::string text = Read(store + "/cols=dup/ERROR.txt");
+    EXPECT_NE(text.find("dup is ambiguous: 2 columns"), std::string::npos) << text;
+    std::vector<std::string> rest;
+    for (size_t c = 0; c < names.size(); ++c) {
+      if (names[c] != "dup" && names[c] != names[0]) rest.push_back(names[c]);
+    }
+    EXPECT_EQ(Read(store + "/cols=^dup," + names[0] + "/colnames.txt"), PerLine(rest));
+    EXPECT_EQ(Read(store + "/cols=" + names[1] + "/colnames.txt"), names[1] + "\n");
+    EXPECT_NE(Read(store + "/groups=@dupgroups/ERROR.txt").find("dup is ambiguous"), std::string::npos);
+  }
+  fs_error ec;
+  fs::remove_all(src, ec);
 }
 
 // Slices looked up and read from several threads at once (each slice new to the mount, so its

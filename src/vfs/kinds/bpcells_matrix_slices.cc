@@ -51,9 +51,14 @@ std::string Canonical(const MatrixSubset& s) {
 
 // One axis's names as the slices match them: the store's, else the stand-ins PREFIX1…. An
 // open-addressing table of positions (no allocation per name: 20 000 names index in well under
-// a millisecond); where a store repeats a name, the name finds its first position.
+// a millisecond); a name the store holds more than once finds its first position and the count.
 class AxisNames {
  public:
+  struct At {
+    uint32_t first = 0;  // its first position
+    uint32_t count = 0;  // how many rows (columns) bear it
+  };
+
   AxisNames(std::shared_ptr<const Matrix> m, bool rows) : m_(std::move(m)) {
     const std::vector<std::string>& names = rows ? m_->row_names() : m_->col_names();
     const uint32_t n = rows ? m_->rows() : m_->cols();
@@ -64,17 +69,18 @@ class AxisNames {
     keys_ = names.empty() ? &stand_ins_ : &names;
     size_t slots = 16;
     while (slots < 2 * size_t{n}) slots <<= 1;
-    slots_.assign(slots, 0);
+    slots_.assign(slots, At{});
     for (uint32_t i = 0; i < n; ++i) {
       size_t h = Hash((*keys_)[i]);
-      while (slots_[h] != 0 && (*keys_)[slots_[h] - 1] != (*keys_)[i]) h = (h + 1) & (slots_.size() - 1);
-      if (slots_[h] == 0) slots_[h] = i + 1;
+      while (slots_[h].count != 0 && (*keys_)[slots_[h].first] != (*keys_)[i]) h = (h + 1) & (slots_.size() - 1);
+      if (slots_[h].count++ == 0) slots_[h].first = i;
     }
   }
   uint32_t size() const { return static_cast<uint32_t>(keys_->size()); }
-  std::optional<uint32_t> Find(const std::string& name) const {
-    for (size_t h = Hash(name); slots_[h] != 0; h = (h + 1) & (slots_.size() - 1)) {
-      if ((*keys_)[slots_[h] - 1] == name) return slots_[h] - 1;
+  const std::string& name(uint32_t i) const { return (*keys_)[i]; }
+  std::optional<At> Find(std::string_view name) const {
+    for (size_t h = Hash(name); slots_[h].count != 0; h = (h + 1) & (slots_.size() - 1)) {
+      if ((*keys_)[slots_[h].first] == name) return slots_[h];
     }
     return std::nullopt;
   }
@@ -85,7 +91,7 @@ class AxisNames {
   std::shared_ptr<const Matrix> m_;  // holds the names
   std::vector<std::string> stand_ins_;
   const std::vector<std::string>* keys_ = nullptr;
-  std::vector<uint32_t> slots_;  // position + 1; 0: empty
+  std::vector<At> slots_;  // count 0: empty
 };
 
 class MatrixSliceable : public Sliceable {
@@ -118,13 +124,14 @@ class MatrixSliceable : public Sliceable {
       std::vector<uint32_t> members;
       for (const std::string& name : groups.members[g]) {
         ++items;
-        const std::optional<uint32_t> i = cols.Find(name);
-        if (!i) {
+        const std::optional<AxisNames::At> at = cols.Find(name);
+        if (!at) {
           unknown.push_back(name);
           continue;
         }
-        group_of_col[*i] = static_cast<int32_t>(g);  // ParseGroups: an item is in one group at most
-        members.push_back(*i);
+        if (at->count > 1) return Ambiguous(list, name, *at, "column");
+        group_of_col[at->first] = static_cast<int32_t>(g);  // ParseGroups: an item is in one group at most
+        members.push_back(at->first);
       }
       identity += groups.names[g] + ":" + Indices(members) + "\n";
       MatrixSubset group{subset.rows, std::move(members)};
@@ -174,20 +181,30 @@ class MatrixSliceable : public Sliceable {
     return subset;
   }
 
-  // The chosen items in the order given; ^: the others, in store order.
+  Status Ambiguous(const std::string& named, const std::string& name, const AxisNames::At& at, const std::string& what) const {
+    return InvalidArgumentError(named + ": " + name + " is ambiguous: " + std::to_string(at.count) + " " + what + "s of " +
+                                where_ + " bear that name (exclude them with ^)");
+  }
+
+  // The chosen items in the order given; ^: the others, in store order. A name must be known,
+  // given once, and (when chosen, not excluded) name one row/column: ^NAME of a name the store
+  // holds more than once drops them all (as datg slices do).
   Result<std::vector<uint32_t>> Chosen(const Selection& sel, const AxisNames& names, const std::string& what) const {
     std::vector<std::string> unknown;
     std::vector<uint32_t> chosen;
     std::vector<bool> seen(names.size());
+    bool shared_excluded = false;  // ^ of a name more than one bears
     for (const std::string& id : sel.items) {
-      const std::optional<uint32_t> i = names.Find(id);
-      if (!i) {
+      const std::optional<AxisNames::At> at = names.Find(id);
+      if (!at) {
         unknown.push_back(id);
         continue;
       }
-      if (seen[*i]) return InvalidArgumentError(Named(sel) + ": " + what + " " + id + " is listed twice");
-      seen[*i] = true;
-      chosen.push_back(*i);
+      if (seen[at->first]) return InvalidArgumentError(Named(sel) + ": " + what + " " + id + " is listed twice");
+      if (at->count > 1 && !sel.selector.exclude) return Ambiguous(Named(sel), id, *at, what);
+      seen[at->first] = true;
+      shared_excluded = shared_excluded || at->count > 1;
+      chosen.push_back(at->first);
     }
     if (!unknown.empty()) {
       return NotFoundError(Named(sel) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
@@ -196,7 +213,8 @@ class MatrixSliceable : public Sliceable {
     if (sel.selector.exclude) {
       std::vector<uint32_t> rest;
       for (uint32_t i = 0; i < names.size(); ++i) {
-        if (!seen[i]) rest.push_back(i);
+        const bool dropped = seen[i] || (shared_excluded && seen[names.Find(names.name(i))->first]);
+        if (!dropped) rest.push_back(i);
       }
       chosen = std::move(rest);
     }
