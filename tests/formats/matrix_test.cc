@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "testutil/store_writer.h"
 
 namespace omicsfs::formats::bpcells {
@@ -123,6 +125,124 @@ TEST_F(MatrixCorruption, RowIndexOutOfRangeFailsTheRead) {
   EXPECT_EQ(st.code(), ErrorCode::kCorrupt);
   EXPECT_NE(st.message().find("entry 10"), std::string::npos) << st.message();
   EXPECT_TRUE((*m)->ReadEntries(0, 10, &e).ok());
+}
+
+// Slices against a brute-force cut of the spec: every entry range, both axes, nested slices.
+// 3000 x 40 at 0.5: minor-axis slices keep tens of thousands of entries (many checkpoints).
+struct Dense {
+  std::vector<std::vector<std::pair<uint32_t, double>>> major;  // per outer slice: (inner, value)
+};
+
+Dense Cut(const MatrixSpec& spec, bool row_major, const std::optional<std::vector<uint32_t>>& rows,
+          const std::optional<std::vector<uint32_t>>& cols) {
+  const auto& outer = row_major ? rows : cols;
+  const auto& inner = row_major ? cols : rows;
+  const uint32_t n_outer = row_major ? spec.rows : spec.cols, n_inner = row_major ? spec.cols : spec.rows;
+  std::vector<int64_t> at(n_inner, -1);
+  for (uint32_t i = 0; i < n_inner; ++i) at[i] = inner ? int64_t{-1} : int64_t{i};
+  if (inner) {
+    for (size_t k = 0; k < inner->size(); ++k) at[(*inner)[k]] = static_cast<int64_t>(k);
+  }
+  std::vector<uint32_t> order;
+  for (uint32_t j = 0; j < n_outer; ++j) order.push_back(j);
+  if (outer) order = *outer;
+  Dense d;
+  for (uint32_t j : order) {
+    d.major.emplace_back();
+    for (uint64_t i = spec.idxptr[j]; i < spec.idxptr[j + 1]; ++i) {
+      if (at[spec.inner[i]] >= 0) d.major.back().emplace_back(static_cast<uint32_t>(at[spec.inner[i]]), spec.values[i]);
+    }
+  }
+  return d;
+}
+
+void ExpectEntries(const Matrix& m, const Dense& d) {
+  std::vector<uint32_t> inner;
+  std::vector<double> values;
+  std::vector<uint64_t> ptr{0};
+  for (const auto& slice : d.major) {
+    for (const auto& [i, v] : slice) {
+      inner.push_back(i);
+      values.push_back(v);
+    }
+    ptr.push_back(inner.size());
+  }
+  ASSERT_EQ(m.idxptr(), ptr);
+  ASSERT_EQ(m.nnz(), inner.size());
+  const uint64_t nnz = m.nnz();
+  for (uint64_t n0 : {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{4096}, uint64_t{4097}, nnz / 3, nnz}) {
+    for (uint64_t len : {uint64_t{1}, uint64_t{200}, uint64_t{9000}, nnz}) {
+      if (n0 > nnz) continue;
+      const uint64_t n1 = std::min(nnz, n0 + len);
+      MatrixEntries e;
+      ASSERT_TRUE(m.ReadEntries(n0, n1, &e).ok()) << n0 << " " << n1;
+      ASSERT_EQ(e.inner.size(), n1 - n0);
+      for (uint64_t i = n0; i < n1; ++i) {
+        ASSERT_EQ(e.inner[i - n0], inner[i]) << i;
+        ASSERT_EQ(e.f64[i - n0], values[i]) << i;
+      }
+    }
+  }
+}
+
+TEST(MatrixSlice, EveryRangeOfEveryAxisAndNested) {
+  for (bool row_major : {false, true}) {
+    SCOPED_TRACE(row_major ? "row-major" : "col-major");
+    MatrixSpec spec = testutil::RandomMatrix(3000, 40, 0.5, ValueKind::kFloat64, row_major, true, 2, 3);
+    auto m = Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    std::vector<uint32_t> rows, cols = {39, 0, 7, 8, 9, 10, 2};
+    for (uint32_t r = 2999; r >= 5; r -= 3) rows.push_back(r);  // most rows, reversed
+    for (const auto& [rs, cs] : std::vector<std::pair<std::optional<std::vector<uint32_t>>, std::optional<std::vector<uint32_t>>>>{
+             {rows, std::nullopt}, {std::nullopt, cols}, {rows, cols}}) {
+      auto s = Matrix::Slice(*m, MatrixSubset{rs, cs});
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      EXPECT_EQ((*s)->rows(), rs ? rs->size() : 3000u);
+      EXPECT_EQ((*s)->cols(), cs ? cs->size() : 40u);
+      EXPECT_EQ((*s)->col_names().size(), (*s)->cols());
+      if (cs) {
+        EXPECT_EQ((*s)->col_names()[0], spec.col_names[39]);
+      }
+      ExpectEntries(**s, Cut(spec, row_major, rs, cs));
+    }
+    // A slice of a slice: cols {39, 0, 7, ...} then its columns {2, 0} = the store's {7, 39}.
+    auto first = Matrix::Slice(*m, MatrixSubset{rows, cols});
+    ASSERT_TRUE(first.ok());
+    auto second = Matrix::Slice(*first, MatrixSubset{std::vector<uint32_t>{1, 0}, std::vector<uint32_t>{2, 0}});
+    ASSERT_TRUE(second.ok());
+    ExpectEntries(**second, Cut(spec, row_major, std::vector<uint32_t>{rows[1], rows[0]}, std::vector<uint32_t>{7, 39}));
+  }
+}
+
+TEST(MatrixSlice, RefusesBadChoicesAndNamesStandIns) {
+  MatrixSpec spec = testutil::RandomMatrix(20, 10, 0.3, ValueKind::kUInt32, false, true, 2, 4, /*names=*/false);
+  auto m = Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{20}, std::nullopt}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{3, 3}, std::nullopt}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::nullopt, std::vector<uint32_t>{}}).status().code(), ErrorCode::kInvalidArgument);
+  auto s = Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{6, 2}, std::nullopt});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->row_names(), (std::vector<std::string>{"row7", "row3"}));
+  EXPECT_TRUE((*s)->col_names().empty());  // the axis not chosen stays as the store's
+}
+
+TEST_F(MatrixCorruption, ASliceOfACorruptStoreFailsNamingTheArray) {
+  auto idx = spec_.Get<uint32_t>("index");
+  idx[10] = 50;  // nrow
+  spec_.Put("index", idx);
+  auto m = Matrix::Open(testutil::ToMemoryStore(spec_));
+  ASSERT_TRUE(m.ok());
+  // A minor-axis slice reads the index at Slice time.
+  auto s = Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{1, 0}, std::nullopt});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), ErrorCode::kCorrupt);
+  EXPECT_NE(s.status().message().find("'index'"), std::string::npos) << s.status().message();
+  // A major-axis slice reads it when its entries are read.
+  auto c = Matrix::Slice(*m, MatrixSubset{std::nullopt, std::vector<uint32_t>{0, 1, 2}});
+  ASSERT_TRUE(c.ok());
+  MatrixEntries e;
+  EXPECT_EQ((*c)->ReadEntries(0, (*c)->nnz(), &e).code(), ErrorCode::kCorrupt);
 }
 
 TEST_F(MatrixCorruption, MissingValArray) {

@@ -88,12 +88,47 @@ Result<std::shared_ptr<const Matrix>> Matrix::Open(std::shared_ptr<const io::Arr
     RETURN_IF_ERROR(CheckArray(*store, "val", vt, m->nnz_).status());
   }
 
-  ASSIGN_OR_RETURN(m->row_names_, ReadNames(*store, "row_names", m->rows_));
-  ASSIGN_OR_RETURN(m->col_names_, ReadNames(*store, "col_names", m->cols_));
+  ASSIGN_OR_RETURN(auto row_names, ReadNames(*store, "row_names", m->rows_));
+  ASSIGN_OR_RETURN(auto col_names, ReadNames(*store, "col_names", m->cols_));
+  m->row_names_ = std::make_shared<const std::vector<std::string>>(std::move(row_names));
+  m->col_names_ = std::make_shared<const std::vector<std::string>>(std::move(col_names));
   return std::shared_ptr<const Matrix>(std::move(m));
 }
 
 Status Matrix::ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
+  return slice_ ? ReadSliced(n0, n1, out) : ReadStored(n0, n1, out);
+}
+
+Status Matrix::ReadInner(uint64_t n0, uint64_t n1, std::vector<uint32_t>* out) const {
+  if (slice_) {
+    MatrixEntries e;
+    RETURN_IF_ERROR(ReadSliced(n0, n1, &e));
+    *out = std::move(e.inner);
+    return OkStatus();
+  }
+  if (n0 > n1 || n1 > nnz_) {
+    return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " +
+                         std::to_string(n1) + ") beyond nnz " + std::to_string(nnz_));
+  }
+  const uint64_t n = n1 - n0;
+  out->resize(n);
+  if (packed_index_) {
+    RETURN_IF_ERROR(packed_index_->Read(n0, n, out->data()));
+  } else {
+    RETURN_IF_ERROR(store_->ReadRange("index", n0, n, out->data()));
+  }
+  const uint32_t limit = inner_dim();
+  for (uint64_t i = 0; i < n; ++i) {
+    if ((*out)[i] >= limit) {
+      return CorruptError(Describe() + ": array 'index': entry " + std::to_string(n0 + i) + " (index block " +
+                          std::to_string((n0 + i) / codec::kBp128BlockSize) + "): index " +
+                          std::to_string((*out)[i]) + " is not below " + std::to_string(limit));
+    }
+  }
+  return OkStatus();
+}
+
+Status Matrix::ReadStored(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
   if (n0 > n1 || n1 > nnz_) {
     return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " +
                          std::to_string(n1) + ") beyond nnz " + std::to_string(nnz_));
@@ -124,6 +159,191 @@ Status Matrix::ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
     case ValueType::kFloat64:
       out->f64.resize(n);
       return store_->ReadRange("val", n0, n, out->f64.data());
+  }
+  return OkStatus();
+}
+
+namespace {
+
+constexpr uint64_t kBatch = uint64_t{1} << 16;  // parent entries read at once by a slice
+
+// Keeps `out`'s vectors for `t` only, emptied, with room for `n` entries.
+void Reset(ValueType t, uint64_t n, MatrixEntries* out) {
+  out->inner.clear();
+  out->u32.clear();
+  out->f32.clear();
+  out->f64.clear();
+  out->inner.reserve(n);
+  switch (t) {
+    case ValueType::kUInt32: out->u32.reserve(n); break;
+    case ValueType::kFloat32: out->f32.reserve(n); break;
+    case ValueType::kFloat64: out->f64.reserve(n); break;
+  }
+}
+
+// Appends entries [a, b) of `from` (their inner indices as they are).
+void AppendRange(ValueType t, const MatrixEntries& from, uint64_t a, uint64_t b, MatrixEntries* to) {
+  to->inner.insert(to->inner.end(), from.inner.begin() + a, from.inner.begin() + b);
+  switch (t) {
+    case ValueType::kUInt32: to->u32.insert(to->u32.end(), from.u32.begin() + a, from.u32.begin() + b); break;
+    case ValueType::kFloat32: to->f32.insert(to->f32.end(), from.f32.begin() + a, from.f32.begin() + b); break;
+    case ValueType::kFloat64: to->f64.insert(to->f64.end(), from.f64.begin() + a, from.f64.begin() + b); break;
+  }
+}
+
+void AppendOne(ValueType t, const MatrixEntries& from, uint64_t i, uint32_t inner, MatrixEntries* to) {
+  to->inner.push_back(inner);
+  switch (t) {
+    case ValueType::kUInt32: to->u32.push_back(from.u32[i]); break;
+    case ValueType::kFloat32: to->f32.push_back(from.f32[i]); break;
+    case ValueType::kFloat64: to->f64.push_back(from.f64[i]); break;
+  }
+}
+
+// The chosen items of an axis of `n`, checked: each below n, at most once, at least one.
+Status CheckChosen(const std::vector<uint32_t>& chosen, uint32_t n, const char* axis, const std::string& where) {
+  if (chosen.empty()) return InvalidArgumentError(where + ": no " + axis + " is chosen");
+  std::vector<bool> seen(n);
+  for (uint32_t i : chosen) {
+    if (i >= n) {
+      return InvalidArgumentError(where + ": " + axis + " " + std::to_string(i) + " is beyond the " +
+                                  std::to_string(n) + " of the matrix");
+    }
+    if (seen[i]) return InvalidArgumentError(where + ": " + axis + " " + std::to_string(i) + " is chosen twice");
+    seen[i] = true;
+  }
+  return OkStatus();
+}
+
+std::shared_ptr<const std::vector<std::string>> ChosenNames(const std::vector<std::string>& names,
+                                                            const std::vector<uint32_t>& chosen, const char* prefix) {
+  auto out = std::make_shared<std::vector<std::string>>();
+  out->reserve(chosen.size());
+  for (uint32_t i : chosen) out->push_back(names.empty() ? prefix + std::to_string(uint64_t{i} + 1) : names[i]);
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix> parent, MatrixSubset subset) {
+  const Matrix& p = *parent;
+  const std::string& where = p.Describe();
+  if (subset.rows) RETURN_IF_ERROR(CheckChosen(*subset.rows, p.rows_, "row", where));
+  if (subset.cols) RETURN_IF_ERROR(CheckChosen(*subset.cols, p.cols_, "column", where));
+
+  std::shared_ptr<Matrix> m(new Matrix());
+  m->store_ = p.store_;
+  m->version_ = p.version_;
+  m->row_major_ = p.row_major_;
+  m->rows_ = subset.rows ? static_cast<uint32_t>(subset.rows->size()) : p.rows_;
+  m->cols_ = subset.cols ? static_cast<uint32_t>(subset.cols->size()) : p.cols_;
+  m->row_names_ = subset.rows ? ChosenNames(*p.row_names_, *subset.rows, "row") : p.row_names_;
+  m->col_names_ = subset.cols ? ChosenNames(*p.col_names_, *subset.cols, "col") : p.col_names_;
+
+  auto data = std::make_shared<SliceData>();
+  data->parent = parent;
+  const auto& outer = p.row_major_ ? subset.rows : subset.cols;
+  const auto& inner = p.row_major_ ? subset.cols : subset.rows;
+  if (outer) {
+    data->major = *outer;
+  } else {
+    data->major.resize(p.outer_dim());
+    for (uint32_t j = 0; j < p.outer_dim(); ++j) data->major[j] = j;
+  }
+  const auto& pp = p.idxptr_;
+  const auto& major = data->major;
+  auto& ptr = m->idxptr_;
+  ptr.assign(major.size() + 1, 0);
+  if (!inner) {
+    for (size_t j = 0; j < major.size(); ++j) ptr[j + 1] = ptr[j] + (pp[major[j] + 1] - pp[major[j]]);
+  } else {
+    data->minor_map.assign(p.inner_dim(), kDropped);
+    for (size_t k = 0; k < inner->size(); ++k) data->minor_map[(*inner)[k]] = static_cast<uint32_t>(k);
+    // The counting pass: runs of consecutive parent major slices are read together.
+    uint64_t kept = 0;
+    std::vector<uint32_t> index;
+    for (size_t j = 0; j < major.size();) {
+      size_t e = j + 1;
+      while (e < major.size() && major[e] == major[e - 1] + 1) ++e;
+      const uint64_t a = pp[major[j]], b = pp[major[e - 1] + 1];
+      size_t jj = j;
+      for (uint64_t n0 = a; n0 < b;) {
+        const uint64_t n1 = std::min(b, n0 + kBatch);
+        RETURN_IF_ERROR(p.ReadInner(n0, n1, &index));
+        for (uint64_t i = n0; i < n1; ++i) {
+          while (pp[major[jj] + 1] <= i) ptr[++jj] = kept;
+          if (data->minor_map[index[i - n0]] == kDropped) continue;
+          if (kept % kCheckpoint == 0) data->checkpoint.push_back(i);
+          ++kept;
+        }
+        n0 = n1;
+      }
+      while (jj < e) ptr[++jj] = kept;
+      j = e;
+    }
+  }
+  m->nnz_ = ptr.back();
+  m->slice_ = std::move(data);
+  return std::shared_ptr<const Matrix>(std::move(m));
+}
+
+Status Matrix::ReadSliced(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
+  if (n0 > n1 || n1 > nnz_) {
+    return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " + std::to_string(n1) +
+                         ") beyond the slice's nnz " + std::to_string(nnz_));
+  }
+  const SliceData& s = *slice_;
+  const Matrix& p = *s.parent;
+  const auto& pp = p.idxptr_;
+  const ValueType t = version_.value_type;
+  Reset(t, n1 - n0, out);
+  if (n0 == n1) return OkStatus();
+  MatrixEntries got;
+  // The outer slice holding entry n0 (the last j with idxptr[j] <= n0: never an empty one).
+  size_t j = static_cast<size_t>(std::upper_bound(idxptr_.begin(), idxptr_.end(), n0) - idxptr_.begin()) - 1;
+  if (s.minor_map.empty()) {
+    // Whole major slices: runs of them consecutive in the parent are read at once.
+    for (uint64_t pos = n0; pos < n1;) {
+      while (idxptr_[j + 1] <= pos) ++j;
+      const uint64_t from = pp[s.major[j]] + (pos - idxptr_[j]);
+      uint64_t to = pp[s.major[j]] + (std::min(n1, idxptr_[j + 1]) - idxptr_[j]);
+      uint64_t next = std::min(n1, idxptr_[j + 1]);
+      while (next < n1 && j + 1 < s.major.size() && s.major[j + 1] == s.major[j] + 1) {
+        ++j;
+        to = pp[s.major[j]] + (std::min(n1, idxptr_[j + 1]) - idxptr_[j]);
+        next = std::min(n1, idxptr_[j + 1]);
+      }
+      RETURN_IF_ERROR(p.ReadEntries(from, to, &got));
+      AppendRange(t, got, 0, to - from, out);
+      pos = next;
+    }
+    return OkStatus();
+  }
+  // A minor-axis filter: from the checkpoint at or before n0, the parent's entries are read and
+  // the kept ones counted until n1.
+  uint64_t kept = (n0 / kCheckpoint) * kCheckpoint;
+  uint64_t par = s.checkpoint[n0 / kCheckpoint];
+  j = static_cast<size_t>(std::upper_bound(idxptr_.begin(), idxptr_.end(), kept) - idxptr_.begin()) - 1;
+  while (kept < n1) {
+    if (kept == idxptr_[j + 1]) {  // this major slice's kept entries are all seen
+      while (idxptr_[j + 1] == kept) ++j;
+      par = pp[s.major[j]];
+    }
+    const uint64_t end = pp[s.major[j] + 1];
+    if (par >= end) {
+      return CorruptError(Describe() + ": outer slice " + std::to_string(s.major[j]) +
+                          " holds fewer chosen entries than when it was counted");
+    }
+    const uint64_t b = std::min(end, par + kBatch);
+    RETURN_IF_ERROR(p.ReadEntries(par, b, &got));
+    uint64_t i = 0;
+    for (; i < b - par && kept < idxptr_[j + 1]; ++i) {
+      const uint32_t k = s.minor_map[got.inner[i]];
+      if (k == kDropped) continue;
+      if (kept >= n0) AppendOne(t, got, i, k, out);
+      if (++kept == n1) break;
+    }
+    par += i;
   }
   return OkStatus();
 }
