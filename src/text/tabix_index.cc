@@ -359,9 +359,9 @@ void CompressBins(BinHash* h, uint32_t n_bins, int n_lvls) {
       std::vector<Chunk>& p = h->Val(k).chunks;
       if (l < n_lvls && p.size() > 1) SortByStart(&p);
       if ((p.back().v >> 16) - (p.front().u >> 16) >= kMinMarkerDist) continue;
-      // Parents are a level up, not yet visited: never deleted when looked up.
+      // A deleted parent is skipped as the probe would (it found no such key).
       const auto parent = slot.find(static_cast<uint32_t>(BinParent(static_cast<int>(h->Key(k)))));
-      const uint32_t kp = parent == slot.end() ? h->end() : parent->second;
+      const uint32_t kp = parent == slot.end() || !h->Exists(parent->second) ? h->end() : parent->second;
       if (kp == h->end()) continue;
       std::vector<Chunk>& q = h->Val(kp).chunks;
       q.insert(q.end(), p.begin(), p.end());

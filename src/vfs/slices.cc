@@ -116,10 +116,14 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
   out.SetRoot(meta, /*from_file=*/true);
   std::string where = o.where;
   for (const Selector& s : path) where += "/" + s.text + (s.group ? "/" + *s.group : "");
+  // A folder that fails holds only ERROR.txt, whatever was added before the failure.
   auto fail = [&](const Status& status) {
-    ViewSink sink(out, kRootIno, meta, "", o.settings);
+    auto error_tree = std::make_unique<Tree>();
+    TreeWriter error_out(error_tree.get());
+    error_out.SetRoot(meta, /*from_file=*/true);
+    ViewSink sink(error_out, kRootIno, meta, "", o.settings);
     sink.AddError(Status(status.code(), where + ": " + status.message()));
-    return std::move(tree);
+    return error_tree;
   };
   std::set<std::string> keys;
   std::vector<Selection> selections;

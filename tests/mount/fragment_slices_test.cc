@@ -114,6 +114,15 @@ TEST_F(FragmentSlices, RegionIsWhatTabixReturns) {
     const auto chrs = Lines(Read(s + "/chromosomes.txt"));
     std::vector<std::string> regions = {chrs[0], chrs[0] + ":1000000", chrs[0] + ":1000000-2000000", chrs[0] + ":1-1",
                                         chrs.back(), chrs[1] + ":1-100"};
+    // Regions deep into each chromosome (around its middle fragment), where the seek skips
+    // blocks by end_max, and a chromosome whose first block holds another's ends.
+    std::map<std::string, std::vector<uint64_t>> starts;
+    for (const auto& line : bed) starts[Field(line, 0)].push_back(std::stoull(Field(line, 1)));
+    for (const auto& [chr, v] : starts) {
+      const uint64_t mid = v[v.size() / 2];
+      regions.push_back(chr + ":" + std::to_string(mid > 3000 ? mid - 3000 : 1) + "-" + std::to_string(mid + 3000));
+      regions.push_back(chr + ":" + std::to_string(mid + 1) + "-" + std::to_string(mid + 1));
+    }
     for (const auto& r : regions) {
       SCOPED_TRACE(store + " region=" + r);
       const std::string want = Sh("tabix " + s + "/fragments.bed.gz '" + r + "'");
@@ -150,6 +159,12 @@ TEST_F(FragmentSlices, SeveralRegionsEachFragmentOnce) {
   EXPECT_FALSE(want.empty());
   EXPECT_EQ(Read(s + "/region=" + rs[0] + "," + rs[1] + "," + rs[2] + "/fragments.bed"), want);
   EXPECT_EQ(Read(s + "/regions=@peaks/fragments.bed"), want);  // the same three as BED lines
+  // Regions that touch stay apart: the zero-length fragment chr1 65795 65795 of frags.packed
+  // overlaps neither chr1:1-65795 nor chr1:65796-65796 (tabix prints it for neither).
+  const std::string frags = Store("frags.packed");
+  const std::string touching = Read(frags + "/region=chr1:1-65795,chr1:65796-65796/fragments.bed");
+  EXPECT_EQ(touching.find("\t65795\t65795\t"), std::string::npos);
+  EXPECT_EQ(touching, Sh("tabix " + frags + "/fragments.bed.gz chr1:1-65795 chr1:65796-65796"));
   // Its twin and index are what bgzip and tabix make of it.
   EXPECT_EQ(Sh("tabix " + s + "/regions=@peaks/fragments.bed.gz chr1:1700000-1800000"),
             Sh("tabix " + s + "/fragments.bed.gz chr1:1700000-1800000"));

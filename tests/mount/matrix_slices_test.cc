@@ -181,6 +181,8 @@ class MatrixSlices : public ::testing::Test {
       for (uint32_t c = 0; c < 30; ++c) g << "af_col_" << c << "\t" << (c % 2 ? "odd" : "even") << "\n";
     }
     std::ofstream(lists_ + "/strangers.tsv") << rna_cols_[0] << "\tA\nNOT_A_CELL\tA\nNOR_THIS\tB\n";
+    // A group named as the folder's own file: the folder is an error, nothing else in it.
+    std::ofstream(lists_ + "/clash.tsv") << rna_cols_[0] << "\tA\n" << rna_cols_[1] << "\tpseudobulk.tsv\n";
     mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
     ASSERT_NE(mount_, nullptr);
   }
@@ -382,6 +384,7 @@ TEST_F(MatrixSlices, ErrorsAreTheFolderAndTheRestStillWorks) {
       {"rna.packed/groups=^@clusters", "groups= takes a table"},
       {"rna.packed/cols=@cells/groups=@clusters", "cannot follow cols="},
       {"rna.packed/samples=x", "rows=, cols=, groups=@NAME"},
+      {"rna.packed/groups=@clash", "collides with a file of the folder"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.path);

@@ -137,11 +137,20 @@ StoreSpec MakeFragmentsStore(const FragmentsSpec& f) {
     }
     ptr[2 * c + 1] = start.size();
   }
+  // As BPCells writes it: per block of 128, the running maximum end from the start of the
+  // block's last chromosome, and the ends of earlier chromosomes that share the block.
+  std::vector<bool> chr_start(end.size() + 1, false);
+  for (size_t c = 0; c < f.by_chr.size(); ++c) chr_start[ptr[2 * c]] = true;
   std::vector<uint32_t> end_max;
-  uint32_t running = 0;
+  uint32_t running = 0, block = 0;
   for (size_t i = 0; i < end.size(); ++i) {
+    if (chr_start[i]) running = 0;
     running = std::max(running, end[i]);
-    if (i % 128 == 127 || i + 1 == end.size()) end_max.push_back(running);
+    block = std::max(block, running);
+    if (i % 128 == 127 || i + 1 == end.size()) {
+      end_max.push_back(block);
+      block = running;
+    }
   }
   s.PutStrings("chr_names", f.chr_names);
   s.PutStrings("cell_names", f.cell_names);

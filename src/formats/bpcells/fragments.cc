@@ -113,6 +113,7 @@ Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const 
   std::shared_ptr<Fragments> f(new Fragments(*root));
   f->sliced_ = true;
   if (subset.regions) {
+    if (root->sliced_) return InternalError(f->Describe() + ": regions chosen twice");
     if (subset.regions->size() > f->chr_names_.size()) return InternalError(f->Describe() + ": regions of unknown chromosomes");
     f->regions_.assign(f->chr_names_.size(), {});
     f->runs_.clear();
@@ -122,7 +123,9 @@ Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const 
       auto& merged = f->regions_[c];
       for (const Interval& q : asked) {
         if (q.begin >= q.end) continue;
-        if (!merged.empty() && q.begin <= merged.back().end) {
+        // Only overlapping regions merge: two that touch ([a, m) and [m, b)) stay apart, as a
+        // zero-length fragment at m overlaps neither (tabix) but would lie inside [a, b).
+        if (!merged.empty() && q.begin < merged.back().end) {
           merged.back().end = std::max(merged.back().end, q.end);
         } else {
           merged.push_back(q);
@@ -141,6 +144,7 @@ Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const 
     }
   }
   if (subset.cells) {
+    if (!root->cell_map_.empty()) return InternalError(f->Describe() + ": cells chosen twice");
     f->cell_map_.assign(root->cell_names_.size(), -1);
     f->cell_names_.clear();
     for (uint32_t id : *subset.cells) {

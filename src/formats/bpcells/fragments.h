@@ -62,6 +62,7 @@ class Fragments {
   // sees one: start < END and end > BEG-1), of the chosen cells; chromosome ranges are found
   // with the store's end_max (the running maximum end per 128 fragments) and a search on start,
   // so a region costs its own fragments, not the chromosome's. Cell names: the chosen ones.
+  // `root` may be a region slice (its runs are kept) when only cells are chosen.
   static Result<std::shared_ptr<const Fragments>> Slice(std::shared_ptr<const Fragments> root, FragmentSubset subset);
   // The physical ranges the views show, in view order: chromosomes by ID; a region slice's
   // candidate ranges (whose fragments Read still filters).

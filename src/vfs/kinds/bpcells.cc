@@ -126,28 +126,34 @@ class MatrixStore : public OpenedStore {
 
 class FragmentStore : public OpenedStore {
  public:
-  FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::shared_ptr<const text::FragmentTally> tally,
-                size_t group)
-      : f_(std::move(f)), sliceable_(sliceable), tally_(std::move(tally)), group_(group) {}
+  FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::optional<bool> csi,
+                std::shared_ptr<const text::FragmentTally> tally, size_t group)
+      : f_(std::move(f)), sliceable_(sliceable), csi_(csi), tally_(std::move(tally)), group_(group) {}
   void AddViews(ViewSink& sink) const override {
     FragmentViews s;
     s.f = f_;
     s.tally = tally_;
     s.group = group_;
-    // CSI when an end passes 2^29 (end_max: n/128 values, read once here); without end_max,
-    // .tbi, whose build then fails with EIO on such a position. A slice's ends are its
+    // CSI when an end passes 2^29 (end_max: n/128 values, read once per store); without
+    // end_max, .tbi, whose build then fails with EIO on such a position. A slice's ends are its
     // store's at most (it takes the store's choice).
-    auto max_end = s.f->MaxEnd();
-    const bool csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    bool csi = false;
+    if (csi_) {
+      csi = *csi_;
+    } else {
+      auto max_end = s.f->MaxEnd();
+      csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    }
     s.indexes = csi ? RegionIndexes::kCsi : RegionIndexes::kTbi;
     if (!sink.slice) sink.where = s.Describe();
-    if (auto slices = sliceable_ ? FragmentSlices(f_, sink.where) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
+    if (auto slices = sliceable_ ? FragmentSlices(f_, sink.where, csi) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
     vfs::AddViews(FragmentCatalog(), s, sink);
   }
 
  private:
   std::shared_ptr<const bp::Fragments> f_;
   bool sliceable_;
+  std::optional<bool> csi_;
   std::shared_ptr<const text::FragmentTally> tally_;
   size_t group_;
 };
@@ -277,9 +283,9 @@ std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const bp::Matrix> m, 
   return std::make_unique<MatrixStore>(std::move(m), sliceable);
 }
 
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, bool sliceable,
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::optional<bool> csi,
                                              std::shared_ptr<const text::FragmentTally> tally, size_t group) {
-  return std::make_unique<FragmentStore>(std::move(f), sliceable, std::move(tally), group);
+  return std::make_unique<FragmentStore>(std::move(f), sliceable, csi, std::move(tally), group);
 }
 
 std::vector<std::string> BpcellsViewNames() {

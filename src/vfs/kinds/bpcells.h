@@ -30,10 +30,13 @@ std::vector<std::string> BpcellsViewNames();
 // bpcells_fragment_slices.cc: region=, regions=, cells=, groups=).
 std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::bpcells::Matrix> m, bool sliceable);
 // `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
+// `csi`: a slice's region index (its store's choice); nullopt: found from the store's end_max.
 std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f, bool sliceable,
+                                             std::optional<bool> csi = std::nullopt,
                                              std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
 // What the slices of a store select; `where` names the store in messages.
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where);
-std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where);
+std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where,
+                                                bool csi);
 
 }  // namespace omicsfs::vfs

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "codec/hash.h"
 #include "text/bed_source.h"
@@ -20,8 +21,12 @@ using bp::Interval;
 constexpr size_t kShownUnknown = 10;  // unknown names listed in a message
 
 std::string Named(const Selection& s) {
-  return s.selector.list.empty() ? s.selector.key + "=" : s.selector.key + "=@" + s.selector.list;
+  const std::string key = s.selector.key + (s.selector.exclude ? "=^" : "=");
+  return s.selector.list.empty() ? key : key + "@" + s.selector.list;
 }
+
+// The store's barcodes → their cell IDs (a barcode the store holds twice has two).
+using CellIndex = std::unordered_map<std::string_view, std::vector<uint32_t>>;
 
 std::string Joined(const std::vector<std::string>& items, size_t most) {
   std::string out;
@@ -91,7 +96,8 @@ std::string Hashed(const std::string& text) {
 
 class FragmentSliceable : public Sliceable {
  public:
-  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where) : f_(std::move(f)), where_(std::move(where)) {}
+  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi)
+      : f_(std::move(f)), where_(std::move(where)), csi_(csi) {}
 
   std::string KeysHelp() const override { return "region=, regions=@NAME, cells=, groups=@NAME"; }
   bool Knows(const std::string& key) const override {
@@ -106,7 +112,7 @@ class FragmentSliceable : public Sliceable {
     ASSIGN_OR_RETURN(bp::FragmentSubset subset, Subset(path));
     *canonical = Canonical(subset);
     ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(f_, std::move(subset)));
-    return FragmentViewsOf(std::move(slice), /*sliceable=*/false);
+    return FragmentViewsOf(std::move(slice), /*sliceable=*/false, csi_);
   }
 
   // Every group a cells= slice of the same regions; one tally of the regions' fragments sizes
@@ -116,22 +122,24 @@ class FragmentSliceable : public Sliceable {
     if (base.cells) return InvalidArgumentError(Named(list) + ": cells= and groups= cannot both be given (a group is a cells= slice)");
     std::vector<int32_t> group_of_cell(f_->cell_names().size(), -1);
     std::vector<std::vector<uint32_t>> members;
+    const CellIndex index = Index();
     for (size_t g = 0; g < groups.names.size(); ++g) {
       Selection sel = SelectionOf("cells", groups.members[g], list.selector.text + "/" + groups.names[g]);
       sel.selector.list = list.selector.list;
-      ASSIGN_OR_RETURN(auto ids, Cells(sel, Named(list) + " (group " + groups.names[g] + ")"));
+      ASSIGN_OR_RETURN(auto ids, Cells(sel, Named(list) + " (group " + groups.names[g] + ")", index));
       for (uint32_t id : ids) group_of_cell[id] = static_cast<int32_t>(g);
       members.push_back(std::move(ids));
     }
+    // The regions are sought once; each group is the cells of that slice.
     ASSIGN_OR_RETURN(auto base_slice, bp::Fragments::Slice(f_, base));
-    auto tally = std::make_shared<const text::FragmentTally>(std::move(base_slice), std::move(group_of_cell), groups.names.size());
+    auto tally = std::make_shared<const text::FragmentTally>(base_slice, std::move(group_of_cell), groups.names.size());
     GroupCut out;
     for (size_t g = 0; g < groups.names.size(); ++g) {
       bp::FragmentSubset subset = base;
-      subset.cells = std::move(members[g]);
+      subset.cells = members[g];
       out.canonical.push_back(Canonical(subset));
-      ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(f_, std::move(subset)));
-      out.groups.push_back(FragmentViewsOf(std::move(slice), /*sliceable=*/false, tally, g));
+      ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(base_slice, bp::FragmentSubset{.cells = std::move(members[g])}));
+      out.groups.push_back(FragmentViewsOf(std::move(slice), /*sliceable=*/false, csi_, tally, g));
     }
     return out;
   }
@@ -169,17 +177,24 @@ class FragmentSliceable : public Sliceable {
         if (n == 0) return InvalidArgumentError(Named(sel) + ": no region given");
         subset.regions = std::move(regions);
       } else if (key == "cells") {
-        ASSIGN_OR_RETURN(subset.cells, Cells(sel, Named(sel)));
+        ASSIGN_OR_RETURN(subset.cells, Cells(sel, Named(sel), Index()));
       }
     }
     return subset;
   }
 
-  // The chosen cells in the order given; ^: the others, in store order.
-  Result<std::vector<uint32_t>> Cells(const Selection& sel, const std::string& named) const {
+  CellIndex Index() const {
+    CellIndex index;
     const auto& names = f_->cell_names();
-    std::map<std::string, uint32_t> index;
-    for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], static_cast<uint32_t>(i));
+    index.reserve(names.size());
+    for (size_t i = 0; i < names.size(); ++i) index[names[i]].push_back(static_cast<uint32_t>(i));
+    return index;
+  }
+
+  // The chosen cells in the order given; ^: the others, in store order. A barcode the store
+  // gives to several cells is ambiguous: refused when chosen, all of them dropped by ^.
+  Result<std::vector<uint32_t>> Cells(const Selection& sel, const std::string& named, const CellIndex& index) const {
+    const auto& names = f_->cell_names();
     std::vector<std::string> unknown;
     std::vector<uint32_t> chosen;
     std::set<uint32_t> seen;
@@ -189,8 +204,13 @@ class FragmentSliceable : public Sliceable {
         unknown.push_back(id);
         continue;
       }
-      if (!seen.insert(it->second).second) return InvalidArgumentError(named + ": cell " + id + " is listed twice");
-      chosen.push_back(it->second);
+      if (it->second.size() > 1 && !sel.selector.exclude) {
+        return InvalidArgumentError(named + ": the barcode " + id + " names " + std::to_string(it->second.size()) +
+                                    " cells of " + where_ + " (ambiguous)");
+      }
+      if (!seen.insert(it->second.front()).second) return InvalidArgumentError(named + ": cell " + id + " is listed twice");
+      for (size_t i = 1; i < it->second.size(); ++i) seen.insert(it->second[i]);
+      chosen.push_back(it->second.front());
     }
     if (!unknown.empty()) {
       return NotFoundError(named + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
@@ -231,12 +251,13 @@ class FragmentSliceable : public Sliceable {
 
   std::shared_ptr<const bp::Fragments> f_;
   std::string where_;
+  bool csi_;  // the store's choice of region index, taken by its slices
 };
 
 }  // namespace
 
-std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f, std::string where) {
-  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where));
+std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi) {
+  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where), csi);
 }
 
 }  // namespace omicsfs::vfs
