@@ -1,10 +1,12 @@
 #include "vfs/slices.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "codec/hash.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "vfs/tree.h"
@@ -222,6 +224,79 @@ Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Selection>& p
     out.canonical.push_back(std::move(canonical));
   }
   return out;
+}
+
+std::string SelectionName(const Selection& s) {
+  const std::string key = s.selector.key + (s.selector.exclude ? "=^" : "=");
+  return s.selector.list.empty() ? key : key + "@" + s.selector.list;
+}
+
+std::string JoinSome(const std::vector<std::string>& items, size_t most) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > most) out += ", ...";
+  return out;
+}
+
+std::string ShortIdentity(const std::string& text) {
+  if (text.size() <= 200) return text;
+  return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
+}
+
+namespace {
+
+Result<uint64_t> Position(std::string_view text, const std::string& region) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
+    return InvalidArgumentError("region " + region + ": '" + std::string(text) + "' is not a position (1, 2, ...)");
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<RegionText> ParseRegionText(const std::string& text, const std::function<bool(const std::string&)>& known,
+                                   const std::string& chromosome, const std::string& store) {
+  RegionText r;
+  if (known(text)) {
+    r.chr = text;
+    return r;
+  }
+  const size_t colon = text.rfind(':');
+  r.chr = colon == std::string::npos ? text : text.substr(0, colon);
+  if (!known(r.chr)) return NotFoundError("region " + text + ": no " + chromosome + " '" + r.chr + "' in " + store);
+  if (colon == std::string::npos) return r;
+  const std::string_view range = std::string_view(text).substr(colon + 1);
+  const size_t dash = range.find('-');
+  ASSIGN_OR_RETURN(r.begin, Position(range.substr(0, dash), text));
+  r.dash = dash != std::string_view::npos;
+  if (r.dash && dash + 1 < range.size()) {
+    ASSIGN_OR_RETURN(r.end, Position(range.substr(dash + 1), text));
+    if (*r.end < *r.begin) return InvalidArgumentError("region " + text + ": the end is before the start");
+  }
+  return r;
+}
+
+Result<std::optional<BedLine>> ParseBedLine(const std::string& line, const std::string& list) {
+  if (line.empty() || line[0] == '#' || line.starts_with("track") || line.starts_with("browser")) return std::optional<BedLine>();
+  std::vector<std::string_view> f;
+  for (size_t from = 0; from <= line.size() && f.size() < 3;) {
+    size_t tab = line.find_first_of("\t ", from);
+    if (tab == std::string::npos) tab = line.size();
+    if (tab > from) f.emplace_back(line.data() + from, tab - from);
+    from = tab + 1;
+  }
+  if (f.size() < 3) return InvalidArgumentError(list + ": a BED line needs CHROM, START and END: '" + line + "'");
+  BedLine b;
+  b.chrom = std::string(f[0]);
+  auto x = std::from_chars(f[1].data(), f[1].data() + f[1].size(), b.start);
+  auto y = std::from_chars(f[2].data(), f[2].data() + f[2].size(), b.end);
+  if (x.ec != std::errc() || x.ptr != f[1].data() + f[1].size() || y.ec != std::errc() || y.ptr != f[2].data() + f[2].size() ||
+      b.end < b.start) {
+    return InvalidArgumentError(list + ": not a BED interval: '" + line + "'");
+  }
+  return std::make_optional(std::move(b));
 }
 
 Selection SelectionOf(std::string key, std::vector<std::string> items, std::string text) {

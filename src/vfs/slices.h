@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +96,32 @@ struct SliceOrigin {
   std::string where;      // the store, for messages
   std::string lists_dir;  // -o lists=DIR; empty: no lists
 };
+
+// What the kinds' Sliceables share.
+constexpr size_t kShownUnknown = 10;  // the unknown names a message lists
+// How a selection is named in messages: "samples=@cases", "cells=^@few", "region=".
+std::string SelectionName(const Selection& s);
+// At most `most` items joined by ", ", then ", ..." when there are more.
+std::string JoinSome(const std::vector<std::string>& items, size_t most = kShownUnknown);
+// A part of a canonical identity: itself when short, else its length and hash.
+std::string ShortIdentity(const std::string& text);
+// A region as written: CHR, CHR:BEG, CHR:BEG-, CHR:BEG-END (1-based positions, END >= BEG);
+// CHR is the whole text when `known` knows it (names holding ':'), else what precedes the last
+// ':'. What CHR:BEG means is the kind's (bcftools: that position; tabix: to the end).
+struct RegionText {
+  std::string chr;
+  std::optional<uint64_t> begin, end;
+  bool dash = false;  // CHR:BEG-…
+};
+Result<RegionText> ParseRegionText(const std::string& text, const std::function<bool(const std::string&)>& known,
+                                   const std::string& chromosome, const std::string& store);
+// A BED line: CHROM, START, END (0-based, half-open; tabs or spaces); nullopt for the header
+// lines bcftools and tabix skip (#, track, browser).
+struct BedLine {
+  std::string chrom;
+  uint64_t start = 0, end = 0;
+};
+Result<std::optional<BedLine>> ParseBedLine(const std::string& line, const std::string& list);
 
 // Makes `sink`'s folder the root of `store`'s slices (its views are added by the caller).
 void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store, std::string where);

@@ -3,12 +3,10 @@
 // groups sized in one pass). Each resolves to a formats::bpcells::FragmentSubset of the store;
 // the slice's views are the store's catalog over Fragments::Slice.
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 #include <unordered_map>
 
-#include "codec/hash.h"
 #include "text/bed_source.h"
 #include "vfs/kinds/bpcells.h"
 
@@ -18,80 +16,26 @@ namespace {
 namespace bp = formats::bpcells;
 using bp::Interval;
 
-constexpr size_t kShownUnknown = 10;  // unknown names listed in a message
-
-std::string Named(const Selection& s) {
-  const std::string key = s.selector.key + (s.selector.exclude ? "=^" : "=");
-  return s.selector.list.empty() ? key : key + "@" + s.selector.list;
-}
-
 // The store's barcodes → their cell IDs (a barcode the store holds twice has two).
 using CellIndex = std::unordered_map<std::string_view, std::vector<uint32_t>>;
-
-std::string Joined(const std::vector<std::string>& items, size_t most) {
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > most) out += ", ...";
-  return out;
-}
-
-Result<uint64_t> Position(std::string_view text, const std::string& region) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
-    return InvalidArgumentError("region " + region + ": '" + std::string(text) + "' is not a position (1, 2, ...)");
-  }
-  return v;
-}
 
 // As tabix reads a region: CHR (all of it), CHR:BEG (BEG to the end), CHR:BEG-END, 1-based and
 // inclusive: the 0-based half-open [BEG-1, END).
 Result<std::pair<size_t, Interval>> ParseRegion(const std::string& text, const std::map<std::string, size_t>& chrs,
                                                const std::string& store) {
-  if (auto it = chrs.find(text); it != chrs.end()) return std::make_pair(it->second, Interval{0, UINT64_MAX});
-  const size_t colon = text.rfind(':');
-  const std::string chr = colon == std::string::npos ? text : text.substr(0, colon);
-  auto it = chrs.find(chr);
-  if (it == chrs.end()) return NotFoundError("region " + text + ": no chromosome '" + chr + "' in " + store);
-  if (colon == std::string::npos) return std::make_pair(it->second, Interval{0, UINT64_MAX});
-  const std::string_view range = std::string_view(text).substr(colon + 1);
-  const size_t dash = range.find('-');
-  ASSIGN_OR_RETURN(uint64_t begin, Position(range.substr(0, dash), text));
-  uint64_t end = UINT64_MAX;
-  if (dash != std::string_view::npos && dash + 1 < range.size()) {
-    ASSIGN_OR_RETURN(end, Position(range.substr(dash + 1), text));
-    if (end < begin) return InvalidArgumentError("region " + text + ": the end is before the start");
-  }
-  return std::make_pair(it->second, Interval{begin - 1, end});
+  ASSIGN_OR_RETURN(RegionText t, ParseRegionText(text, [&](const std::string& c) { return chrs.count(c) != 0; }, "chromosome", store));
+  if (!t.begin) return std::make_pair(chrs.at(t.chr), Interval{0, UINT64_MAX});
+  return std::make_pair(chrs.at(t.chr), Interval{*t.begin - 1, t.end ? *t.end : UINT64_MAX});
 }
 
-// A BED line: CHROM, 0-based start, end (half-open); header lines (#, track, browser) skipped.
+// A BED line (0-based, half-open) of a known chromosome; nullopt for header lines.
 Result<std::optional<std::pair<size_t, Interval>>> ParseBed(const std::string& line, const std::map<std::string, size_t>& chrs,
                                                             const std::string& list, const std::string& store) {
-  if (line[0] == '#' || line.starts_with("track") || line.starts_with("browser")) return std::optional<std::pair<size_t, Interval>>();
-  std::vector<std::string_view> f;
-  for (size_t from = 0; from <= line.size() && f.size() < 3;) {
-    size_t tab = line.find_first_of("\t ", from);
-    if (tab == std::string::npos) tab = line.size();
-    if (tab > from) f.emplace_back(line.data() + from, tab - from);
-    from = tab + 1;
-  }
-  if (f.size() < 3) return InvalidArgumentError(list + ": a BED line needs CHROM, START and END: '" + line + "'");
-  auto it = chrs.find(std::string(f[0]));
-  if (it == chrs.end()) return NotFoundError(list + ": no chromosome '" + std::string(f[0]) + "' in " + store);
-  uint64_t start = 0, end = 0;
-  auto a = std::from_chars(f[1].data(), f[1].data() + f[1].size(), start);
-  auto b = std::from_chars(f[2].data(), f[2].data() + f[2].size(), end);
-  if (a.ec != std::errc() || a.ptr != f[1].data() + f[1].size() || b.ec != std::errc() || b.ptr != f[2].data() + f[2].size() ||
-      end < start) {
-    return InvalidArgumentError(list + ": not a BED interval: '" + line + "'");
-  }
-  return std::make_optional(std::make_pair(it->second, Interval{start, end}));
-}
-
-std::string Hashed(const std::string& text) {
-  if (text.size() <= 200) return text;
-  return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
+  ASSIGN_OR_RETURN(std::optional<BedLine> b, ParseBedLine(line, list));
+  if (!b) return std::optional<std::pair<size_t, Interval>>();
+  auto it = chrs.find(b->chrom);
+  if (it == chrs.end()) return NotFoundError(list + ": no chromosome '" + b->chrom + "' in " + store);
+  return std::make_optional(std::make_pair(it->second, Interval{b->start, b->end}));
 }
 
 class FragmentSliceable : public Sliceable {
@@ -119,14 +63,14 @@ class FragmentSliceable : public Sliceable {
   // them all.
   Result<GroupCut> CutGroups(const std::vector<Selection>& path, const Selection& list, const Groups& groups) const override {
     ASSIGN_OR_RETURN(bp::FragmentSubset base, Subset(path));
-    if (base.cells) return InvalidArgumentError(Named(list) + ": cells= and groups= cannot both be given (a group is a cells= slice)");
+    if (base.cells) return InvalidArgumentError(SelectionName(list) + ": cells= and groups= cannot both be given (a group is a cells= slice)");
     std::vector<int32_t> group_of_cell(f_->cell_names().size(), -1);
     std::vector<std::vector<uint32_t>> members;
     const CellIndex index = Index();
     for (size_t g = 0; g < groups.names.size(); ++g) {
       Selection sel = SelectionOf("cells", groups.members[g], list.selector.text + "/" + groups.names[g]);
       sel.selector.list = list.selector.list;
-      ASSIGN_OR_RETURN(auto ids, Cells(sel, Named(list) + " (group " + groups.names[g] + ")", index));
+      ASSIGN_OR_RETURN(auto ids, Cells(sel, SelectionName(list) + " (group " + groups.names[g] + ")", index));
       for (uint32_t id : ids) group_of_cell[id] = static_cast<int32_t>(g);
       members.push_back(std::move(ids));
     }
@@ -151,13 +95,13 @@ class FragmentSliceable : public Sliceable {
     for (const Selection& sel : path) {
       const std::string& key = sel.selector.key;
       if (key == "region" || key == "regions") {
-        if (sel.selector.exclude) return InvalidArgumentError(Named(sel) + ": regions cannot be excluded (^)");
+        if (sel.selector.exclude) return InvalidArgumentError(SelectionName(sel) + ": regions cannot be excluded (^)");
         if (key == "regions" && sel.selector.list.empty()) return InvalidArgumentError("regions= takes a BED list: regions=@NAME");
         if (key == "region" && !sel.selector.list.empty()) {
           return InvalidArgumentError("region= takes regions, not a list (for a BED list: regions=@NAME)");
         }
-        if (!regions_from.empty()) return InvalidArgumentError(Named(sel) + ": give region= or regions=, not both");
-        regions_from = Named(sel);
+        if (!regions_from.empty()) return InvalidArgumentError(SelectionName(sel) + ": give region= or regions=, not both");
+        regions_from = SelectionName(sel);
         std::map<std::string, size_t> chrs;
         for (size_t i = 0; i < f_->chr_names().size(); ++i) chrs.emplace(f_->chr_names()[i], i);
         std::vector<std::vector<Interval>> regions(f_->chr_names().size());
@@ -168,16 +112,16 @@ class FragmentSliceable : public Sliceable {
             regions[r.first].push_back(r.second);
             ++n;
           } else {
-            ASSIGN_OR_RETURN(auto r, ParseBed(item, chrs, Named(sel), where_));
+            ASSIGN_OR_RETURN(auto r, ParseBed(item, chrs, SelectionName(sel), where_));
             if (!r) continue;
             regions[r->first].push_back(r->second);
             ++n;
           }
         }
-        if (n == 0) return InvalidArgumentError(Named(sel) + ": no region given");
+        if (n == 0) return InvalidArgumentError(SelectionName(sel) + ": no region given");
         subset.regions = std::move(regions);
       } else if (key == "cells") {
-        ASSIGN_OR_RETURN(subset.cells, Cells(sel, Named(sel), Index()));
+        ASSIGN_OR_RETURN(subset.cells, Cells(sel, SelectionName(sel), Index()));
       }
     }
     return subset;
@@ -214,7 +158,7 @@ class FragmentSliceable : public Sliceable {
     }
     if (!unknown.empty()) {
       return NotFoundError(named + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
-                           " cells are not in " + where_ + ": " + Joined(unknown, kShownUnknown));
+                           " cells are not in " + where_ + ": " + JoinSome(unknown, kShownUnknown));
     }
     if (sel.selector.exclude) {
       std::vector<uint32_t> rest;
@@ -239,12 +183,12 @@ class FragmentSliceable : public Sliceable {
         });
         for (const Interval& q : r) regions += std::to_string(c) + ":" + std::to_string(q.begin) + "-" + std::to_string(q.end) + ",";
       }
-      out += "regions " + Hashed(regions) + "\n";
+      out += "regions " + ShortIdentity(regions) + "\n";
     }
     if (s.cells) {
       std::string cells;
       for (uint32_t i : *s.cells) cells += std::to_string(i) + ",";
-      out += "cells " + Hashed(cells) + "\n";
+      out += "cells " + ShortIdentity(cells) + "\n";
     }
     return out;
   }

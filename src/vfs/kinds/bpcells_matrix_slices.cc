@@ -6,7 +6,6 @@
 #include <string_view>
 #include <optional>
 
-#include "codec/hash.h"
 #include "text/pseudobulk_source.h"
 #include "vfs/kinds/bpcells.h"
 
@@ -17,28 +16,10 @@ namespace bp = formats::bpcells;
 using bp::Matrix;
 using bp::MatrixSubset;
 
-constexpr size_t kShownUnknown = 10;  // unknown names listed in a message
-
-std::string Joined(const std::vector<std::string>& items, size_t most) {
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > most) out += ", ...";
-  return out;
-}
-
-std::string Named(const Selection& s) {
-  return s.selector.list.empty() ? s.selector.key + "=" : s.selector.key + "=" + (s.selector.exclude ? "^@" : "@") + s.selector.list;
-}
-
-std::string Hashed(const std::string& text) {
-  if (text.size() <= 200) return text;
-  return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
-}
-
 std::string Indices(const std::vector<uint32_t>& v) {
   std::string out;
   for (uint32_t i : v) out += std::to_string(i) + ",";
-  return Hashed(out);
+  return ShortIdentity(out);
 }
 
 // The subset's identity: the same for any order of the same selectors.
@@ -142,7 +123,7 @@ class MatrixSliceable : public Sliceable {
     }
     if (!unknown.empty()) {
       return NotFoundError(list + ": " + std::to_string(unknown.size()) + " of " + std::to_string(items) +
-                           " IDs are not in " + where_ + ": " + Joined(unknown, kShownUnknown));
+                           " IDs are not in " + where_ + ": " + JoinSome(unknown, kShownUnknown));
     }
     std::shared_ptr<const Matrix> base = m_;
     if (subset.rows) {
@@ -150,7 +131,7 @@ class MatrixSliceable : public Sliceable {
     }
     out.here = std::make_unique<Pseudobulk>(std::make_shared<const text::PseudobulkSource>(
         std::move(base), std::move(group_of_col), groups.names, "pseudobulk.tsv"));
-    out.here_canonical = Canonical(subset) + "pseudobulk " + Hashed(identity) + "\n";
+    out.here_canonical = Canonical(subset) + "pseudobulk " + ShortIdentity(identity) + "\n";
     return out;
   }
 
@@ -175,7 +156,7 @@ class MatrixSliceable : public Sliceable {
         const bool rows = key == "rows";
         ASSIGN_OR_RETURN(axis, Chosen(sel, Names(rows), rows ? "row" : "column"));
       } else {
-        return InvalidArgumentError(Named(sel) + ": not a selection of rows or columns (this store knows " + KeysHelp() + ")");
+        return InvalidArgumentError(SelectionName(sel) + ": not a selection of rows or columns (this store knows " + KeysHelp() + ")");
       }
     }
     return subset;
@@ -200,15 +181,15 @@ class MatrixSliceable : public Sliceable {
         unknown.push_back(id);
         continue;
       }
-      if (seen[at->first]) return InvalidArgumentError(Named(sel) + ": " + what + " " + id + " is listed twice");
-      if (at->count > 1 && !sel.selector.exclude) return Ambiguous(Named(sel), id, *at, what);
+      if (seen[at->first]) return InvalidArgumentError(SelectionName(sel) + ": " + what + " " + id + " is listed twice");
+      if (at->count > 1 && !sel.selector.exclude) return Ambiguous(SelectionName(sel), id, *at, what);
       seen[at->first] = true;
       shared_excluded = shared_excluded || at->count > 1;
       chosen.push_back(at->first);
     }
     if (!unknown.empty()) {
-      return NotFoundError(Named(sel) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
-                           " IDs are not in " + where_ + ": " + Joined(unknown, kShownUnknown));
+      return NotFoundError(SelectionName(sel) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
+                           " IDs are not in " + where_ + ": " + JoinSome(unknown, kShownUnknown));
     }
     if (sel.selector.exclude) {
       std::vector<uint32_t> rest;
@@ -218,7 +199,7 @@ class MatrixSliceable : public Sliceable {
       }
       chosen = std::move(rest);
     }
-    if (chosen.empty()) return InvalidArgumentError(Named(sel) + ": no " + what + " is " + (sel.selector.exclude ? "left" : "chosen"));
+    if (chosen.empty()) return InvalidArgumentError(SelectionName(sel) + ": no " + what + " is " + (sel.selector.exclude ? "left" : "chosen"));
     return chosen;
   }
 

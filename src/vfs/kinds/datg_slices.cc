@@ -5,7 +5,6 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "codec/hash.h"
 #include "vfs/kinds/datg.h"
 
 namespace omicsfs::vfs {
@@ -13,17 +12,6 @@ namespace {
 
 using formats::datg::DatgFile;
 using formats::datg::DatgSlice;
-
-constexpr size_t kShownUnknown = 10;  // unknown names listed in a message
-
-std::string Named(const Selection& s) { return s.selector.list.empty() ? s.selector.key + "=" : s.selector.key + "=@" + s.selector.list; }
-
-std::string Joined(const std::vector<std::string>& items, size_t most) {
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > most) out += ", ...";
-  return out;
-}
 
 // One axis's names → their index; a name held by more than one row (column) is marked.
 struct NameIndex {
@@ -76,7 +64,7 @@ class DatgSliceable : public Sliceable {
   Result<std::vector<uint64_t>> Choose(const Selection& sel, bool rows) const {
     const char* what = rows ? "row" : "column";
     const std::vector<std::string>& names = rows ? file_->row_names() : file_->col_names();
-    if (sel.items.empty()) return InvalidArgumentError(Named(sel) + ": no " + what + " given");
+    if (sel.items.empty()) return InvalidArgumentError(SelectionName(sel) + ": no " + what + " given");
     const NameIndex& index = Index(rows);
     std::vector<std::string> unknown;
     std::vector<uint64_t> chosen;
@@ -89,9 +77,9 @@ class DatgSliceable : public Sliceable {
         continue;
       }
       const NameIndex::At& at = it->second;
-      if (seen[at.first]) return InvalidArgumentError(Named(sel) + ": " + name + " is listed twice");
+      if (seen[at.first]) return InvalidArgumentError(SelectionName(sel) + ": " + name + " is listed twice");
       if (at.count > 1 && !sel.selector.exclude) {
-        return InvalidArgumentError(Named(sel) + ": " + name + " is ambiguous: " + std::to_string(at.count) + " " + what +
+        return InvalidArgumentError(SelectionName(sel) + ": " + name + " is ambiguous: " + std::to_string(at.count) + " " + what +
                                     "s of " + base_ + " bear that name (exclude them with ^, or select by a list of the others)");
       }
       seen[at.first] = true;
@@ -99,8 +87,8 @@ class DatgSliceable : public Sliceable {
       chosen.push_back(at.first);
     }
     if (!unknown.empty()) {
-      return NotFoundError(Named(sel) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
-                           " names are not " + what + "s of " + base_ + ": " + Joined(unknown, kShownUnknown));
+      return NotFoundError(SelectionName(sel) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(sel.items.size()) +
+                           " names are not " + what + "s of " + base_ + ": " + JoinSome(unknown, kShownUnknown));
     }
     if (sel.selector.exclude) {
       std::vector<uint64_t> rest;
@@ -110,7 +98,7 @@ class DatgSliceable : public Sliceable {
       }
       chosen = std::move(rest);
     }
-    if (chosen.empty()) return InvalidArgumentError(Named(sel) + ": no " + std::string(what) + " is left");
+    if (chosen.empty()) return InvalidArgumentError(SelectionName(sel) + ": no " + std::string(what) + " is left");
     return chosen;
   }
 
@@ -119,8 +107,7 @@ class DatgSliceable : public Sliceable {
     auto part = [](const char* name, const std::vector<uint64_t>& indices) {
       std::string text;
       for (uint64_t i : indices) text += std::to_string(i) + ",";
-      if (text.size() > 200) text = std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
-      return std::string(name) + " " + text + "\n";
+      return std::string(name) + " " + ShortIdentity(text) + "\n";
     };
     std::string out;
     if (rows) out += part("rows", *rows);
