@@ -19,6 +19,10 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::ReadOrFail;
+using testutil::ShOrFail;
+using testutil::Lines;
+using testutil::Join;
 using testutil::ReadWhole;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/datg";
@@ -30,13 +34,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   for (size_t at; (at = s.find(sep, from)) != std::string::npos; from = at + 1) out.push_back(s.substr(from, at - from));
   out.push_back(s.substr(from));
   return out;
-}
-
-std::string Read(const std::string& path) {
-  std::string s;
-  int err = 0;
-  EXPECT_TRUE(ReadWhole(path, &s, &err)) << path << ": errno " << err;
-  return s;
 }
 
 // A full matrix.tsv as cells: the column names, and per row its name and its cells' text.
@@ -112,7 +109,7 @@ class DatgSlices : public ::testing::Test {
     // the block index (the trailer's index offset) loses its content checksum.
     copy(kMulti, "damaged");
     {
-      std::string b = Read(src_ + "/damaged.datg");
+      std::string b = ReadOrFail(src_ + "/damaged.datg");
       ASSERT_GT(b.size(), 44u);
       uint64_t index = 0;
       for (int i = 0; i < 8; ++i) index = (index << 8) | static_cast<uint8_t>(b[b.size() - 44 + 16 + i]);
@@ -128,7 +125,7 @@ class DatgSlices : public ::testing::Test {
     std::ofstream(lists_ + "/unknown.txt") << "row1\nno1\nno2\nno3\nno4\nno5\nno6\nno7\nno8\nno9\nno10\nno11\nno12\n";
     mount_ = MountedFs::Start(OMICSFS_BINARY, src_, {"-o", "lists=" + lists_}).release();
     ASSERT_NE(mount_, nullptr);
-    multi_ = new Table(Read(Store(kMulti) + "/matrix.tsv"));
+    multi_ = new Table(ReadOrFail(Store(kMulti) + "/matrix.tsv"));
   }
   static void TearDownTestSuite() {
     delete multi_;
@@ -146,13 +143,13 @@ class DatgSlices : public ::testing::Test {
                           const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
     SCOPED_TRACE(store + "/" + path);
     const std::string dir = Store(store) + "/" + path;
-    const std::string got = Read(dir + "/matrix.tsv");
+    const std::string got = ReadOrFail(dir + "/matrix.tsv");
     EXPECT_TRUE(got == full.Cut(rows, cols)) << got.substr(0, 300);
     struct stat st;
     ASSERT_EQ(::stat((dir + "/matrix.tsv").c_str(), &st), 0);
     EXPECT_EQ(static_cast<size_t>(st.st_size), got.size());
-    EXPECT_EQ(Read(dir + "/rownames.txt"), Lines(rows.empty() ? full.rows : rows));
-    EXPECT_EQ(Read(dir + "/colnames.txt"), Lines(cols.empty() ? full.cols : cols));
+    EXPECT_EQ(ReadOrFail(dir + "/rownames.txt"), Lines(rows.empty() ? full.rows : rows));
+    EXPECT_EQ(ReadOrFail(dir + "/colnames.txt"), Lines(cols.empty() ? full.cols : cols));
   }
 
   static inline std::string src_, lists_;
@@ -181,9 +178,9 @@ TEST_F(DatgSlices, RowsAndColsComposeInEitherOrder) {
   const std::string r = "rows=" + Joined(rows), c = "cols=" + Joined(cols);
   ExpectSlice(kMulti, *multi_, r + "/" + c, rows, cols);
   ExpectSlice(kMulti, *multi_, c + "/" + r, rows, cols);
-  EXPECT_EQ(Read(Store(kMulti) + "/" + r + "/" + c + "/matrix.tsv"), Read(Store(kMulti) + "/" + c + "/" + r + "/matrix.tsv"));
+  EXPECT_EQ(ReadOrFail(Store(kMulti) + "/" + r + "/" + c + "/matrix.tsv"), ReadOrFail(Store(kMulti) + "/" + c + "/" + r + "/matrix.tsv"));
   // A slice's cell is the full view's cell: a slice of a slice is the same as one of the store.
-  EXPECT_EQ(Read(Store(kMulti) + "/" + r + "/cols=f2/matrix.tsv"), multi_->Cut(rows, {"f2"}));
+  EXPECT_EQ(ReadOrFail(Store(kMulti) + "/" + r + "/cols=f2/matrix.tsv"), multi_->Cut(rows, {"f2"}));
 }
 
 TEST_F(DatgSlices, ExclusionKeepsStoreOrder) {
@@ -209,30 +206,30 @@ TEST_F(DatgSlices, ListsSelectTheirLinesInOrder) {
 }
 
 TEST_F(DatgSlices, EdgeStores) {
-  const Table tiny(Read(Store("tiny_3x4") + "/matrix.tsv"));
+  const Table tiny(ReadOrFail(Store("tiny_3x4") + "/matrix.tsv"));
   ASSERT_EQ(tiny.rows.size(), 3u);
   // Special values (NaN, ±Infinity, -0.0, subnormals, 1.0E23) and non-ASCII names.
   ExpectSlice("tiny_3x4", tiny, "rows=emoji 🐸 row,gene A/cols=日本語,col 1", {"emoji 🐸 row", "gene A"}, {"日本語", "col 1"});
   ExpectSlice("tiny_3x4", tiny, "cols=^naïve", {}, {"col 1", "日本語", "x-y_z.w"});
-  const Table one(Read(Store("edge_1x1") + "/matrix.tsv"));
+  const Table one(ReadOrFail(Store("edge_1x1") + "/matrix.tsv"));
   ExpectSlice("edge_1x1", one, "rows=only row", {"only row"}, {});
   ExpectSlice("edge_1x1", one, "rows=only row/cols=only col", {"only row"}, {"only col"});
   // No columns: a row slice is its names; no rows: a column slice is its header.
-  EXPECT_EQ(Read(Store("edge_2x0") + "/rows=empty1/matrix.tsv"), "\nempty1\n");
-  EXPECT_EQ(Read(Store("edge_2x0") + "/rows=empty1/rownames.txt"), "empty1\n");
-  EXPECT_EQ(Read(Store("edge_2x0") + "/rows=empty1/colnames.txt"), "");
-  EXPECT_EQ(Read(Store("edge_0x3") + "/cols=c2,c0/matrix.tsv"), "\tc2\tc0\n");
-  EXPECT_EQ(Read(Store("edge_0x3") + "/cols=c2,c0/rownames.txt"), "");
+  EXPECT_EQ(ReadOrFail(Store("edge_2x0") + "/rows=empty1/matrix.tsv"), "\nempty1\n");
+  EXPECT_EQ(ReadOrFail(Store("edge_2x0") + "/rows=empty1/rownames.txt"), "empty1\n");
+  EXPECT_EQ(ReadOrFail(Store("edge_2x0") + "/rows=empty1/colnames.txt"), "");
+  EXPECT_EQ(ReadOrFail(Store("edge_0x3") + "/cols=c2,c0/matrix.tsv"), "\tc2\tc0\n");
+  EXPECT_EQ(ReadOrFail(Store("edge_0x3") + "/cols=c2,c0/rownames.txt"), "");
 }
 
 // A name two rows bear selects neither (ambiguous); ^ drops both.
 TEST_F(DatgSlices, DuplicateRowNames) {
-  const Table dups(Read(Store("dups") + "/matrix.tsv"));
+  const Table dups(ReadOrFail(Store("dups") + "/matrix.tsv"));
   ASSERT_EQ(dups.rows, (std::vector<std::string>{"a", "dup", "b", "dup"}));
-  const std::string text = Read(Store("dups") + "/rows=dup/ERROR.txt");
+  const std::string text = ReadOrFail(Store("dups") + "/rows=dup/ERROR.txt");
   EXPECT_NE(text.find("dup is ambiguous: 2 rows of dups.datg"), std::string::npos) << text;
-  EXPECT_EQ(Read(Store("dups") + "/rows=^dup/matrix.tsv"), "\tx\ty\na\t1.0\t2.0\nb\t5.0\t6.0\n");
-  EXPECT_EQ(Read(Store("dups") + "/rows=b,a/matrix.tsv"), "\tx\ty\nb\t5.0\t6.0\na\t1.0\t2.0\n");
+  EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=^dup/matrix.tsv"), "\tx\ty\na\t1.0\t2.0\nb\t5.0\t6.0\n");
+  EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=b,a/matrix.tsv"), "\tx\ty\nb\t5.0\t6.0\na\t1.0\t2.0\n");
 }
 
 // A bad selector is a folder holding only ERROR.txt, one line that says what is wrong.
@@ -251,24 +248,16 @@ TEST_F(DatgSlices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
       {"cols=f1/rows=row1/cols=f2", "the key cols= is given twice"},
       {"genes=row1", "no slice key 'genes' (this store knows rows=, cols=)"},
   };
-  for (const auto& [name, says] : cases) {
-    SCOPED_TRACE(name);
-    std::vector<std::string> entries;
-    for (auto& e : fs::directory_iterator(store + "/" + name)) entries.push_back(e.path().filename().string());
-    EXPECT_EQ(entries, std::vector<std::string>{"ERROR.txt"});
-    const std::string text = Read(store + "/" + name + "/ERROR.txt");
-    EXPECT_NE(text.find(says), std::string::npos) << text;
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
-  }
+  for (const auto& [name, says] : cases) testutil::ExpectOnlyErrorTxt(store + "/" + name, says);
   {
-    const std::string text = Read(Store("edge_1x1") + "/rows=^only row/ERROR.txt");
+    const std::string text = ReadOrFail(Store("edge_1x1") + "/rows=^only row/ERROR.txt");
     EXPECT_NE(text.find("no row is left"), std::string::npos) << text;
   }
   // The rest of the mount still works: the store's views, slices, the other stores.
   for (auto& e : fs::directory_iterator(store)) EXPECT_EQ(e.path().filename().string().find('='), std::string::npos);
-  EXPECT_EQ(Read(store + "/colnames.txt"), Lines(multi_->cols));
-  EXPECT_EQ(Read(store + "/rows=row1/matrix.tsv"), multi_->Cut({"row1"}, {}));
-  EXPECT_EQ(Read(Store("edge_1x1") + "/matrix.tsv"), testutil::ReadMaybeGz(kCorpus + "/edge_1x1.expected.tsv"));
+  EXPECT_EQ(ReadOrFail(store + "/colnames.txt"), Lines(multi_->cols));
+  EXPECT_EQ(ReadOrFail(store + "/rows=row1/matrix.tsv"), multi_->Cut({"row1"}, {}));
+  EXPECT_EQ(ReadOrFail(Store("edge_1x1") + "/matrix.tsv"), testutil::ReadMaybeGz(kCorpus + "/edge_1x1.expected.tsv"));
   EXPECT_TRUE(mount_->alive());
 }
 
@@ -284,7 +273,7 @@ TEST_F(DatgSlices, ARowsSliceReadsOnlyTheBlocksOfItsRows) {
   EXPECT_FALSE(ReadWhole(Store("damaged") + "/rows=row5,row2250/matrix.tsv", &got, &err));
   EXPECT_EQ(err, EIO);
   const std::vector<std::string> rows = {"row2199", "row5", "row1100"};  // blocks 1 and 0
-  EXPECT_TRUE(Read(Store("damaged") + "/rows=" + Joined(rows) + "/matrix.tsv") == multi_->Cut(rows, {}));
+  EXPECT_TRUE(ReadOrFail(Store("damaged") + "/rows=" + Joined(rows) + "/matrix.tsv") == multi_->Cut(rows, {}));
   // A cols= slice holds every row: it reads every block.
   err = 0;
   EXPECT_FALSE(ReadWhole(Store("damaged") + "/cols=f9/matrix.tsv", &got, &err));
@@ -320,7 +309,7 @@ TEST_F(DatgSlices, EitherOrderSharesItsPersistedSizes) {
     ASSERT_EQ(::stat((store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv").c_str(), &st), 0);
     EXPECT_EQ(count(), once);
     EXPECT_EQ(static_cast<size_t>(st.st_size), multi_->Cut(rows, cols).size());
-    EXPECT_TRUE(Read(store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv") == multi_->Cut(rows, cols));
+    EXPECT_TRUE(ReadOrFail(store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv") == multi_->Cut(rows, cols));
     ASSERT_EQ(::stat((store + "/cols=f499,f7,f0/rows=^row1200,row3/matrix.tsv").c_str(), &st), 0);
     EXPECT_EQ(count(), once + 1);  // another column order: another slice
   }

@@ -19,30 +19,14 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::ReadOrFail;
+using testutil::ShOrFail;
+using testutil::Lines;
+using testutil::Join;
 using testutil::ReadWhole;
 using testutil::RunCommand;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/bpcells/dir/v2";
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::string Read(const std::string& path) {
-  std::string s;
-  int err = 0;
-  EXPECT_TRUE(ReadWhole(path, &s, &err)) << path << ": errno " << err;
-  return s;
-}
-
-std::string Sh(const std::string& cmd) {
-  std::string out;
-  EXPECT_EQ(RunCommand({"bash", "-c", "set -o pipefail; " + cmd}, &out), 0) << cmd;
-  return out;
-}
 
 std::string Field(const std::string& line, int n) {
   std::istringstream in(line);
@@ -69,7 +53,7 @@ class FragmentSlices : public ::testing::Test {
     mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
     ASSERT_NE(mount_, nullptr);
     // Lists made from the store's own names: every third cell, and a clusters table.
-    const auto cells = Lines(Read(Store("atac.packed") + "/cells.txt"));
+    const auto cells = Lines(ReadOrFail(Store("atac.packed") + "/cells.txt"));
     ASSERT_GT(cells.size(), 100u);
     std::ofstream few(lists_ + "/few.txt");
     std::ofstream clusters(lists_ + "/clusters.tsv");
@@ -107,11 +91,11 @@ std::string FragmentSlices::lists_;
 TEST_F(FragmentSlices, RegionIsWhatTabixReturns) {
   for (const std::string store : {"atac.packed", "frags.packed", "frags.unpacked"}) {
     const std::string s = Store(store);
-    const auto bed = Lines(Read(s + "/fragments.bed")), tsv = Lines(Read(s + "/fragments.tsv"));
+    const auto bed = Lines(ReadOrFail(s + "/fragments.bed")), tsv = Lines(ReadOrFail(s + "/fragments.tsv"));
     ASSERT_EQ(bed.size(), tsv.size());
     std::map<std::string, std::vector<size_t>> at;  // a bed line → its places
     for (size_t i = 0; i < bed.size(); ++i) at[bed[i]].push_back(i);
-    const auto chrs = Lines(Read(s + "/chromosomes.txt"));
+    const auto chrs = Lines(ReadOrFail(s + "/chromosomes.txt"));
     std::vector<std::string> regions = {chrs[0], chrs[0] + ":1000000", chrs[0] + ":1000000-2000000", chrs[0] + ":1-1",
                                         chrs.back(), chrs[1] + ":1-100"};
     // Regions deep into each chromosome (around its middle fragment), where the seek skips
@@ -125,8 +109,8 @@ TEST_F(FragmentSlices, RegionIsWhatTabixReturns) {
     }
     for (const auto& r : regions) {
       SCOPED_TRACE(store + " region=" + r);
-      const std::string want = Sh("tabix " + s + "/fragments.bed.gz '" + r + "'");
-      const std::string got = Read(s + "/region=" + r + "/fragments.bed");
+      const std::string want = ShOrFail("tabix " + s + "/fragments.bed.gz '" + r + "'");
+      const std::string got = ReadOrFail(s + "/region=" + r + "/fragments.bed");
       EXPECT_EQ(got, want);
       std::string want_tsv;
       std::set<size_t> seen;
@@ -135,7 +119,7 @@ TEST_F(FragmentSlices, RegionIsWhatTabixReturns) {
           if (seen.insert(i).second) want_tsv += tsv[i] + "\n";
         }
       }
-      EXPECT_EQ(Read(s + "/region=" + r + "/fragments.tsv"), want_tsv);
+      EXPECT_EQ(ReadOrFail(s + "/region=" + r + "/fragments.tsv"), want_tsv);
       struct stat st {};
       ASSERT_EQ(::stat((s + "/region=" + r + "/fragments.bed").c_str(), &st), 0);
       EXPECT_EQ(static_cast<size_t>(st.st_size), got.size());
@@ -146,50 +130,50 @@ TEST_F(FragmentSlices, RegionIsWhatTabixReturns) {
 // Several regions (overlapping, out of order) and a BED list: each fragment once, stored order.
 TEST_F(FragmentSlices, SeveralRegionsEachFragmentOnce) {
   const std::string s = Store("atac.packed");
-  const std::string full = Read(s + "/fragments.bed");
+  const std::string full = ReadOrFail(s + "/fragments.bed");
   auto union_of = [&](const std::vector<std::string>& regions) {
     std::set<std::string> hit;
     for (const auto& r : regions) {
-      for (const auto& line : Lines(Sh("tabix " + s + "/fragments.bed.gz " + r))) hit.insert(line);
+      for (const auto& line : Lines(ShOrFail("tabix " + s + "/fragments.bed.gz " + r))) hit.insert(line);
     }
     return Filter(full, [&](const std::string& line) { return hit.count(line) != 0; });
   };
   const std::vector<std::string> rs = {"chr2:1-3000000", "chr1:1000001-2000000", "chr1:1500001-2500000"};
   const std::string want = union_of(rs);
   EXPECT_FALSE(want.empty());
-  EXPECT_EQ(Read(s + "/region=" + rs[0] + "," + rs[1] + "," + rs[2] + "/fragments.bed"), want);
-  EXPECT_EQ(Read(s + "/regions=@peaks/fragments.bed"), want);  // the same three as BED lines
+  EXPECT_EQ(ReadOrFail(s + "/region=" + rs[0] + "," + rs[1] + "," + rs[2] + "/fragments.bed"), want);
+  EXPECT_EQ(ReadOrFail(s + "/regions=@peaks/fragments.bed"), want);  // the same three as BED lines
   // Regions that touch stay apart: the zero-length fragment chr1 65795 65795 of frags.packed
   // overlaps neither chr1:1-65795 nor chr1:65796-65796 (tabix prints it for neither).
   const std::string frags = Store("frags.packed");
-  const std::string touching = Read(frags + "/region=chr1:1-65795,chr1:65796-65796/fragments.bed");
+  const std::string touching = ReadOrFail(frags + "/region=chr1:1-65795,chr1:65796-65796/fragments.bed");
   EXPECT_EQ(touching.find("\t65795\t65795\t"), std::string::npos);
-  EXPECT_EQ(touching, Sh("tabix " + frags + "/fragments.bed.gz chr1:1-65795 chr1:65796-65796"));
+  EXPECT_EQ(touching, ShOrFail("tabix " + frags + "/fragments.bed.gz chr1:1-65795 chr1:65796-65796"));
   // Its twin and index are what bgzip and tabix make of it.
-  EXPECT_EQ(Sh("tabix " + s + "/regions=@peaks/fragments.bed.gz chr1:1700000-1800000"),
-            Sh("tabix " + s + "/fragments.bed.gz chr1:1700000-1800000"));
+  EXPECT_EQ(ShOrFail("tabix " + s + "/regions=@peaks/fragments.bed.gz chr1:1700000-1800000"),
+            ShOrFail("tabix " + s + "/fragments.bed.gz chr1:1700000-1800000"));
 }
 
 TEST_F(FragmentSlices, CellsKeepTheirLines) {
   const std::string s = Store("atac.packed");
-  const std::string full = Read(s + "/fragments.tsv");
-  const auto few = Lines(Read(lists_ + "/few.txt"));
+  const std::string full = ReadOrFail(s + "/fragments.tsv");
+  const auto few = Lines(ReadOrFail(lists_ + "/few.txt"));
   const std::set<std::string> chosen(few.begin(), few.end());
   const std::string want = Filter(full, [&](const std::string& l) { return chosen.count(Field(l, 3)) != 0; });
   EXPECT_FALSE(want.empty());
-  EXPECT_EQ(Read(s + "/cells=@few/fragments.tsv"), want);
+  EXPECT_EQ(ReadOrFail(s + "/cells=@few/fragments.tsv"), want);
   // Inline, in another order: the same lines; cells.txt in the order given.
   const std::string inline_sel = few[2] + "," + few[0] + "," + few[1];
   const std::set<std::string> three = {few[0], few[1], few[2]};
-  EXPECT_EQ(Read(s + "/cells=" + inline_sel + "/fragments.tsv"),
+  EXPECT_EQ(ReadOrFail(s + "/cells=" + inline_sel + "/fragments.tsv"),
             Filter(full, [&](const std::string& l) { return three.count(Field(l, 3)) != 0; }));
-  EXPECT_EQ(Read(s + "/cells=" + inline_sel + "/cells.txt"), few[2] + "\n" + few[0] + "\n" + few[1] + "\n");
+  EXPECT_EQ(ReadOrFail(s + "/cells=" + inline_sel + "/cells.txt"), few[2] + "\n" + few[0] + "\n" + few[1] + "\n");
   // ^: every other cell.
-  EXPECT_EQ(Read(s + "/cells=^@few/fragments.tsv"), Filter(full, [&](const std::string& l) { return chosen.count(Field(l, 3)) == 0; }));
+  EXPECT_EQ(ReadOrFail(s + "/cells=^@few/fragments.tsv"), Filter(full, [&](const std::string& l) { return chosen.count(Field(l, 3)) == 0; }));
   // Composed with a region, in both orders: the same bytes.
-  const std::string a = Read(s + "/region=chr1/cells=@few/fragments.bed");
-  EXPECT_EQ(a, Read(s + "/cells=@few/region=chr1/fragments.bed"));
-  EXPECT_EQ(a, Filter(Read(s + "/region=chr1/fragments.bed"), [&](const std::string& l) { return chosen.count(Field(l, 3)) != 0; }));
+  const std::string a = ReadOrFail(s + "/region=chr1/cells=@few/fragments.bed");
+  EXPECT_EQ(a, ReadOrFail(s + "/cells=@few/region=chr1/fragments.bed"));
+  EXPECT_EQ(a, Filter(ReadOrFail(s + "/region=chr1/fragments.bed"), [&](const std::string& l) { return chosen.count(Field(l, 3)) != 0; }));
 }
 
 // groups=@clusters: a folder per group (sorted bytewise), each the cells= slice of its group,
@@ -202,8 +186,8 @@ TEST_F(FragmentSlices, GroupsAreCellSlices) {
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"B cells", "Mono", "T_cells"}));
   std::map<std::string, std::string> group_of;
-  for (const auto& line : Lines(Read(lists_ + "/clusters.tsv"))) group_of[Field(line, 0)] = Field(line, 1);
-  const std::string bed = Read(s + "/fragments.bed"), tsv = Read(s + "/fragments.tsv");
+  for (const auto& line : Lines(ReadOrFail(lists_ + "/clusters.tsv"))) group_of[Field(line, 0)] = Field(line, 1);
+  const std::string bed = ReadOrFail(s + "/fragments.bed"), tsv = ReadOrFail(s + "/fragments.tsv");
   for (const auto& name : names) {
     SCOPED_TRACE(name);
     auto mine = [&](const std::string& l) { return group_of[Field(l, 3)] == name; };
@@ -211,20 +195,20 @@ TEST_F(FragmentSlices, GroupsAreCellSlices) {
     ASSERT_EQ(::stat((g + "/" + name + "/fragments.tsv").c_str(), &st), 0);  // sized before read
     const std::string want_tsv = Filter(tsv, mine);
     EXPECT_EQ(static_cast<size_t>(st.st_size), want_tsv.size());
-    EXPECT_EQ(Read(g + "/" + name + "/fragments.tsv"), want_tsv);
-    EXPECT_EQ(Read(g + "/" + name + "/fragments.bed"), Filter(bed, mine));
+    EXPECT_EQ(ReadOrFail(g + "/" + name + "/fragments.tsv"), want_tsv);
+    EXPECT_EQ(ReadOrFail(g + "/" + name + "/fragments.bed"), Filter(bed, mine));
     // MACS-style consumers: tabix and pysam on the group's twin and its index.
     const std::string region = "chr1:1000000-3000000";
-    EXPECT_EQ(Sh("tabix '" + g + "/" + name + "/fragments.bed.gz' " + region),
-              Filter(Sh("tabix " + s + "/fragments.bed.gz " + region), mine));
+    EXPECT_EQ(ShOrFail("tabix '" + g + "/" + name + "/fragments.bed.gz' " + region),
+              Filter(ShOrFail("tabix " + s + "/fragments.bed.gz " + region), mine));
     const std::string py = "import pysam,sys; t=pysam.TabixFile(sys.argv[1]); print(sum(1 for _ in t.fetch('chr2')))";
-    EXPECT_EQ(Sh("/usr/bin/python3 -c \"" + py + "\" '" + g + "/" + name + "/fragments.bed.gz'"),
-              std::to_string(Lines(Filter(Sh("tabix " + s + "/fragments.bed.gz chr2"), mine)).size()) + "\n");
+    EXPECT_EQ(ShOrFail("/usr/bin/python3 -c \"" + py + "\" '" + g + "/" + name + "/fragments.bed.gz'"),
+              std::to_string(Lines(Filter(ShOrFail("tabix " + s + "/fragments.bed.gz chr2"), mine)).size()) + "\n");
   }
   // A group's folder slices further; a group within a region.
-  EXPECT_EQ(Read(g + "/Mono/region=chr2/fragments.bed"),
-            Filter(Read(s + "/region=chr2/fragments.bed"), [&](const std::string& l) { return group_of[Field(l, 3)] == "Mono"; }));
-  EXPECT_EQ(Read(s + "/region=chr2/groups=@clusters/Mono/fragments.bed"), Read(g + "/Mono/region=chr2/fragments.bed"));
+  EXPECT_EQ(ReadOrFail(g + "/Mono/region=chr2/fragments.bed"),
+            Filter(ReadOrFail(s + "/region=chr2/fragments.bed"), [&](const std::string& l) { return group_of[Field(l, 3)] == "Mono"; }));
+  EXPECT_EQ(ReadOrFail(s + "/region=chr2/groups=@clusters/Mono/fragments.bed"), ReadOrFail(g + "/Mono/region=chr2/fragments.bed"));
 }
 
 // The first touches of a groups folder's views come from several readers at once: one regrouping
@@ -233,15 +217,15 @@ TEST_F(FragmentSlices, GroupsReadInParallel) {
   const std::string s = Store("atac.packed");
   const std::string g = s + "/groups=@parallel";
   std::map<std::string, std::string> group_of;
-  for (const auto& line : Lines(Read(lists_ + "/parallel.tsv"))) group_of[Field(line, 0)] = Field(line, 1);
-  const std::string full = Read(s + "/fragments.bed");
+  for (const auto& line : Lines(ReadOrFail(lists_ + "/parallel.tsv"))) group_of[Field(line, 0)] = Field(line, 1);
+  const std::string full = ReadOrFail(s + "/fragments.bed");
   std::vector<std::string> names = {"g0", "g2", "g4"};
   std::vector<std::string> got(2 * names.size());
   std::vector<std::thread> readers;
   for (size_t i = 0; i < got.size(); ++i) {
     readers.emplace_back([&, i] {
       const std::string& name = names[i % names.size()];
-      got[i] = i < names.size() ? Read(g + "/" + name + "/fragments.bed") : Sh("tabix '" + g + "/" + name + "/fragments.bed.gz' chr1");
+      got[i] = i < names.size() ? ReadOrFail(g + "/" + name + "/fragments.bed") : ShOrFail("tabix '" + g + "/" + name + "/fragments.bed.gz' chr1");
     });
   }
   for (auto& t : readers) t.join();
@@ -273,15 +257,9 @@ TEST_F(FragmentSlices, BadSelectorsAreErrorFolders) {
       {"region=chr1/region=chr2", "given twice"},
       {"rows=a", "no slice key 'rows'"},
   };
-  for (const auto& [path, message] : cases) {
-    SCOPED_TRACE(path);
-    std::vector<std::string> listed;
-    for (auto& e : fs::directory_iterator(s + "/" + path)) listed.push_back(e.path().filename().string());
-    EXPECT_EQ(listed, std::vector<std::string>{"ERROR.txt"});
-    EXPECT_NE(Read(s + "/" + path + "/ERROR.txt").find(message), std::string::npos) << Read(s + "/" + path + "/ERROR.txt");
-  }
+  for (const auto& [path, message] : cases) testutil::ExpectOnlyErrorTxt(s + "/" + path, message);
   // The rest of the mount is untouched.
-  EXPECT_FALSE(Read(s + "/region=chr1/fragments.bed").empty());
+  EXPECT_FALSE(ReadOrFail(s + "/region=chr1/fragments.bed").empty());
 }
 
 }  // namespace

@@ -23,17 +23,14 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::ReadOrFail;
+using testutil::ShOrFail;
+using testutil::Lines;
+using testutil::Join;
 using testutil::ReadWhole;
 using testutil::RunCommand;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/bpcells/dir/v2";
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 std::vector<std::string> Fields(const std::string& line, char sep) {
   std::vector<std::string> out;
@@ -44,19 +41,6 @@ std::vector<std::string> Fields(const std::string& line, char sep) {
     if (at == std::string::npos) return out;
     from = at + 1;
   }
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
-
-std::string Read(const std::string& path) {
-  std::string s;
-  int err = 0;
-  EXPECT_TRUE(ReadWhole(path, &s, &err)) << path << ": errno " << err;
-  return s;
 }
 
 std::vector<std::string> Listing(const std::string& dir) {
@@ -205,21 +189,21 @@ class MatrixSlices : public ::testing::Test {
                           const std::optional<std::vector<uint32_t>>& rows, const std::optional<std::vector<uint32_t>>& cols,
                           bool dense = true) {
     SCOPED_TRACE(store + "/" + slice);
-    const Mtx full = ParseMtx(Read(M(store + "/matrix.mtx")));
-    EXPECT_EQ(Read(M(store + "/" + slice + "/matrix.mtx")), CutMtx(full, row_major, rows, cols));
-    const auto rn = Lines(Read(M(store + "/rownames.txt"))), cn = Lines(Read(M(store + "/colnames.txt")));
+    const Mtx full = ParseMtx(ReadOrFail(M(store + "/matrix.mtx")));
+    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/matrix.mtx")), CutMtx(full, row_major, rows, cols));
+    const auto rn = Lines(ReadOrFail(M(store + "/rownames.txt"))), cn = Lines(ReadOrFail(M(store + "/colnames.txt")));
     if (!rn.empty()) {
-      EXPECT_EQ(Read(M(store + "/" + slice + "/rownames.txt")), PerLine(rows ? Pick(rn, *rows) : rn));
+      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/rownames.txt")), PerLine(rows ? Pick(rn, *rows) : rn));
     }
     if (!cn.empty()) {
-      EXPECT_EQ(Read(M(store + "/" + slice + "/colnames.txt")), PerLine(cols ? Pick(cn, *cols) : cn));
+      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/colnames.txt")), PerLine(cols ? Pick(cn, *cols) : cn));
     }
-    const auto bc = Lines(Read(M(store + "/barcodes.tsv")));
-    EXPECT_EQ(Read(M(store + "/" + slice + "/barcodes.tsv")), PerLine(cols ? Pick(bc, *cols) : bc));
-    const auto genes = Lines(Read(M(store + "/genes.tsv")));
-    EXPECT_EQ(Read(M(store + "/" + slice + "/genes.tsv")), PerLine(rows ? Pick(genes, *rows) : genes));
+    const auto bc = Lines(ReadOrFail(M(store + "/barcodes.tsv")));
+    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/barcodes.tsv")), PerLine(cols ? Pick(bc, *cols) : bc));
+    const auto genes = Lines(ReadOrFail(M(store + "/genes.tsv")));
+    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/genes.tsv")), PerLine(rows ? Pick(genes, *rows) : genes));
     if (dense) {
-      EXPECT_EQ(Read(M(store + "/" + slice + "/matrix.tsv")), CutTsv(Read(M(store + "/matrix.tsv")), rows, cols));
+      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/matrix.tsv")), CutTsv(ReadOrFail(M(store + "/matrix.tsv")), rows, cols));
     }
   }
 
@@ -242,8 +226,8 @@ TEST_F(MatrixSlices, RowsOfAColMajorStoreFilterEveryColumn) {
 }
 
 TEST_F(MatrixSlices, BothAxesOfARowMajorStore) {
-  const auto rn = Lines(Read(M("counts.rowmajor.packed/rownames.txt")));
-  const auto cn = Lines(Read(M("counts.rowmajor.packed/colnames.txt")));
+  const auto rn = Lines(ReadOrFail(M("counts.rowmajor.packed/rownames.txt")));
+  const auto cn = Lines(ReadOrFail(M("counts.rowmajor.packed/colnames.txt")));
   ASSERT_EQ(rn.size(), 300u);
   const std::vector<uint32_t> rows = {299, 199, 3, 10}, cols = {39, 0, 20};
   ASSERT_EQ(rn[199], "comma,name");
@@ -258,7 +242,7 @@ TEST_F(MatrixSlices, BothAxesOfARowMajorStore) {
 TEST_F(MatrixSlices, SelectorsComposeInEitherOrderToTheSameBytes) {
   ExpectSlice("rna.packed", "rows=@genes/cols=@cells", false, kGenes, kCells);
   for (const char* view : {"matrix.mtx", "matrix.tsv", "genes.tsv", "barcodes.tsv", "10x/matrix.mtx.gz"}) {
-    EXPECT_EQ(Read(M("rna.packed/rows=@genes/cols=@cells/") + view), Read(M("rna.packed/cols=@cells/rows=@genes/") + view)) << view;
+    EXPECT_EQ(ReadOrFail(M("rna.packed/rows=@genes/cols=@cells/") + view), ReadOrFail(M("rna.packed/cols=@cells/rows=@genes/") + view)) << view;
   }
 }
 
@@ -281,18 +265,18 @@ TEST_F(MatrixSlices, AStoreWithoutNamesIsCutByItsStandIns) {
   const std::vector<uint32_t> rows = {6, 2, 19}, cols = {14, 1};
   ExpectSlice("nonames.packed", "rows=row7,row3,row20/cols=col15,col2", false, rows, cols, /*dense=*/false);
   // The slice's names say which rows and columns they were.
-  EXPECT_EQ(Read(M("nonames.packed/rows=row7,row3,row20/genes.tsv")), "row7\trow7\nrow3\trow3\nrow20\trow20\n");
-  EXPECT_EQ(Read(M("nonames.unpacked/cols=col15,col2/barcodes.tsv")), "col15\ncol2\n");
-  EXPECT_EQ(Read(M("nonames.unpacked/cols=col15,col2/colnames.txt")), "col15\ncol2\n");
-  EXPECT_EQ(Read(M("nonames.unpacked/cols=col15,col2/rownames.txt")), "");  // rows not chosen: as the store
+  EXPECT_EQ(ReadOrFail(M("nonames.packed/rows=row7,row3,row20/genes.tsv")), "row7\trow7\nrow3\trow3\nrow20\trow20\n");
+  EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/barcodes.tsv")), "col15\ncol2\n");
+  EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/colnames.txt")), "col15\ncol2\n");
+  EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/rownames.txt")), "");  // rows not chosen: as the store
   // A number is no stand-in.
   EXPECT_EQ(Listing(M("nonames.packed/rows=7")), std::vector<std::string>{"ERROR.txt"});
 }
 
 TEST_F(MatrixSlices, FloatStores) {
   const std::vector<uint32_t> rows = {49, 0, 25}, cols = {3, 29, 10};
-  const auto rn = Lines(Read(M("float32.packed/rownames.txt")));
-  const auto cn = Lines(Read(M("float32.packed/colnames.txt")));
+  const auto rn = Lines(ReadOrFail(M("float32.packed/rownames.txt")));
+  const auto cn = Lines(ReadOrFail(M("float32.packed/colnames.txt")));
   const std::string slice = "rows=" + Join(Pick(rn, rows), ",") + "/cols=" + Join(Pick(cn, cols), ",");
   ExpectSlice("float32.packed", slice, false, rows, cols);
   ExpectSlice("float32.rowmajor.unpacked", slice, true, rows, cols);
@@ -342,11 +326,11 @@ TEST_F(MatrixSlices, GroupsAreColsSlicesBesideTheirPseudobulk) {
   for (const auto& g : groups) {
     ExpectSlice("rna.packed", "groups=@clusters/" + g, false, std::nullopt, members[g], /*dense=*/g == "B");
   }
-  const Mtx full = ParseMtx(Read(M("rna.packed/matrix.mtx")));
-  EXPECT_EQ(Read(M("rna.packed/groups=@clusters/pseudobulk.tsv")), Pseudobulk(full, rna_rows_, groups, group_of_col, true));
+  const Mtx full = ParseMtx(ReadOrFail(M("rna.packed/matrix.mtx")));
+  EXPECT_EQ(ReadOrFail(M("rna.packed/groups=@clusters/pseudobulk.tsv")), Pseudobulk(full, rna_rows_, groups, group_of_col, true));
   // Over a rows= slice: its rows only.
-  const Mtx genes = ParseMtx(Read(M("rna.packed/rows=@genes/matrix.mtx")));
-  EXPECT_EQ(Read(M("rna.packed/rows=@genes/groups=@clusters/pseudobulk.tsv")),
+  const Mtx genes = ParseMtx(ReadOrFail(M("rna.packed/rows=@genes/matrix.mtx")));
+  EXPECT_EQ(ReadOrFail(M("rna.packed/rows=@genes/groups=@clusters/pseudobulk.tsv")),
             Pseudobulk(genes, Pick(rna_rows_, kGenes), groups, group_of_col, true));
   // A group folder is itself sliceable.
   ExpectSlice("rna.packed", "groups=@clusters/B/rows=@genes", false, kGenes, members["B"], false);
@@ -358,15 +342,15 @@ TEST_F(MatrixSlices, PseudobulkOfFloatStoresSumsInDouble) {
   for (const char* store : {"float32.packed", "float32.rowmajor.packed"}) {
     SCOPED_TRACE(store);
     EXPECT_EQ(Listing(M(std::string(store) + "/groups=@fgroups")), (std::vector<std::string>{"even", "odd", "pseudobulk.tsv"}));
-    const Mtx full = ParseMtx(Read(M(std::string(store) + "/matrix.mtx")));
+    const Mtx full = ParseMtx(ReadOrFail(M(std::string(store) + "/matrix.mtx")));
     // float32 values are written shortest for float: read as float, summed as double.
     Mtx as_double = full;
     for (auto& e : as_double.entries) {
       char buf[64];
       e.value = std::string(buf, std::to_chars(buf, buf + 64, static_cast<double>(std::strtof(e.value.c_str(), nullptr))).ptr);
     }
-    EXPECT_EQ(Read(M(std::string(store) + "/groups=@fgroups/pseudobulk.tsv")),
-              Pseudobulk(as_double, Lines(Read(M(std::string(store) + "/rownames.txt"))), {"even", "odd"}, group_of_col, false));
+    EXPECT_EQ(ReadOrFail(M(std::string(store) + "/groups=@fgroups/pseudobulk.tsv")),
+              Pseudobulk(as_double, Lines(ReadOrFail(M(std::string(store) + "/rownames.txt"))), {"even", "odd"}, group_of_col, false));
   }
 }
 
@@ -389,20 +373,20 @@ TEST_F(MatrixSlices, ErrorsAreTheFolderAndTheRestStillWorks) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.path);
     EXPECT_EQ(Listing(M(c.path)), std::vector<std::string>{"ERROR.txt"});
-    const std::string text = Read(M(c.path + "/ERROR.txt"));
+    const std::string text = ReadOrFail(M(c.path + "/ERROR.txt"));
     EXPECT_NE(text.find(c.says), std::string::npos) << text;
   }
   // Ten unknown names shown at most, and their count.
   std::string many = "cols=";
   for (int i = 0; i < 12; ++i) many += (i ? ",x" : "x") + std::to_string(i);
-  const std::string error = Read(M("rna.packed/" + many + "/ERROR.txt"));
+  const std::string error = ReadOrFail(M("rna.packed/" + many + "/ERROR.txt"));
   const std::string text = error.substr(std::min(error.size(), error.find("12 of 12 IDs are not in")));
   EXPECT_FALSE(text.empty()) << error;
   EXPECT_NE(text.find("x9, ..."), std::string::npos) << text;
   EXPECT_EQ(text.find("x10"), std::string::npos) << text;
   // The store and its good slices still read.
-  EXPECT_EQ(Lines(Read(M("rna.packed/matrix.mtx")))[1], "850 1800 61216");
-  EXPECT_EQ(Lines(Read(M("rna.packed/cols=@cells/matrix.mtx"))).size(), 2 + ParseMtx(Read(M("rna.packed/cols=@cells/matrix.mtx"))).entries.size());
+  EXPECT_EQ(Lines(ReadOrFail(M("rna.packed/matrix.mtx")))[1], "850 1800 61216");
+  EXPECT_EQ(Lines(ReadOrFail(M("rna.packed/cols=@cells/matrix.mtx"))).size(), 2 + ParseMtx(ReadOrFail(M("rna.packed/cols=@cells/matrix.mtx"))).entries.size());
 }
 
 // A name the store holds twice: choosing it is refused (which one?), ^ drops every column
@@ -424,15 +408,15 @@ TEST_F(MatrixSlices, ANameTheStoreHoldsTwiceIsAmbiguous) {
     ASSERT_NE(mount, nullptr);
     const std::string store = mount->path() + "/dup.packed";
     EXPECT_EQ(Listing(store + "/cols=dup"), std::vector<std::string>{"ERROR.txt"});
-    const std::string text = Read(store + "/cols=dup/ERROR.txt");
+    const std::string text = ReadOrFail(store + "/cols=dup/ERROR.txt");
     EXPECT_NE(text.find("dup is ambiguous: 2 columns"), std::string::npos) << text;
     std::vector<std::string> rest;
     for (size_t c = 0; c < names.size(); ++c) {
       if (names[c] != "dup" && names[c] != names[0]) rest.push_back(names[c]);
     }
-    EXPECT_EQ(Read(store + "/cols=^dup," + names[0] + "/colnames.txt"), PerLine(rest));
-    EXPECT_EQ(Read(store + "/cols=" + names[1] + "/colnames.txt"), names[1] + "\n");
-    EXPECT_NE(Read(store + "/groups=@dupgroups/ERROR.txt").find("dup is ambiguous"), std::string::npos);
+    EXPECT_EQ(ReadOrFail(store + "/cols=^dup," + names[0] + "/colnames.txt"), PerLine(rest));
+    EXPECT_EQ(ReadOrFail(store + "/cols=" + names[1] + "/colnames.txt"), names[1] + "\n");
+    EXPECT_NE(ReadOrFail(store + "/groups=@dupgroups/ERROR.txt").find("dup is ambiguous"), std::string::npos);
   }
   fs_error ec;
   fs::remove_all(src, ec);
@@ -441,7 +425,7 @@ TEST_F(MatrixSlices, ANameTheStoreHoldsTwiceIsAmbiguous) {
 // Slices looked up and read from several threads at once (each slice new to the mount, so its
 // folder is built, its minor-axis pass run and its views sized concurrently) agree with the truth.
 TEST_F(MatrixSlices, ParallelReadersOfNewSlicesAgree) {
-  const Mtx full = ParseMtx(Read(M("rna.packed/matrix.mtx")));
+  const Mtx full = ParseMtx(ReadOrFail(M("rna.packed/matrix.mtx")));
   struct Job {
     std::string path;
     std::string want;

@@ -23,6 +23,10 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::ReadOrFail;
+using testutil::ShOrFail;
+using testutil::Lines;
+using testutil::Join;
 using testutil::ReadWhole;
 using testutil::RunCommand;
 
@@ -34,19 +38,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   std::istringstream in(s);
   while (std::getline(in, item, sep)) out.push_back(item);
   return out;
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
-
-std::string Read(const std::string& path) {
-  std::string s;
-  int err = 0;
-  EXPECT_TRUE(ReadWhole(path, &s, &err)) << path << ": errno " << err;
-  return s;
 }
 
 std::string Header(const std::string& vcf) {
@@ -71,13 +62,6 @@ std::string Key(const std::string& line) {
   auto f = Split(line, '\t');
   f.resize(5);
   return Join(f, "\t");
-}
-
-std::string Sh(const std::string& cmd) {
-  std::string out;
-  const int rc = RunCommand({"bash", "-c", "set -o pipefail; " + cmd}, &out);
-  EXPECT_EQ(rc, 0) << cmd;
-  return out;
 }
 
 // INFO without AC and AN, in order (a samples slice recounts those two, in place or appended).
@@ -127,8 +111,8 @@ class Slices : public ::testing::Test {
   static void ExpectRegion(const std::string& folder, const std::string& region) {
     SCOPED_TRACE(folder + " region=" + region);
     const std::string store = Store(folder), stem = Stem(store);
-    const std::string parent = Read(store + "/" + stem + ".vcf");
-    const std::string slice = Read(store + "/region=" + region + "/" + stem + ".vcf");
+    const std::string parent = ReadOrFail(store + "/" + stem + ".vcf");
+    const std::string slice = ReadOrFail(store + "/region=" + region + "/" + stem + ".vcf");
     EXPECT_EQ(Header(slice), Header(parent));
     const std::vector<std::string> parent_records = Records(parent);
     const std::set<std::string> lines(parent_records.begin(), parent_records.end());
@@ -137,7 +121,7 @@ class Slices : public ::testing::Test {
       EXPECT_TRUE(lines.count(line)) << "not a line of the parent: " << line.substr(0, 80);
       keys.push_back(Key(line));
     }
-    const std::string want = Sh("bcftools view -H -r '" + region + "' " + store + "/" + stem + ".vcf.gz | cut -f1-5");
+    const std::string want = ShOrFail("bcftools view -H -r '" + region + "' " + store + "/" + stem + ".vcf.gz | cut -f1-5");
     EXPECT_EQ(Join(keys, "\n") + (keys.empty() ? "" : "\n"), want);
   }
 
@@ -165,26 +149,26 @@ TEST_F(Slices, RegionsSelectWhatBcftoolsSelectsAndKeepTheParentsLines) {
 // piped into -R …).
 TEST_F(Slices, RegionAndRegionsIntersect) {
   const std::string store = Store("sample");
-  const std::string both = Read(store + "/region=20:1-20000,X/regions=@big/sample.vcf");
+  const std::string both = ReadOrFail(store + "/region=20:1-20000,X/regions=@big/sample.vcf");
   std::vector<std::string> keys;
   for (const auto& line : Records(both)) keys.push_back(Key(line));
-  const auto first = Split(Sh("bcftools view -H -r 20:1-20000,X " + store + "/sample.vcf.gz | cut -f1-5"), '\n');
-  const auto second = Split(Sh("bcftools view -H -R " + lists_ + "/big.bed " + store + "/sample.vcf.gz | cut -f1-5"), '\n');
+  const auto first = Split(ShOrFail("bcftools view -H -r 20:1-20000,X " + store + "/sample.vcf.gz | cut -f1-5"), '\n');
+  const auto second = Split(ShOrFail("bcftools view -H -R " + lists_ + "/big.bed " + store + "/sample.vcf.gz | cut -f1-5"), '\n');
   std::vector<std::string> want;
   for (const auto& k : first) {
     if (std::find(second.begin(), second.end(), k) != second.end()) want.push_back(k);
   }
   EXPECT_EQ(keys, want);
   EXPECT_EQ(keys.size(), 2u);  // 20:14370 and 20:17330
-  EXPECT_EQ(Read(store + "/regions=@big/region=20:1-20000,X/sample.vcf"), both);
+  EXPECT_EQ(ReadOrFail(store + "/regions=@big/region=20:1-20000,X/sample.vcf"), both);
 }
 
 TEST_F(Slices, BedListsSelectWhatBcftoolsDashCapitalRSelects) {
   const std::string store = Store("sample");
-  const std::string slice = Read(store + "/regions=@two/sample.vcf");
+  const std::string slice = ReadOrFail(store + "/regions=@two/sample.vcf");
   std::vector<std::string> keys;
   for (const auto& line : Records(slice)) keys.push_back(Key(line));
-  const std::string want = Sh("bcftools view -H -R " + lists_ + "/two.bed " + store + "/sample.vcf.gz | cut -f1-5");
+  const std::string want = ShOrFail("bcftools view -H -R " + lists_ + "/two.bed " + store + "/sample.vcf.gz | cut -f1-5");
   EXPECT_EQ(Join(keys, "\n") + "\n", want);
 }
 
@@ -198,10 +182,10 @@ void ExpectSamples(const std::string& store, const std::string& selector, const 
   const std::string fmt = "'%CHROM\\t%POS\\t%REF\\t%ALT\\t%INFO/AC\\t%INFO/AN[\\t%SAMPLE=%GT]\\n'";
   // The header only through the pipe: `query -l` stops reading after it (a whole VCF would get
   // SIGPIPE, which pipefail reports).
-  EXPECT_EQ(Sh("bcftools query -l " + sliced), Sh("bcftools view --no-version -h -s '" + bcftools_list + "' " + full + " | bcftools query -l"));
-  EXPECT_EQ(Sh("bcftools query -f " + fmt + " " + sliced),
-            Sh("bcftools view --no-version -s '" + bcftools_list + "' " + full + " | bcftools query -f " + fmt));
-  const std::string parent = Read(full), slice = Read(sliced);
+  EXPECT_EQ(ShOrFail("bcftools query -l " + sliced), ShOrFail("bcftools view --no-version -h -s '" + bcftools_list + "' " + full + " | bcftools query -l"));
+  EXPECT_EQ(ShOrFail("bcftools query -f " + fmt + " " + sliced),
+            ShOrFail("bcftools view --no-version -s '" + bcftools_list + "' " + full + " | bcftools query -f " + fmt));
+  const std::string parent = ReadOrFail(full), slice = ReadOrFail(sliced);
   ASSERT_FALSE(Header(parent).empty());
   ASSERT_FALSE(Header(slice).empty());
   auto parent_cols = Split(Split(Header(parent), '\n').back(), '\t');
@@ -231,11 +215,11 @@ TEST_F(Slices, SamplesAreWhatBcftoolsKeepsWithAcAnRecounted) {
   ExpectSamples(Store("mixed_ploidy"), "samples=S2,S3", "S2,S3");
   // bcftools declares AC/AN whenever it subsets samples, even with nothing to recount (no GT).
   const std::string no_gt = Store("msprime_diploid") + "/format=^GT/samples=tsk_0/msprime_diploid.vcf";
-  const std::string theirs = Sh("bcftools annotate -x FORMAT/GT " + Store("msprime_diploid") +
+  const std::string theirs = ShOrFail("bcftools annotate -x FORMAT/GT " + Store("msprime_diploid") +
                                 "/msprime_diploid.vcf | bcftools view --no-version -s tsk_0 | grep -c '^##INFO=<ID=A[CN],'");
-  EXPECT_EQ(Sh("grep -c '^##INFO=<ID=A[CN],' " + no_gt), theirs);
+  EXPECT_EQ(ShOrFail("grep -c '^##INFO=<ID=A[CN],' " + no_gt), theirs);
   // The header gains bcftools' AC/AN lines only where it lacks them; samples.txt follows.
-  EXPECT_EQ(Read(Store("sample") + "/samples=@cases/samples.txt"), "NA00003\nNA00001\n");
+  EXPECT_EQ(ReadOrFail(Store("sample") + "/samples=@cases/samples.txt"), "NA00003\nNA00001\n");
 }
 
 TEST_F(Slices, FormatKeepsOnlyTheNamedFieldsAsBcftoolsAnnotateDoes) {
@@ -244,8 +228,8 @@ TEST_F(Slices, FormatKeepsOnlyTheNamedFieldsAsBcftoolsAnnotateDoes) {
     SCOPED_TRACE(keys);
     std::string x;
     for (const auto& k : Split(keys, ',')) x += (x.empty() ? "^FORMAT/" : ",FORMAT/") + k;
-    const std::string theirs = Sh("bcftools annotate -x '" + x + "' " + store + "/sample.vcf | grep -v '^#'");
-    const std::string ours = Read(store + "/format=" + keys + "/sample.vcf");
+    const std::string theirs = ShOrFail("bcftools annotate -x '" + x + "' " + store + "/sample.vcf | grep -v '^#'");
+    const std::string ours = ReadOrFail(store + "/format=" + keys + "/sample.vcf");
     // bcftools' records, re-rendered: the FORMAT column and the sample columns must agree.
     const auto their_records = Records(theirs), our_records = Records(ours);
     ASSERT_EQ(their_records.size(), our_records.size());
@@ -263,18 +247,18 @@ TEST_F(Slices, FormatKeepsOnlyTheNamedFieldsAsBcftoolsAnnotateDoes) {
 
 TEST_F(Slices, SelectorsComposeInAnyOrderToTheSameBytes) {
   const std::string store = Store("chr22_v9_s32");
-  const std::string a = Read(store + "/region=chr22:10510500-10512000/samples=@chr22/format=GT/chr22_v9_s32.vcf");
-  const std::string b = Read(store + "/format=GT/samples=@chr22/region=chr22:10510500-10512000/chr22_v9_s32.vcf");
-  const std::string c = Read(store + "/samples=@chr22/region=chr22:10510500-10512000/format=GT/chr22_v9_s32.vcf");
+  const std::string a = ReadOrFail(store + "/region=chr22:10510500-10512000/samples=@chr22/format=GT/chr22_v9_s32.vcf");
+  const std::string b = ReadOrFail(store + "/format=GT/samples=@chr22/region=chr22:10510500-10512000/chr22_v9_s32.vcf");
+  const std::string c = ReadOrFail(store + "/samples=@chr22/region=chr22:10510500-10512000/format=GT/chr22_v9_s32.vcf");
   EXPECT_EQ(a, c);
   // format=GT before samples= keeps GT, so bcftools recounts in both orders here: the same bytes.
   EXPECT_EQ(a, b);
   EXPECT_FALSE(Records(a).empty());
-  const std::string want = Sh("bcftools view -H -r chr22:10510500-10512000 " + store + "/chr22_v9_s32.vcf.gz | cut -f1-5");
+  const std::string want = ShOrFail("bcftools view -H -r chr22:10510500-10512000 " + store + "/chr22_v9_s32.vcf.gz | cut -f1-5");
   std::vector<std::string> keys;
   for (const auto& line : Records(a)) keys.push_back(Key(line));
   EXPECT_EQ(Join(keys, "\n") + "\n", want);
-  EXPECT_EQ(Sh("bcftools query -l " + store + "/region=chr22:10510500-10512000/samples=@chr22/format=GT/chr22_v9_s32.vcf"),
+  EXPECT_EQ(ShOrFail("bcftools query -l " + store + "/region=chr22:10510500-10512000/samples=@chr22/format=GT/chr22_v9_s32.vcf"),
             "HG00262\nHG00100\nHG00141\nHG00182\nHG00183\n");
 }
 
@@ -289,17 +273,17 @@ TEST_F(Slices, ASliceHoldsTheWholeViewSetMadeFromItsVcf) {
   // The twin is the VCF, its index what tabix writes for a copy of it.
   const std::string tmp = testutil::MakeTempDir("omicsfs-slice-");
   ASSERT_FALSE(tmp.empty());
-  EXPECT_EQ(Sh("bgzip -dc " + dir + "/" + stem + ".vcf.gz | md5sum"), Sh("md5sum < " + dir + "/" + stem + ".vcf"));
-  Sh("cp " + dir + "/" + stem + ".vcf.gz " + tmp + "/copy.vcf.gz && tabix -p vcf " + tmp + "/copy.vcf.gz");
-  EXPECT_EQ(Sh("gzip -dc " + dir + "/" + stem + ".vcf.gz.tbi | md5sum"), Sh("gzip -dc " + tmp + "/copy.vcf.gz.tbi | md5sum"));
-  EXPECT_EQ(Sh("bcftools view -H -r chr22:10511000-10511500 " + dir + "/" + stem + ".vcf.gz"),
-            Sh("bcftools view -H -r chr22:10511000-10511500 " + tmp + "/copy.vcf.gz"));
+  EXPECT_EQ(ShOrFail("bgzip -dc " + dir + "/" + stem + ".vcf.gz | md5sum"), ShOrFail("md5sum < " + dir + "/" + stem + ".vcf"));
+  ShOrFail("cp " + dir + "/" + stem + ".vcf.gz " + tmp + "/copy.vcf.gz && tabix -p vcf " + tmp + "/copy.vcf.gz");
+  EXPECT_EQ(ShOrFail("gzip -dc " + dir + "/" + stem + ".vcf.gz.tbi | md5sum"), ShOrFail("gzip -dc " + tmp + "/copy.vcf.gz.tbi | md5sum"));
+  EXPECT_EQ(ShOrFail("bcftools view -H -r chr22:10511000-10511500 " + dir + "/" + stem + ".vcf.gz"),
+            ShOrFail("bcftools view -H -r chr22:10511000-10511500 " + tmp + "/copy.vcf.gz"));
   // The PLINK fileset is plink2's conversion of the slice's VCF.
   ASSERT_EQ(RunCommand({"plink2", "--vcf", dir + "/" + stem + ".vcf", "--make-bed", "--double-id", "--max-alleles", "2",
                         "--vcf-half-call", "m", "--allow-extra-chr", "--threads", "1", "--out", tmp + "/p"}),
             0);
   for (const char* ext : {".bed", ".bim", ".fam"}) {
-    EXPECT_EQ(Read(dir + "/" + stem + ext), Read(tmp + "/p" + ext)) << ext;
+    EXPECT_EQ(ReadOrFail(dir + "/" + stem + ext), ReadOrFail(tmp + "/p" + ext)) << ext;
   }
   fs_error ec;
   fs::remove_all(tmp, ec);
@@ -326,35 +310,27 @@ TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
       {"region=20/region=19", "given twice"},
       {"colour=blue", "no slice key 'colour'"},
   };
-  for (const auto& [name, says] : cases) {
-    SCOPED_TRACE(name);
-    std::vector<std::string> entries;
-    for (auto& e : fs::directory_iterator(store + "/" + name)) entries.push_back(e.path().filename().string());
-    EXPECT_EQ(entries, std::vector<std::string>{"ERROR.txt"});
-    const std::string text = Read(store + "/" + name + "/ERROR.txt");
-    EXPECT_NE(text.find(says), std::string::npos) << text;
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
-  }
+  for (const auto& [name, says] : cases) testutil::ExpectOnlyErrorTxt(store + "/" + name, says);
   // Slices are never listed, the store's views are untouched, and names that are no selector
   // are absent.
   for (auto& e : fs::directory_iterator(store)) EXPECT_EQ(e.path().filename().string().find('='), std::string::npos);
   struct stat st;
   EXPECT_NE(::stat((store + "/notaselector").c_str(), &st), 0);
-  EXPECT_EQ(Read(store + "/sample.vcf"), Read(kCorpus + "/sample/expected.vcf"));
+  EXPECT_EQ(ReadOrFail(store + "/sample.vcf"), ReadOrFail(kCorpus + "/sample/expected.vcf"));
 }
 
 TEST_F(Slices, AnEditedListServesTheNewSubsetAndOpenFilesKeepTheirBytes) {
   const std::string list = lists_ + "/edited.txt";
   std::ofstream(list) << "NA00001\n";
   const std::string path = Store("sample") + "/samples=@edited/sample.vcf";
-  const std::string before = Read(path);
-  EXPECT_EQ(Sh("bcftools query -l " + path), "NA00001\n");
+  const std::string before = ReadOrFail(path);
+  EXPECT_EQ(ShOrFail("bcftools query -l " + path), "NA00001\n");
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   { std::ofstream(list + ".new") << "NA00002\nNA00003\n"; }
   ASSERT_EQ(::rename((list + ".new").c_str(), list.c_str()), 0);
   // The next open sees the new list.
-  EXPECT_EQ(Sh("bcftools query -l " + path), "NA00002\nNA00003\n");
+  EXPECT_EQ(ShOrFail("bcftools query -l " + path), "NA00002\nNA00003\n");
   // The file open before keeps its bytes (or refuses: never a mix).
   std::string again(before.size() + 16, '\0');
   const ssize_t n = ::pread(fd, again.data(), again.size(), 0);
@@ -398,14 +374,14 @@ TEST_F(Slices, ManySlicesDoNotGrowTheDaemon) {
     }
   };
   // Other stores' slice folders (earlier tests) count too; this store may add 64 at most.
-  const long others = StatusNumber(Read(status_path), "slice folders");
+  const long others = StatusNumber(ReadOrFail(status_path), "slice folders");
   ASSERT_GE(others, 0);
   visit(0, 100);
   // The kernel keeps every folder it saw; past the store's bound (64) the daemon asks it to drop
   // the least recently used, and forgets them when it does.
   auto settled = [&](long* folders, long* nodes) {
     for (int tries = 0; tries < 100; ++tries) {
-      const std::string status = Read(status_path);
+      const std::string status = ReadOrFail(status_path);
       *folders = StatusNumber(status, "slice folders");
       *nodes = StatusNumber(status, "nodes");
       if (*folders >= 0 && *folders <= others + 64) return;
@@ -430,7 +406,7 @@ TEST_F(Slices, ParallelReadersOfManySlicesAgree) {
   for (int i = 0; i < 80; ++i) {
     paths.push_back(store + "/region=" + std::to_string(i % 5) + ":" + std::to_string(1 + 2000 * i) + "-" +
                     std::to_string(2000 * i + 30000) + "/multi_contig_v500.vcf");
-    want.push_back(Read(paths.back()));
+    want.push_back(ReadOrFail(paths.back()));
   }
   std::atomic<int> wrong{0}, failed{0}, last_errno{0};
   std::vector<std::thread> readers;
@@ -458,12 +434,12 @@ TEST_F(Slices, ParallelReadersOfManySlicesAgree) {
 TEST_F(Slices, AZippedStoreIsSlicedAsItsFolder) {
   const std::string tmp = testutil::MakeTempDir("omicsfs-zipped-");
   ASSERT_FALSE(tmp.empty());
-  Sh("cd " + kCorpus + "/sample/sample.vcz && zip -q -r -X " + tmp + "/sample.vcz.zip .");
+  ShOrFail("cd " + kCorpus + "/sample/sample.vcz && zip -q -r -X " + tmp + "/sample.vcz.zip .");
   auto zipped = MountedFs::Start(OMICSFS_BINARY, tmp, {"-o", "lists=" + lists_});
   ASSERT_NE(zipped, nullptr);
   for (const std::string cut : {"region=20:1-1230237/samples=@cases", "format=GT,DP/samples=^NA00002", "regions=@two"}) {
     SCOPED_TRACE(cut);
-    EXPECT_EQ(Read(zipped->path() + "/sample.vcz/" + cut + "/sample.vcf"), Read(Store("sample") + "/" + cut + "/sample.vcf"));
+    EXPECT_EQ(ReadOrFail(zipped->path() + "/sample.vcz/" + cut + "/sample.vcf"), ReadOrFail(Store("sample") + "/" + cut + "/sample.vcf"));
   }
   zipped.reset();
   fs_error ec;
@@ -475,7 +451,7 @@ TEST_F(Slices, LsAndCatTakeSlicePaths) {
   std::string out;
   const std::string vpath = "sample/sample.vcz/region=20:1-20000/samples=@cases/sample.vcf";
   ASSERT_EQ(RunCommand({OMICSFS_BINARY, "cat", "-o", "lists=" + lists_, kCorpus, vpath}, &out), 0);
-  EXPECT_EQ(out, Read(mount_->path() + "/" + vpath));
+  EXPECT_EQ(out, ReadOrFail(mount_->path() + "/" + vpath));
   ASSERT_EQ(RunCommand({OMICSFS_BINARY, "ls", "-o", "lists=" + lists_, kCorpus, "sample/sample.vcz/format=GT"}, &out), 0);
   EXPECT_NE(out.find("sample.vcf.gz.tbi\n"), std::string::npos) << out;
 }

@@ -7,10 +7,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "util/fs.h"
 
 namespace omicsfs::testutil {
 namespace {
@@ -179,6 +182,46 @@ void MountedFs::Stop() {
 }
 
 MountedFs::~MountedFs() { Stop(); }
+
+std::string ReadOrFail(const std::string& path) {
+  std::string s;
+  int err = 0;
+  EXPECT_TRUE(ReadWhole(path, &s, &err)) << path << ": errno " << err;
+  return s;
+}
+
+std::string ShOrFail(const std::string& cmd) {
+  std::string out;
+  EXPECT_EQ(RunCommand({"bash", "-c", "set -o pipefail; " + cmd}, &out), 0) << cmd;
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+void ExpectOnlyErrorTxt(const std::string& dir, const std::string& says) {
+  SCOPED_TRACE(dir);
+  std::vector<std::string> listed;
+  fs_error ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    listed.push_back(it->path().filename().string());
+  }
+  EXPECT_FALSE(ec) << ec.message();
+  EXPECT_EQ(listed, std::vector<std::string>{"ERROR.txt"});
+  const std::string text = ReadOrFail(dir + "/ERROR.txt");
+  EXPECT_NE(text.find(says), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+}
 
 bool ReadWhole(const std::string& path, std::string* out, int* err) {
   out->clear();

@@ -76,6 +76,15 @@ bool IsMountPoint(const std::string& path);
 std::string MakeTempDir(const char* prefix);
 // Reads a whole file with read(2); returns false (and sets *err) on a failed read.
 bool ReadWhole(const std::string& path, std::string* out, int* err = nullptr);
+// The file's bytes; a failed read is a test failure (naming the path and errno) and gives "".
+std::string ReadOrFail(const std::string& path);
+// The stdout of `bash -c "set -o pipefail; CMD"`; a nonzero exit is a test failure.
+std::string ShOrFail(const std::string& cmd);
+// The lines of `text` (no trailing empty line).
+std::vector<std::string> Lines(const std::string& text);
+std::string Join(const std::vector<std::string>& items, const std::string& sep);
+// A slice folder that failed: it holds ERROR.txt alone, one line, saying `says`.
+void ExpectOnlyErrorTxt(const std::string& dir, const std::string& says);
 // Gunzips a file (or returns it unchanged when it does not end in .gz).
 std::string ReadMaybeGz(const std::string& path);
 // The number written just before `phrase` in `text` ("... 8 requests in flight ..." with phrase
