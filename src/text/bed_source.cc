@@ -111,8 +111,8 @@ std::vector<std::pair<uint64_t, uint64_t>> Ranges(const std::vector<BedSource::C
 }  // namespace
 
 FragmentTally::FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell,
-                             size_t groups)
-    : partition_(base, Ranges(BedSource::Chunks(*base)), std::move(group_of_cell), groups, {}),
+                             size_t groups, std::vector<std::string> scratch_dirs)
+    : partition_(base, Ranges(BedSource::Chunks(*base)), std::move(group_of_cell), groups, std::move(scratch_dirs)),
       chunks_(BedSource::Chunks(*base)) {}
 
 Result<uint64_t> FragmentTally::Length(size_t group, uint64_t chunk, BedSource::Style style) const {

@@ -57,8 +57,10 @@ class BedSource : public RecordSource {
 // for all groups instead of once per group and view. Thread-safe; built on first use.
 class FragmentTally {
  public:
-  // `group_of_cell`: per cell ID of `base`, its group, or -1.
-  FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell, size_t groups);
+  // `group_of_cell`: per cell ID of `base`, its group, or -1. The regrouped fragments go to a
+  // scratch file in the first usable of `scratch_dirs` (then $TMPDIR, /tmp).
+  FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell, size_t groups,
+                std::vector<std::string> scratch_dirs);
   Result<uint64_t> Length(size_t group, uint64_t chunk, BedSource::Style style) const;
   // The group's fragments of a chunk, their cells named by cell_names().
   Status Read(size_t group, uint64_t chunk, formats::bpcells::FragmentRange* out) const {

@@ -248,7 +248,7 @@ TEST_F(FragmentSlices, BadSelectorsAreErrorFolders) {
       {"cells=NOPE", "1 of 1 cells are not in"},
       {"cells=@unknown", "2 of 3 cells are not in"},
       {"cells=@twice", "is listed twice"},
-      {"groups=@strangers", "1 of 1 cells are not in"},
+      {"groups=@strangers", "1 of 2 cells are not in"},
       {"groups=@dotdot", "cannot be a folder's name"},
       {"groups=@notable", "not ITEM<TAB>GROUP"},
       {"groups=B", "groups= takes a table"},

@@ -15,7 +15,9 @@ Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const i
   f->store_ = store;
   f->version_ = *v;
   ASSIGN_OR_RETURN(f->chr_names_, store->ReadStrings("chr_names"));
-  ASSIGN_OR_RETURN(f->cell_names_, store->ReadStrings("cell_names"));
+  ASSIGN_OR_RETURN(auto cell_names, store->ReadStrings("cell_names"));
+  f->store_cells_ = cell_names.size();
+  f->cell_names_ = std::make_shared<const std::vector<std::string>>(std::move(cell_names));
   ASSIGN_OR_RETURN(f->chr_ptr_, store->ReadAllAsU64("chr_ptr"));
   if (f->chr_ptr_.size() != 2 * f->chr_names_.size()) {
     return CorruptError(where + ": array 'chr_ptr' has " + std::to_string(f->chr_ptr_.size()) +
@@ -145,13 +147,15 @@ Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const 
   }
   if (subset.cells) {
     if (!root->cell_map_.empty()) return InternalError(f->Describe() + ": cells chosen twice");
-    f->cell_map_.assign(root->cell_names_.size(), -1);
-    f->cell_names_.clear();
+    f->cell_map_.assign(root->store_cells_, -1);
+    auto names = std::make_shared<std::vector<std::string>>();
+    names->reserve(subset.cells->size());
     for (uint32_t id : *subset.cells) {
       if (id >= f->cell_map_.size() || f->cell_map_[id] >= 0) return InternalError(f->Describe() + ": a cell chosen twice or unknown");
-      f->cell_map_[id] = static_cast<int32_t>(f->cell_names_.size());
-      f->cell_names_.push_back(root->cell_names_[id]);
+      f->cell_map_[id] = static_cast<int32_t>(names->size());
+      names->push_back((*root->cell_names_)[id]);
     }
+    f->cell_names_ = std::move(names);
   }
   return std::shared_ptr<const Fragments>(std::move(f));
 }
@@ -219,7 +223,7 @@ Status Fragments::Read(uint64_t i0, uint64_t i1, FragmentRange* out) const {
     RETURN_IF_ERROR(store_->ReadRange("end", i0, n, out->end.data()));
     RETURN_IF_ERROR(store_->ReadRange("cell", i0, n, out->cell.data()));
   }
-  const uint64_t cells = cell_map_.empty() ? cell_names_.size() : cell_map_.size();  // the store's
+  const uint64_t cells = store_cells_;
   for (uint64_t i = 0; i < n; ++i) {
     if (out->cell[i] >= cells || out->end[i] < out->start[i]) {
       return CorruptError(Describe() + ": fragment " + std::to_string(i0 + i) + " (block " +

@@ -46,7 +46,7 @@ class Fragments {
   const std::string& Describe() const { return store_->Describe(); }
   uint64_t size() const { return count_; }
   const std::vector<std::string>& chr_names() const { return chr_names_; }
-  const std::vector<std::string>& cell_names() const { return cell_names_; }
+  const std::vector<std::string>& cell_names() const { return *cell_names_; }
   // Physical range [begin, end) of chromosome ID c.
   std::pair<uint64_t, uint64_t> ChrRange(size_t c) const { return {chr_ptr_[2 * c], chr_ptr_[2 * c + 1]}; }
 
@@ -81,12 +81,15 @@ class Fragments {
   StoreVersion version_;
   uint64_t count_ = 0;
   std::vector<uint64_t> chr_ptr_;
-  std::vector<std::string> chr_names_, cell_names_;
+  std::vector<std::string> chr_names_;
+  // Shared by a store's slices that keep every cell (region slices); a cells slice has its own.
+  std::shared_ptr<const std::vector<std::string>> cell_names_;
   std::optional<BitpackedArray> cell_, start_, end_;
   std::vector<FragmentRun> runs_;
   bool sliced_ = false;
   std::vector<std::vector<Interval>> regions_;  // per chromosome, sorted and merged; empty: all
   std::vector<int32_t> cell_map_;               // store cell ID → slice cell ID or -1; empty: all
+  uint64_t store_cells_ = 0;                    // the store's cell count (IDs are checked against it)
 };
 
 }  // namespace omicsfs::formats::bpcells

@@ -146,7 +146,7 @@ class FragmentStore : public OpenedStore {
     }
     s.indexes = csi ? RegionIndexes::kCsi : RegionIndexes::kTbi;
     if (!sink.slice) sink.where = s.Describe();
-    if (auto slices = sliceable_ ? FragmentSlices(f_, sink.where, csi) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
+    if (auto slices = sliceable_ ? FragmentSlices(f_, sink.where, csi, sink.settings().index_dir) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
     vfs::AddViews(FragmentCatalog(), s, sink);
   }
 

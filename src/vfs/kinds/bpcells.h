@@ -36,7 +36,8 @@ std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpce
                                              std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
 // What the slices of a store select; `where` names the store in messages.
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where);
+// `csi`: the store's region index choice; `scratch_dir`: where groups are regrouped ("": $TMPDIR).
 std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where,
-                                                bool csi);
+                                                bool csi, std::string scratch_dir);
 
 }  // namespace omicsfs::vfs

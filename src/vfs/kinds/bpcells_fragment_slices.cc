@@ -40,8 +40,8 @@ Result<std::optional<std::pair<size_t, Interval>>> ParseBed(const std::string& l
 
 class FragmentSliceable : public Sliceable {
  public:
-  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi)
-      : f_(std::move(f)), where_(std::move(where)), csi_(csi) {}
+  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi, std::string scratch_dir)
+      : f_(std::move(f)), where_(std::move(where)), csi_(csi), scratch_dir_(std::move(scratch_dir)) {}
 
   std::string KeysHelp() const override { return "region=, regions=@NAME, cells=, groups=@NAME"; }
   bool Knows(const std::string& key) const override {
@@ -67,6 +67,19 @@ class FragmentSliceable : public Sliceable {
     std::vector<int32_t> group_of_cell(f_->cell_names().size(), -1);
     std::vector<std::vector<uint32_t>> members;
     const CellIndex index = Index();
+    // Every unknown barcode of the table at once, with the count (then each group's checks).
+    std::vector<std::string> unknown;
+    size_t listed = 0;
+    for (const auto& m : groups.members) {
+      listed += m.size();
+      for (const std::string& id : m) {
+        if (index.count(id) == 0) unknown.push_back(id);
+      }
+    }
+    if (!unknown.empty()) {
+      return NotFoundError(SelectionName(list) + ": " + std::to_string(unknown.size()) + " of " + std::to_string(listed) +
+                           " cells are not in " + where_ + ": " + JoinSome(unknown));
+    }
     for (size_t g = 0; g < groups.names.size(); ++g) {
       Selection sel = SelectionOf("cells", groups.members[g], list.selector.text + "/" + groups.names[g]);
       sel.selector.list = list.selector.list;
@@ -76,7 +89,10 @@ class FragmentSliceable : public Sliceable {
     }
     // The regions are sought once; each group is the cells of that slice.
     ASSIGN_OR_RETURN(auto base_slice, bp::Fragments::Slice(f_, base));
-    auto tally = std::make_shared<const text::FragmentTally>(base_slice, std::move(group_of_cell), groups.names.size());
+    std::vector<std::string> scratch;
+    if (!scratch_dir_.empty()) scratch.push_back(scratch_dir_);
+    auto tally = std::make_shared<const text::FragmentTally>(base_slice, std::move(group_of_cell), groups.names.size(),
+                                                             std::move(scratch));
     GroupCut out;
     for (size_t g = 0; g < groups.names.size(); ++g) {
       bp::FragmentSubset subset = base;
@@ -196,12 +212,14 @@ class FragmentSliceable : public Sliceable {
   std::shared_ptr<const bp::Fragments> f_;
   std::string where_;
   bool csi_;  // the store's choice of region index, taken by its slices
+  std::string scratch_dir_;  // index_dir: where groups are regrouped (else $TMPDIR)
 };
 
 }  // namespace
 
-std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi) {
-  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where), csi);
+std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi,
+                                                std::string scratch_dir) {
+  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where), csi, std::move(scratch_dir));
 }
 
 }  // namespace omicsfs::vfs
