@@ -189,7 +189,7 @@ Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
   for (std::string line; std::getline(lines, line);) {
     ++n;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+    if (line.empty() || line[0] == '#') continue;  // comment lines (a header written as one)
     const size_t tab = line.find('\t');
     if (tab == std::string::npos || tab == 0 || line.find('\t', tab + 1) != std::string::npos) {
       return InvalidArgumentError(list + " line " + std::to_string(n) + ": not ITEM<TAB>GROUP: '" + line + "'");

@@ -48,7 +48,8 @@ struct Groups {
   std::vector<std::vector<std::string>> members;  // per group, in the file's order
 };
 
-// The groups of a list's text: each non-empty line ITEM<TAB>GROUP; an item at most once; a group
+// The groups of a list's text: each line ITEM<TAB>GROUP (empty lines and lines starting with '#'
+// skipped); an item at most once; a group
 // name must be a file name (not empty, `.`, `..`, no `/`, at most 255 bytes).
 Result<Groups> ParseGroups(const std::string& text, const std::string& list);
 

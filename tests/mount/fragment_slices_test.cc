@@ -57,6 +57,7 @@ class FragmentSlices : public ::testing::Test {
     ASSERT_GT(cells.size(), 100u);
     std::ofstream few(lists_ + "/few.txt");
     std::ofstream clusters(lists_ + "/clusters.tsv");
+    clusters << "# barcode\tcluster\n";  // a comment line, skipped
     for (size_t i = 0; i < cells.size(); ++i) {
       if (i % 97 == 5) few << cells[i] << "\n";
       clusters << cells[i] << "\t" << (i % 3 == 0 ? "B cells" : i % 3 == 1 ? "T_cells" : "Mono") << "\n";
@@ -186,7 +187,9 @@ TEST_F(FragmentSlices, GroupsAreCellSlices) {
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"B cells", "Mono", "T_cells"}));
   std::map<std::string, std::string> group_of;
-  for (const auto& line : Lines(ReadOrFail(lists_ + "/clusters.tsv"))) group_of[Field(line, 0)] = Field(line, 1);
+  for (const auto& line : Lines(ReadOrFail(lists_ + "/clusters.tsv"))) {
+    if (line[0] != '#') group_of[Field(line, 0)] = Field(line, 1);
+  }
   const std::string bed = ReadOrFail(s + "/fragments.bed"), tsv = ReadOrFail(s + "/fragments.tsv");
   for (const auto& name : names) {
     SCOPED_TRACE(name);
@@ -204,6 +207,9 @@ TEST_F(FragmentSlices, GroupsAreCellSlices) {
     const std::string py = "import pysam,sys; t=pysam.TabixFile(sys.argv[1]); print(sum(1 for _ in t.fetch('chr2')))";
     EXPECT_EQ(ShOrFail("/usr/bin/python3 -c \"" + py + "\" '" + g + "/" + name + "/fragments.bed.gz'"),
               std::to_string(Lines(Filter(ShOrFail("tabix " + s + "/fragments.bed.gz chr2"), mine)).size()) + "\n");
+    // The 10x form MACS and Signac read: its twin and index, by tabix.
+    EXPECT_EQ(ShOrFail("tabix '" + g + "/" + name + "/fragments.tsv.gz' " + region),
+              Filter(ShOrFail("tabix " + s + "/fragments.tsv.gz " + region), mine));
   }
   // A group's folder slices further; a group within a region.
   EXPECT_EQ(ReadOrFail(g + "/Mono/region=chr2/fragments.bed"),
