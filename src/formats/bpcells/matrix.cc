@@ -129,25 +129,8 @@ Status Matrix::ReadInner(uint64_t n0, uint64_t n1, std::vector<uint32_t>* out) c
 }
 
 Status Matrix::ReadStored(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
-  if (n0 > n1 || n1 > nnz_) {
-    return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " +
-                         std::to_string(n1) + ") beyond nnz " + std::to_string(nnz_));
-  }
+  RETURN_IF_ERROR(ReadInner(n0, n1, &out->inner));  // the store's own (ReadStored is never a slice's)
   const uint64_t n = n1 - n0;
-  out->inner.resize(n);
-  if (packed_index_) {
-    RETURN_IF_ERROR(packed_index_->Read(n0, n, out->inner.data()));
-  } else {
-    RETURN_IF_ERROR(store_->ReadRange("index", n0, n, out->inner.data()));
-  }
-  const uint32_t limit = inner_dim();
-  for (uint64_t i = 0; i < n; ++i) {
-    if (out->inner[i] >= limit) {
-      return CorruptError(Describe() + ": entry " + std::to_string(n0 + i) + " (index block " +
-                          std::to_string((n0 + i) / codec::kBp128BlockSize) + "): index " +
-                          std::to_string(out->inner[i]) + " is not below " + std::to_string(limit));
-    }
-  }
   switch (version_.value_type) {
     case ValueType::kUInt32:
       out->u32.resize(n);
