@@ -61,17 +61,20 @@ Status BedSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
   const std::vector<std::string>* names = nullptr;
   RETURN_IF_ERROR(Fetch(k, &f, &names));
   const std::string& chrom = fragments_->chr_names()[r.chr];
-  if (!chrom.empty() && chrom[0] == '#') return OkStatus();  // tabix reads such lines as headers
+  const bool header = !chrom.empty() && chrom[0] == '#';  // tabix reads such lines as headers
   const auto& cells = *names;
   const uint32_t minus = style_ == Style::kTenX ? 1 : 0;
-  out->contigs.push_back(chrom);
-  out->records.reserve(f.start.size());
+  if (!header) {
+    out->contigs.push_back(chrom);
+    out->records.reserve(f.start.size());
+  }
   uint64_t at = 0;
   for (size_t i = 0; i < f.start.size(); ++i) {
     const uint32_t end = static_cast<uint32_t>(f.end[i] - minus);
     at += LineLength(chrom, f.start[i], end, cells[f.cell[i]]);
-    out->records.push_back({0, f.start[i], end, at});
+    if (!header) out->records.push_back({0, f.start[i], end, at});
   }
+  out->length = at;
   return OkStatus();
 }
 

@@ -29,6 +29,29 @@ struct ChunkSpans {
   // Offset in the chunk just past the last meta (header) line before the first record; 0 when
   // the chunk starts with a record. tabix's first chunk starts there.
   uint64_t meta_end = 0;
+  uint64_t length = 0;  // the chunk's text length (what RenderChunk appends)
+};
+
+// One pass of a file built from a view's record spans (a region index): fed every chunk's spans
+// in text order by whichever pass reads them, then finished with the view's total length.
+class SpanBuilder {
+ public:
+  virtual ~SpanBuilder() = default;
+  // Chunk after chunk, in order: `chunk_start` is where the chunk starts in the view's text.
+  virtual Status Add(uint64_t chunk_start, const ChunkSpans& spans) = 0;
+  // The view's text ends at `text_size`; the builder keeps what it built (or its failure).
+  virtual void Finish(uint64_t text_size) = 0;
+};
+
+// A file derived from a view's record spans. The view's sizing pass asks each of its consumers
+// for a builder, so a view sized once also yields its region indexes: a store's first `ls -l`
+// decodes every chunk once, not once for the sizes and again for each index.
+class SpanConsumer {
+ public:
+  virtual ~SpanConsumer() = default;
+  // A builder for this pass, or nullptr when the file is known already. Called with the view's
+  // source prepared; must not ask the view for its size (the pass is sizing it).
+  virtual std::unique_ptr<SpanBuilder> StartPass() const = 0;
 };
 
 class RecordSource {
@@ -43,7 +66,8 @@ class RecordSource {
   // (dense views: arithmetic on row lengths; datg: digit counts); nullopt: the sizing pass renders
   // the chunk. Errors are the chunk's errors.
   virtual Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const { return std::optional<uint64_t>(); }
-  // Record spans of chunk k, for region indexes (tabix/CSI); only coordinate views have them.
+  // Record spans of chunk k, for region indexes (tabix/CSI), and its length; only coordinate
+  // views have them.
   virtual bool HasRecordSpans() const { return false; }
   virtual Status RecordSpans(uint64_t k, ChunkSpans* out) const {
     return UnsupportedError(Describe() + ": no record spans");

@@ -20,30 +20,111 @@ uint64_t TellAfter(uint64_t pos, uint64_t text) {
 
 }  // namespace
 
+Status TabixPass::PushHeld(uint64_t text_size) {
+  held_ = false;
+  Status st = builder_->Push(held_contig_, held_begin_, held_end_, TellAfter(held_end_offset_, text_size));
+  if (st.ok()) return st;
+  return std::move(st).WithContext("contig " + held_contig_ + ", record " + std::to_string(records_) +
+                                   " (position " + std::to_string(held_begin_ + 1) + ")");
+}
+
+Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
+  if (!offset0_ && spans.meta_end > 0) meta_end_ = chunk_start + spans.meta_end;
+  for (const RecordSpan& r : spans.records) {
+    if (held_) RETURN_IF_ERROR(PushHeld(UINT64_MAX));  // a later record follows: not the text's end
+    if (!builder_) {
+      offset0_ = meta_end_;  // a record follows it: before the text's end
+      builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, bgzf::StoredVirtualOffset(*offset0_), max_ref_len_);
+    }
+    const std::string& contig = spans.contigs[r.contig];
+    if (held_contig_ != contig) held_contig_ = contig;
+    held_begin_ = r.begin;
+    held_end_ = r.end;
+    held_end_offset_ = chunk_start + r.end_in_chunk;
+    held_ = true;
+    ++records_;
+  }
+  return OkStatus();
+}
+
+Result<std::string> TabixPass::Finish(uint64_t text_size) {
+  if (held_) RETURN_IF_ERROR(PushHeld(text_size));
+  if (!builder_) {
+    builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, TellAfter(meta_end_, text_size), max_ref_len_);
+  }
+  return builder_->Finish(TellAfter(text_size, text_size));
+}
+
+// The index built by a view's sizing pass. A failure is dropped: the index's own pass meets it
+// again and reports it where it is asked for.
+class TabixIndexSource::PassBuilder : public SpanBuilder {
+ public:
+  PassBuilder(const TabixIndexSource* source, int64_t max_ref_len)
+      : source_(source), pass_(source->options_.preset, source->options_.csi, max_ref_len) {}
+  Status Add(uint64_t chunk_start, const ChunkSpans& spans) override {
+    if (failed_) return OkStatus();
+    failed_ = !pass_.Add(chunk_start, spans).ok();
+    return OkStatus();
+  }
+  void Finish(uint64_t text_size) override {
+    if (failed_) return;
+    if (auto index = pass_.Finish(text_size); index.ok()) source_->Keep(*std::move(index));
+  }
+
+ private:
+  const TabixIndexSource* source_;  // kept alive by the pass
+  TabixPass pass_;
+  bool failed_ = false;
+};
+
 TabixIndexSource::TabixIndexSource(std::shared_ptr<const VirtualTextFile> plain, Options options,
                                    std::string name)
     : plain_(std::move(plain)), options_(std::move(options)), name_(std::move(name)) {}
 
+std::optional<std::string> TabixIndexSource::Known() const {
+  {
+    std::lock_guard lock(mu_);
+    if (built_) return built_;
+  }
+  if (options_.store != nullptr && !options_.key.empty()) return options_.store->LoadBlob(options_.key);
+  return std::nullopt;
+}
+
+void TabixIndexSource::Keep(std::string index) const {
+  if (options_.store != nullptr && !options_.key.empty()) options_.store->SaveBlob(options_.key, index);
+  std::lock_guard lock(mu_);
+  built_ = std::move(index);
+}
+
+std::unique_ptr<SpanBuilder> TabixIndexSource::StartPass() const {
+  if (Known()) return nullptr;
+  auto max_ref_len = MaxRefLength();
+  if (!max_ref_len.ok()) return nullptr;  // the index's own pass reports it
+  return std::make_unique<PassBuilder>(this, *max_ref_len);
+}
+
 Status TabixIndexSource::RenderChunk(uint64_t, std::string* out) const {
-  const bool persist = options_.store != nullptr && !options_.key.empty();
-  if (persist) {
-    if (auto blob = options_.store->LoadBlob(options_.key)) {
-      out->append(*blob);
-      return OkStatus();
-    }
+  if (auto known = Known()) {
+    out->append(*known);
+    return OkStatus();
+  }
+  // The view sized first: when that runs its pass, the pass builds this index too.
+  RETURN_IF_ERROR(plain_->Size().status());
+  if (auto known = Known()) {
+    out->append(*known);
+    return OkStatus();
   }
   ASSIGN_OR_RETURN(std::string index, Build());
-  if (persist) options_.store->SaveBlob(options_.key, index);
+  if (options_.store != nullptr && !options_.key.empty()) options_.store->SaveBlob(options_.key, index);
   out->append(index);
   return OkStatus();
 }
 
-Result<int64_t> TabixIndexSource::MaxVcfContigLength() const {
+Result<int64_t> TabixIndexSource::MaxRefLength() const {
   int64_t max_len = 0;
-  ASSIGN_OR_RETURN(auto span, plain_->ChunkSpan(0));
-  ASSIGN_OR_RETURN(std::vector<Piece> pieces, plain_->Read(span.first, span.second));
-  std::string header;
-  for (const Piece& p : pieces) header.append(p.buffer->data() + p.offset, p.length);
+  if (!options_.csi || options_.preset != TabixPreset::kVcf) return max_len;
+  std::string header;  // chunk 0: the header (rendered from the source: the view may be sizing)
+  RETURN_IF_ERROR(plain_->source().RenderChunk(0, &header));
   for (size_t at = 0; at < header.size();) {
     size_t nl = header.find('\n', at);
     if (nl == std::string::npos) nl = header.size();
@@ -57,15 +138,11 @@ Result<int64_t> TabixIndexSource::MaxVcfContigLength() const {
 Result<std::string> TabixIndexSource::Build() const {
   const RecordSource& source = plain_->source();
   ASSIGN_OR_RETURN(const uint64_t text, plain_->Size());
-  int64_t max_ref_len = 0;
-  if (options_.csi && options_.preset == TabixPreset::kVcf) {
-    ASSIGN_OR_RETURN(max_ref_len, MaxVcfContigLength());
-  }
+  ASSIGN_OR_RETURN(const int64_t max_ref_len, MaxRefLength());
   const uint64_t n = source.ChunkCount();
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, threads);
-  std::unique_ptr<TabixIndexBuilder> builder;
-  uint64_t offset0 = 0, record = 0;
+  TabixPass pass(options_.preset, options_.csi, max_ref_len);
   // Batches of kPerThread chunks per thread (a thread started per chunk cost more than the
   // chunks of a small view: a group's of a fragments groups=@NAME folder).
   constexpr uint64_t kPerThread = 16;
@@ -88,29 +165,10 @@ Result<std::string> TabixIndexSource::Build() const {
       const uint64_t k = k0 + i;
       if (!errors[i].ok()) return std::move(errors[i]).WithContext("chunk " + std::to_string(k));
       ASSIGN_OR_RETURN(auto span, plain_->ChunkSpan(k));
-      const ChunkSpans& s = batch[i];
-      if (!builder && s.meta_end > 0) offset0 = span.first + s.meta_end;
-      for (const RecordSpan& r : s.records) {
-        ++record;
-        if (!builder) {
-          builder = std::make_unique<TabixIndexBuilder>(options_.preset, options_.csi,
-                                                        TellAfter(offset0, text), max_ref_len);
-        }
-        Status st = builder->Push(s.contigs[r.contig], r.begin, r.end,
-                                  TellAfter(span.first + r.end_in_chunk, text));
-        if (!st.ok()) {
-          return std::move(st).WithContext("contig " + s.contigs[r.contig] + ", record " +
-                                           std::to_string(record) + " (position " +
-                                           std::to_string(r.begin + 1) + ")");
-        }
-      }
+      RETURN_IF_ERROR(pass.Add(span.first, batch[i]));
     }
   }
-  if (!builder) {
-    builder = std::make_unique<TabixIndexBuilder>(options_.preset, options_.csi,
-                                                  TellAfter(offset0, text), max_ref_len);
-  }
-  return builder->Finish(TellAfter(text, text));
+  return pass.Finish(text);
 }
 
 }  // namespace omicsfs::text

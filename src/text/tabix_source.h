@@ -1,10 +1,14 @@
 // The uncompressed bytes of a coordinate view's tabix/CSI index as one chunk: loaded from
-// index_dir when persisted there for this store (same fingerprint), else built in one pass over
-// the view's record spans (chunks in parallel, records pushed in order) and saved. Served
-// through a BgzfDeflatedView as `X.gz.tbi` / `X.gz.csi` beside the BGZF twin `X.gz`.
+// index_dir when persisted there for this store (same fingerprint); else built by the view's own
+// sizing pass when that pass runs (the source is a SpanConsumer of the view: one decode gives the
+// sizes and every index); else built in a pass of its own over the view's record spans (chunks
+// in parallel, records pushed in order). Saved once built. Served through a BgzfDeflatedView as
+// `X.gz.tbi` / `X.gz.csi` beside the BGZF twin `X.gz`.
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "text/index_store.h"
@@ -14,7 +18,33 @@
 
 namespace omicsfs::text {
 
-class TabixIndexSource : public RecordSource {
+// Records pushed chunk by chunk, in text order, into a TabixIndexBuilder: the index of a view
+// whose total length is known only at the end (each record's virtual offset is arithmetic on its
+// end offset, except where it ends the text: the last record is held back until Finish).
+class TabixPass {
+ public:
+  TabixPass(TabixPreset preset, bool csi, int64_t max_ref_len)
+      : preset_(preset), csi_(csi), max_ref_len_(max_ref_len) {}
+  Status Add(uint64_t chunk_start, const ChunkSpans& spans);
+  Result<std::string> Finish(uint64_t text_size);
+
+ private:
+  Status PushHeld(uint64_t text_size);  // the record held back, ending at or before text_size
+
+  TabixPreset preset_;
+  bool csi_;
+  int64_t max_ref_len_;
+  std::unique_ptr<TabixIndexBuilder> builder_;
+  std::optional<uint64_t> offset0_;  // where the first record starts, once known
+  uint64_t meta_end_ = 0;            // past the header lines seen so far
+  uint64_t records_ = 0;
+  bool held_ = false;
+  std::string held_contig_;
+  int64_t held_begin_ = 0, held_end_ = 0;
+  uint64_t held_end_offset_ = 0;
+};
+
+class TabixIndexSource : public RecordSource, public SpanConsumer {
  public:
   struct Options {
     TabixPreset preset = TabixPreset::kVcf;
@@ -28,14 +58,20 @@ class TabixIndexSource : public RecordSource {
   uint64_t ChunkCount() const override { return 1; }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override { return name_; }
+  std::unique_ptr<SpanBuilder> StartPass() const override;
 
  private:
+  class PassBuilder;
   Result<std::string> Build() const;
-  Result<int64_t> MaxVcfContigLength() const;
+  Result<int64_t> MaxRefLength() const;  // a CSI of VCF records: the longest ##contig length
+  std::optional<std::string> Known() const;  // persisted, or built by the view's sizing pass
+  void Keep(std::string index) const;
 
   std::shared_ptr<const VirtualTextFile> plain_;
   Options options_;
   std::string name_;
+  mutable std::mutex mu_;
+  mutable std::optional<std::string> built_;  // by a sizing pass (kept: small, and maybe unsaved)
 };
 
 }  // namespace omicsfs::text

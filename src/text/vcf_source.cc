@@ -381,13 +381,14 @@ Result<std::optional<uint64_t>> VcfSource::MeasureChunk(uint64_t k) const {
 
 Status VcfSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
   if (k == 0) {  // the header: meta lines only
-    out->meta_end = Header().size();
+    out->meta_end = out->length = Header().size();
     return OkStatus();
   }
   std::string text;
   uint64_t samples = 0;
   std::vector<std::pair<uint64_t, uint64_t>> rows;
   RETURN_IF_ERROR(Render(k, &text, &samples, &rows));
+  out->length = text.size() + samples;
   uint64_t line_start = 0;
   for (const auto& [text_end, measured] : rows) {
     std::string_view line(text.data() + line_start, text_end - 1 - line_start);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "text/index_store.h"
@@ -40,14 +41,48 @@ Status VirtualTextFile::EnsureSized() const {
     }
   }
   if (Status st = EnsurePrepared(); !st.ok()) return SizingFailed(std::move(st));
+  // The files built from this view's record spans that are not known yet, built by this pass.
+  std::vector<std::shared_ptr<const SpanConsumer>> consumers;  // alive through the pass
+  std::vector<std::unique_ptr<SpanBuilder>> builders;
+  if (source_->HasRecordSpans()) {
+    for (const auto& weak : span_consumers_) {
+      auto c = weak.lock();
+      if (!c) continue;
+      if (auto b = c->StartPass()) {
+        consumers.push_back(std::move(c));
+        builders.push_back(std::move(b));
+      }
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
   std::vector<uint64_t> lengths(n, 0);
+  if (Status st = SizingPass(n, &lengths, builders); !st.ok()) return SizingFailed(std::move(st));
+  uint64_t total = 0;
+  for (uint64_t l : lengths) total += l;
+  for (auto& b : builders) b->Finish(total);
+  index_ = std::make_unique<const ChunkIndex>(lengths);
+  ready_.store(index_.get(), std::memory_order_release);
+  if (persist) options_.index->Save(options_.index_key, lengths);
+  LogDebug("sized " + source_->Describe() + ": " + std::to_string(n) + " chunks in " +
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()) + " ms");
+  return OkStatus();
+}
+
+Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_out,
+                                   const std::vector<std::unique_ptr<SpanBuilder>>& builders) const {
+  std::vector<uint64_t>& lengths = *lengths_out;
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = static_cast<unsigned>(std::clamp<uint64_t>(threads, 1, std::max<uint64_t>(n, 1)));
+  const bool spans = !builders.empty();
 
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> done{0};
   std::mutex err_mu;
   Status first_error;
+  auto fail = [&](Status st, uint64_t k) {
+    std::lock_guard<std::mutex> l(err_mu);
+    if (first_error.ok()) first_error = std::move(st).WithContext("chunk " + std::to_string(k));
+  };
   const auto start = std::chrono::steady_clock::now();
   std::atomic<int64_t> last_log_ms{0};
   const auto interval_ms = static_cast<int64_t>(options_.progress_s * 1000);
@@ -64,6 +99,40 @@ Status VirtualTextFile::EnsureSized() const {
               std::to_string(ms / 1000) + " s");
     }
   };
+  // Chunks' spans reach the builders in text order: a thread that finds the next chunk ready
+  // feeds it, and any chunks after it that are ready too, while the others decode on.
+  std::mutex order_mu;
+  std::map<uint64_t, ChunkSpans> waiting;  // done, not fed yet (under order_mu)
+  uint64_t next_fed = 0;                   // under order_mu
+  bool feeding = false;                    // a thread is feeding (under order_mu)
+  uint64_t fed_offset = 0;                 // the feeding thread's
+  auto feed = [&](uint64_t k, ChunkSpans s) {
+    {
+      std::lock_guard<std::mutex> l(order_mu);
+      waiting.emplace(k, std::move(s));
+      if (feeding) return;
+      feeding = true;
+    }
+    for (;;) {
+      ChunkSpans c;
+      uint64_t at;
+      {
+        std::lock_guard<std::mutex> l(order_mu);
+        auto it = waiting.find(next_fed);
+        if (it == waiting.end()) {
+          feeding = false;
+          return;
+        }
+        c = std::move(it->second);
+        waiting.erase(it);
+        at = next_fed++;
+      }
+      for (const auto& b : builders) {
+        if (Status st = b->Add(fed_offset, c); !st.ok()) return fail(std::move(st), at);
+      }
+      fed_offset += lengths[at];
+    }
+  };
   auto work = [&] {
     std::string buf;
     for (;;) {
@@ -76,20 +145,22 @@ Status VirtualTextFile::EnsureSized() const {
       buf.clear();
       Status st;
       std::optional<uint64_t> measured;
+      ChunkSpans chunk_spans;
       try {
-        auto m = source_->MeasureChunk(k);
-        if (m.ok()) measured = *m;
-        st = m.ok() && !measured ? source_->RenderChunk(k, &buf) : m.status();
+        if (spans) {  // the spans give the length, and the chunk is not rendered
+          st = source_->RecordSpans(k, &chunk_spans);
+          measured = chunk_spans.length;
+        } else {
+          auto m = source_->MeasureChunk(k);
+          if (m.ok()) measured = *m;
+          st = m.ok() && !measured ? source_->RenderChunk(k, &buf) : m.status();
+        }
       } catch (const std::bad_alloc&) {
         st = Status(ErrorCode::kOutOfMemory, "out of memory");
       } catch (const std::exception& e) {  // e.g. length_error from a hostile size: never terminate
         st = InternalError(std::string("unexpected exception: ") + e.what());
       }
-      if (!st.ok()) {
-        std::lock_guard<std::mutex> l(err_mu);
-        if (first_error.ok()) first_error = std::move(st).WithContext("chunk " + std::to_string(k));
-        return;
-      }
+      if (!st.ok()) return fail(std::move(st), k);
       if (measured) {
         lengths[k] = *measured;
       } else {
@@ -98,6 +169,7 @@ Status VirtualTextFile::EnsureSized() const {
         pool_->Insert({owner_, cache::CacheKind::kTextChunk, k}, std::make_shared<const std::string>(std::move(buf)));
         buf = std::string();
       }
+      if (spans) feed(k, std::move(chunk_spans));
       count_done();
     }
   };
@@ -105,13 +177,12 @@ Status VirtualTextFile::EnsureSized() const {
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
-  if (!first_error.ok()) return SizingFailed(std::move(first_error));
-  index_ = std::make_unique<const ChunkIndex>(lengths);
-  ready_.store(index_.get(), std::memory_order_release);
-  if (persist) options_.index->Save(options_.index_key, lengths);
-  LogDebug("sized " + source_->Describe() + ": " + std::to_string(n) + " chunks in " +
-           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()) + " ms");
-  return OkStatus();
+  return first_error;
+}
+
+void VirtualTextFile::AddSpanConsumer(std::weak_ptr<const SpanConsumer> consumer) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  span_consumers_.push_back(std::move(consumer));
 }
 
 Result<uint64_t> VirtualTextFile::Size() const {

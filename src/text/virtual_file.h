@@ -52,6 +52,9 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
 
   bool sized() const;
   uint64_t owner() const { return owner_; }
+  // A file built from this view's record spans (its region index): the sizing pass, if it runs
+  // after this call, builds it too. Held weakly (the consumer holds this view).
+  void AddSpanConsumer(std::weak_ptr<const SpanConsumer> consumer) const;
   const RecordSource& source() const { return *source_; }
 
  private:
@@ -60,6 +63,10 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   Result<std::string> Render(uint64_t k) const;
   Status EnsurePrepared() const;
   Status SizingFailed(Status st) const;
+  // The sizing pass over `n` chunks into `lengths`; feeds `builders` every chunk's record spans
+  // in text order when there are any.
+  Status SizingPass(uint64_t n, std::vector<uint64_t>* lengths,
+                    const std::vector<std::unique_ptr<SpanBuilder>>& builders) const;
   void Prefetch(uint64_t after) const;
   // Queues chunk k for rendering on the read-ahead workers unless cached or already pending.
   void WarmInBackground(uint64_t k) const;
@@ -72,6 +79,7 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   mutable std::unique_ptr<const ChunkIndex> index_;  // set once under mu_
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
   mutable Status sizing_error_;  // a failed pass is remembered, unless its failure was transient
+  mutable std::vector<std::weak_ptr<const SpanConsumer>> span_consumers_;  // under mu_
   mutable std::atomic<uint64_t> prefetch_mark_{0};   // chunks below it were already queued
   // The last chunk the previous read touched: read-ahead starts only once reads follow each other
   // (a lone `head`, `tail` or random read renders nothing it did not ask for).

@@ -63,8 +63,9 @@ void ViewSink::AddRegionIndex(const std::string& gz, std::shared_ptr<const text:
   if (!index_key_.empty()) o.key = index_key_ + "\nregion index " + index;
   o.threads = settings_->sizing.threads;
   const std::string describe = index + " of " + where;
-  auto raw = std::make_shared<const text::VirtualTextFile>(
-      std::make_shared<const text::TabixIndexSource>(std::move(plain), o, describe), settings_->pool);
+  auto source = std::make_shared<const text::TabixIndexSource>(plain, o, describe);
+  plain->AddSpanConsumer(source);  // built by the view's sizing pass when that runs
+  auto raw = std::make_shared<const text::VirtualTextFile>(std::move(source), settings_->pool);
   AddView(index, std::make_shared<const text::BgzfDeflatedView>(raw, settings_->pool, describe));
 }
 

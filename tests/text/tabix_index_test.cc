@@ -6,12 +6,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
 
+#include "cache/cache_pool.h"
 #include "codec/bgzf.h"
+#include "text/tabix_source.h"
+#include "text/virtual_file.h"
 
 namespace omicsfs::text {
 namespace {
@@ -164,6 +168,93 @@ TEST(TabixIndex, ParsesLinesAsTbxParse1) {
   ASSERT_TRUE(ParseTabixLine(TabixPreset::kBed, "chr1\t5\t9\tx", &contig, &b, &e));
   EXPECT_EQ(b, 5);
   EXPECT_EQ(e, 9);
+}
+
+// A text in chunks of `per_chunk` lines, with record spans as tabix reads its lines; counts how
+// often its chunks' spans are taken.
+class LinesSource : public RecordSource {
+ public:
+  LinesSource(const std::string& text, size_t per_chunk, TabixPreset preset) : preset_(preset) {
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = at;
+      for (size_t i = 0; i < per_chunk && end < text.size(); ++i) end = text.find('\n', end) + 1;
+      chunks_.push_back(text.substr(at, end - at));
+      at = end;
+    }
+    chunks_.emplace_back();  // an empty last chunk
+  }
+  uint64_t ChunkCount() const override { return chunks_.size(); }
+  Status RenderChunk(uint64_t k, std::string* out) const override {
+    out->append(chunks_[k]);
+    return OkStatus();
+  }
+  bool HasRecordSpans() const override { return true; }
+  Status RecordSpans(uint64_t k, ChunkSpans* out) const override {
+    ++span_calls;
+    const std::string& c = chunks_[k];
+    out->length = c.size();
+    for (size_t at = 0; at < c.size();) {
+      const size_t nl = c.find('\n', at);
+      const std::string_view line(c.data() + at, nl - at);
+      at = nl + 1;
+      if (line[0] == '#') {
+        if (out->records.empty()) out->meta_end = at;
+        continue;
+      }
+      std::string_view contig;
+      RecordSpan r;
+      if (!ParseTabixLine(preset_, line, &contig, &r.begin, &r.end)) continue;
+      if (out->contigs.empty() || out->contigs.back() != contig) out->contigs.emplace_back(contig);
+      r.contig = static_cast<uint32_t>(out->contigs.size() - 1);
+      r.end_in_chunk = at;
+      out->records.push_back(r);
+    }
+    return OkStatus();
+  }
+  std::string Describe() const override { return "lines"; }
+  mutable std::atomic<int> span_calls{0};
+
+ private:
+  TabixPreset preset_;
+  std::vector<std::string> chunks_;
+};
+
+// The view's .tbi and .csi, read after its size (`passes`: its sizing pass builds them) or alone.
+std::pair<std::string, std::string> Indexes(const std::string& text, bool vcf, bool one_pass, int* span_calls) {
+  const TabixPreset preset = vcf ? TabixPreset::kVcf : TabixPreset::kBed;
+  cache::CachePool pool(64 << 20);
+  auto source = std::make_shared<const LinesSource>(text, 997, preset);
+  auto plain = std::make_shared<const VirtualTextFile>(source, &pool);
+  std::vector<std::shared_ptr<const TabixIndexSource>> indexes;
+  for (bool csi : {false, true}) {
+    TabixIndexSource::Options o;
+    o.preset = preset;
+    o.csi = csi;
+    indexes.push_back(std::make_shared<const TabixIndexSource>(plain, o, csi ? "t.csi" : "t.tbi"));
+    if (one_pass) plain->AddSpanConsumer(indexes.back());
+  }
+  EXPECT_TRUE(plain->Size().ok());
+  std::string tbi, csi;
+  EXPECT_TRUE(indexes[0]->RenderChunk(0, &tbi).ok());
+  EXPECT_TRUE(indexes[1]->RenderChunk(0, &csi).ok());
+  *span_calls = source->span_calls;
+  return {tbi, csi};
+}
+
+TEST(TabixIndex, ViewSizingPassBuildsItsIndexes) {
+  for (bool vcf : {false, true}) {
+    const std::string text = vcf ? VcfText(6, 20000, false) : BedText(7, 15000, 3000);
+    const int chunks = static_cast<int>(LinesSource(text, 997, TabixPreset::kBed).ChunkCount());
+    int one = 0, apart = 0;
+    const auto [tbi, csi] = Indexes(text, vcf, true, &one);
+    EXPECT_EQ(one, chunks) << "every chunk's spans taken once, by the sizing pass";
+    const auto [tbi2, csi2] = Indexes(text, vcf, false, &apart);
+    EXPECT_EQ(apart, 2 * chunks) << "each index's own pass";
+    EXPECT_TRUE(tbi == tbi2 && csi == csi2) << "vcf " << vcf;
+    EXPECT_TRUE(tbi == Tabix(text, vcf, false)) << "vcf " << vcf;
+    EXPECT_TRUE(csi == Tabix(text, vcf, true)) << "vcf " << vcf;
+  }
 }
 
 }  // namespace
