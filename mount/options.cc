@@ -280,7 +280,9 @@ options:
                        $XDG_STATE_HOME/omicsfs/MOUNTPOINT.log (else ~/.local/state/omicsfs/);
                        the last problems are also in MOUNTPOINT/.omicsfs/errors, and cache
                        and index figures in MOUNTPOINT/.omicsfs/status
-     threads=N         FUSE worker threads
+     threads=N         threads that decode: sizing and index passes, read-ahead,
+                       and the FUSE workers' maximum (default: one per core;
+                       FUSE workers up to 16)
      rescan=SECONDS    how often SOURCE is checked for changed, new and removed stores
                        (default 5; stretched to 20x the time a check takes; 0 = never)
      follow_symlinks   show a symlink as its target (a store if it is one), inside or
