@@ -4,6 +4,7 @@
 
 #include "text/bgen_index.h"
 #include "text/index_store.h"
+#include "util/bytes.h"
 #include "util/log.h"
 
 namespace omicsfs::text {
@@ -17,15 +18,6 @@ constexpr uint64_t kStoredBlock = 65535;  // the most a stored deflate block hol
 // Flags: zlib-compressed genotype blocks (1), layout 2 (bits 2–5), sample identifiers (bit 31).
 constexpr uint32_t kFlags = 1u | (2u << 2) | (1u << 31);
 constexpr uint64_t kFirstBytes = 1000;  // what bgenix keeps of the file in its Metadata
-
-void PutU16(std::string* out, uint64_t v) {
-  out->push_back(static_cast<char>(v & 0xff));
-  out->push_back(static_cast<char>((v >> 8) & 0xff));
-}
-
-void PutU32(std::string* out, uint64_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
 
 uint32_t Adler32(const std::string& data) {
   uint32_t a = 1, b = 0;

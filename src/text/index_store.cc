@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "util/bytes.h"
 #include "util/file.h"
 #include "util/log.h"
 
@@ -20,7 +21,6 @@ namespace {
 
 constexpr char kMagic[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '1'};
 
-void PutU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
 
 }  // namespace
 

@@ -19,7 +19,7 @@ using formats::zarr::DType;
 constexpr int64_t kIntMissing = -1, kIntFill = -2;
 // .bed genotype codes (SNP-major; A1 = ALT, A2 = REF); padding bits are 00.
 constexpr uint8_t kHomA1 = 0, kMissing = 1, kHet = 2, kHomA2 = 3, kInvalid = 4;
-constexpr uint8_t kMagic[3] = {0x6c, 0x1b, 0x01};
+constexpr uint8_t kBedMagic[3] = {0x6c, 0x1b, 0x01};
 // Positions plink2 accepts: 0 ≤ POS < 2^31 − 1 ("Invalid POS" otherwise, checked here).
 constexpr int64_t kMaxPos = 2147483646;
 
@@ -246,7 +246,7 @@ std::pair<uint64_t, uint64_t> PlinkBedSource::Range(uint64_t k) const {
 }
 
 Result<std::optional<uint64_t>> PlinkBedSource::MeasureChunk(uint64_t k) const {
-  if (k == 0) return std::optional<uint64_t>(sizeof(kMagic));
+  if (k == 0) return std::optional<uint64_t>(sizeof(kBedMagic));
   RETURN_IF_ERROR(plan_->Checked());
   const auto [v0, v1] = Range(k);
   ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, plan_->store().ReadParts(v0, v1, Store::kAllele));
@@ -257,7 +257,7 @@ Result<std::optional<uint64_t>> PlinkBedSource::MeasureChunk(uint64_t k) const {
 
 Status PlinkBedSource::RenderChunk(uint64_t k, std::string* out) const {
   if (k == 0) {
-    out->append(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
+    out->append(reinterpret_cast<const char*>(kBedMagic), sizeof(kBedMagic));
     return OkStatus();
   }
   RETURN_IF_ERROR(plan_->Checked());

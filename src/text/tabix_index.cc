@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/bytes.h"
+
 namespace omicsfs::text {
 namespace {
 
@@ -149,9 +151,7 @@ class BinHash {
   std::vector<Bin> vals_;
 };
 
-void PutI32(std::string* out, int32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void PutU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void PutU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+void PutI32(std::string* out, int32_t v) { PutU32(out, static_cast<uint32_t>(v)); }
 
 // strtoll(s, &end, 0) on a field that is not NUL-terminated.
 int64_t ParseLL(std::string_view field, size_t* used) {

@@ -3,6 +3,8 @@
 #   bash tests/fuzz/run.sh          the CI smoke run: a fixed number of runs with a fixed seed
 #                                   (deterministic, about 10 s per target)
 #   bash tests/fuzz/run.sh 1800     a long run: 1800 s per target, random seed
+# OMICSFS_UNITY=1: the library as a unity build, as CI builds it (its build-only call and its smoke
+# run both pass it: a change of mode rebuilds everything).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_PER_TARGET=${1:-}
@@ -11,7 +13,8 @@ B=build-fuzz
 # -O1, as libFuzzer's own docs build: the library compiles in ~17 % less CPU than at -O2 (the
 # fuzz build is on CI's critical path), and the smoke run's fixed number of runs barely notices.
 cmake -S . -B $B -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DOMICSFS_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+  -DCMAKE_UNITY_BUILD="$([ "${OMICSFS_UNITY:-0}" = 1 ] && echo ON || echo OFF)" >/dev/null
 TARGETS=(fuzz_bp128 fuzz_codecs fuzz_zarr fuzz_bpcells fuzz_datg fuzz_vcz fuzz_h5 fuzz_zip)
 # Only the fuzz targets (and fuzz_h5's vetting helper): not the daemon.
 cmake --build $B -j"$(nproc)" --target "${TARGETS[@]}" >/dev/null

@@ -8,6 +8,8 @@
 #include <random>
 #include <thread>
 
+#include "util/bytes.h"
+
 namespace omicsfs::io::http {
 
 // ---------------------------------------------------------------------------------------------
@@ -17,11 +19,6 @@ namespace {
 
 // Error bodies are kept only for messages: 4 KiB holds any server's error page headline.
 constexpr size_t kErrorBodyBytes = 4096;
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -248,7 +245,7 @@ size_t HttpClient::Attempt::OnHeader(char* data, size_t size, size_t n, void* se
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return size * n;
-  std::string name = Lower(std::string(line.substr(0, colon)));
+  std::string name = AsciiLower(std::string(line.substr(0, colon)));
   std::string value = Trim(line.substr(colon + 1));
   for (auto& [k, v] : a->headers) {
     if (k == name) {

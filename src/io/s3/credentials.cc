@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "util/bytes.h"
+
 namespace omicsfs::io::s3 {
 namespace {
 
@@ -14,11 +16,6 @@ std::string Trim(const std::string& text) {
   if (begin == std::string::npos) return "";
   const size_t end = text.find_last_not_of(" \t\r");
   return text.substr(begin, end - begin + 1);
-}
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 std::string Env(const EnvLookup& env, const char* name) {
@@ -43,7 +40,7 @@ std::map<std::string, std::map<std::string, std::string>> ParseIni(const std::st
     }
     const size_t eq = line.find('=');
     if (current == nullptr || eq == std::string::npos) continue;
-    (*current)[Lower(Trim(line.substr(0, eq)))] = Trim(line.substr(eq + 1));
+    (*current)[AsciiLower(Trim(line.substr(0, eq)))] = Trim(line.substr(eq + 1));
   }
   return sections;
 }

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <map>
 
+#include "util/bytes.h"
+
 namespace omicsfs::io::s3 {
 namespace {
 
@@ -27,11 +29,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 // A header value as SigV4 canonicalises it: outer spaces trimmed, inner runs of spaces as one.
@@ -143,7 +140,7 @@ SigV4Signature SignV4(const SigV4Request& request, const Credentials& credential
   // Lower-cased names, sorted; repeated headers' values joined with ',' in the order sent.
   std::map<std::string, std::string> canonical;
   auto add = [&](const std::string& name, const std::string& value) {
-    std::string& slot = canonical[Lower(name)];
+    std::string& slot = canonical[AsciiLower(name)];
     // GCC 12 at -O3 warns that "," + std::string&& (an insert at 0) may memcpy overlapping ranges of 2^63 bytes: a false
     // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
 #pragma GCC diagnostic push

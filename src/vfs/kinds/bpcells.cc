@@ -167,7 +167,7 @@ class BpcellsStore : public OpenedStore {
   std::shared_ptr<const io::ArrayStore> store_;
 };
 
-class DirKind : public StoreKind {
+class BpcellsDirectory : public StoreKind {
  public:
   std::string Name() const override { return "BPCells matrix or fragments"; }
   std::string RecognisedBy() const override { return "directory with a `version` file"; }
@@ -297,7 +297,7 @@ std::vector<std::string> BpcellsViewNames() {
 }
 
 const StoreKind& BpcellsDirKind() {
-  static const DirKind kind;
+  static const BpcellsDirectory kind;
   return kind;
 }
 

@@ -141,7 +141,7 @@ Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace
   return VczViewsOf(std::move(store), where, at.entry.base, /*sliceable=*/true);
 }
 
-class DirKind : public StoreKind {
+class VczDirectory : public StoreKind {
  public:
   std::string Name() const override { return "VCF Zarr (Zarr v2 or v3)"; }
   std::string RecognisedBy() const override { return "directory with .zgroup/zarr.json"; }
@@ -199,7 +199,7 @@ std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const Store> store, std:
 }
 
 const StoreKind& VczDirKind() {
-  static const DirKind kind;
+  static const VczDirectory kind;
   return kind;
 }
 
