@@ -6,7 +6,8 @@
 // (steadier on a shared machine: time spent descheduled is left out) (two builds rendering the same store must print the same hash).
 //   render vcf STORE.vcz [PASSES]          the full VCF view
 //   render datg DIR/STEM [PASSES]          STEM.datg with STEM.rows.txt.gz, STEM.cols.txt.gz
-//   render vcf|datg STORE -K               chunk K's text on stdout instead
+//   render mtx DIR [PASSES]                matrix.mtx of a BPCells matrix directory
+//   render vcf|datg|mtx STORE -K               chunk K's text on stdout instead
 // Profile with `perf record -g ./render vcf STORE 5`.
 #include <time.h>
 
@@ -21,7 +22,10 @@
 #include "cache/cache_pool.h"
 #include "formats/datg/reader.h"
 #include "formats/vcz/store.h"
+#include "formats/bpcells/matrix.h"
 #include "io/local/local_space.h"
+#include "io/space_array_store.h"
+#include "text/mtx_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
 
@@ -48,7 +52,7 @@ double ThreadCpuSeconds() {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: render vcf STORE.vcz [PASSES] | render datg DIR/STEM [PASSES]\n");
+    std::fprintf(stderr, "usage: render vcf STORE.vcz | datg DIR/STEM | mtx DIR [PASSES]\n");
     return 2;
   }
   const std::string kind = argv[1], path = argv[2];
@@ -66,6 +70,10 @@ int main(int argc, char** argv) {
     auto rows = open(path + ".rows.txt.gz"), cols = open(path + ".cols.txt.gz");
     auto file = Must(formats::datg::DatgFile::Open(datg, *rows, *cols), "open");
     source = std::make_shared<const text::DatgTsvSource>(file, "matrix.tsv");
+  } else if (kind == "mtx") {
+    std::shared_ptr<const io::ArrayStore> store =
+        Must(io::SpaceArrayStore::Open(std::make_shared<io::LocalByteSpace>(path)), "open");
+    source = std::make_shared<const text::MtxSource>(Must(formats::bpcells::Matrix::Open(store), "open"), "matrix.mtx");
   } else {
     std::fprintf(stderr, "unknown kind %s\n", kind.c_str());
     return 2;
