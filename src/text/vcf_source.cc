@@ -12,6 +12,7 @@
 #include "text/number_format.h"
 #include "text/raw_text.h"
 #include "text/tabix_index.h"
+#include "text/vcf_samples.h"
 
 namespace omicsfs::text {
 namespace {
@@ -33,94 +34,13 @@ using formats::zarr::IntAt;
 // Append-only output: writers reserve, write through a pointer and commit.
 using Out = RawText;
 
-// "00".."99": two digits per value, for a branch-light path below 100.
-constexpr auto kTwoDigits = [] {
-  std::array<char, 200> t{};
-  for (int i = 0; i < 100; ++i) {
-    t[2 * i] = static_cast<char>('0' + i / 10);
-    t[2 * i + 1] = static_cast<char>('0' + i % 10);
-  }
-  return t;
-}();
-
-inline char* WriteInt(char* p, int64_t v) {
-  const uint64_t u = static_cast<uint64_t>(v);
-  if (u < 100) {
-    const bool two = v >= 10;
-    std::memcpy(p, &kTwoDigits[2 * v + (two ? 0 : 1)], 2);  // writes 2 bytes, keeps 1 or 2
-    return p + 1 + two;
-  }
-  if (u < 10000) {  // depths and likelihoods: mostly below 10 000
-    const uint64_t hi = u / 100, lo = u % 100;
-    const bool two = hi >= 10;
-    std::memcpy(p, &kTwoDigits[2 * hi + (two ? 0 : 1)], 2);
-    p += 1 + two;
-    std::memcpy(p, &kTwoDigits[2 * lo], 2);
-    return p + 2;
-  }
-  return std::to_chars(p, p + 24, v).ptr;
-}
-
-inline char* WriteUnsigned(char* p, uint64_t v) {
-  return v <= static_cast<uint64_t>(INT64_MAX) ? WriteInt(p, static_cast<int64_t>(v)) : std::to_chars(p, p + 24, v).ptr;
-}
-
-constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
-
-// One entry of `n` integers as vcztools writes it: values up to the first fill, '.' for missing
-// (signed types only: the sentinels are negative), `sep` between. Writes at most n·kMaxIntChars.
-template <typename T>
-inline char* PutInts(char* p, const T* v, uint64_t n, char sep) {
-  for (uint64_t c = 0; c < n; ++c) {
-    if constexpr (std::is_signed_v<T>) {
-      const int64_t x = v[c];
-      if (x == kIntFill) break;
-      if (c > 0) *p++ = sep;
-      if (x == kIntMissing) {
-        *p++ = '.';
-      } else {
-        p = WriteInt(p, x);
-      }
-    } else {
-      if (c > 0) *p++ = sep;
-      p = WriteUnsigned(p, v[c]);
-    }
-  }
-  return p;
-}
+using vcf::kMaxIntChars;
+using vcf::PutInts;
+using vcf::WriteUnsigned;
 
 template <typename T>
 void WriteInts(const DenseBlock& b, uint64_t first, uint64_t n, char sep, Out* out) {
   out->Commit(PutInts(out->Reserve(n * kMaxIntChars), b.data<T>() + first, n, sep));
-}
-
-// The integer types the per-sample fast path writes, and the widest value of each.
-bool IsIntType(DType t) { return IsSignedInt(t) || IsUnsignedInt(t) || t == DType::kBool; }
-uint64_t MaxChars(DType t) {
-  switch (t) {
-    case DType::kInt8: return 4;
-    case DType::kUInt8: case DType::kBool: return 3;
-    case DType::kInt16: return 6;
-    case DType::kUInt16: return 5;
-    case DType::kInt32: return 11;
-    case DType::kUInt32: return 10;
-    default: return 20;
-  }
-}
-
-// Entry `index` (values [index·n, index·n + n)) of an integer block, dispatched on its type.
-inline char* PutIntEntry(char* p, const DenseBlock& b, uint64_t index, uint64_t n, char sep) {
-  const uint64_t first = index * n;
-  switch (b.dtype) {
-    case DType::kInt8: return PutInts(p, b.data<int8_t>() + first, n, sep);
-    case DType::kInt16: return PutInts(p, b.data<int16_t>() + first, n, sep);
-    case DType::kInt32: return PutInts(p, b.data<int32_t>() + first, n, sep);
-    case DType::kInt64: return PutInts(p, b.data<int64_t>() + first, n, sep);
-    case DType::kUInt16: return PutInts(p, b.data<uint16_t>() + first, n, sep);
-    case DType::kUInt32: return PutInts(p, b.data<uint32_t>() + first, n, sep);
-    case DType::kUInt64: return PutInts(p, b.data<uint64_t>() + first, n, sep);
-    default: return PutInts(p, b.data<uint8_t>() + first, n, sep);  // kUInt8, kBool
-  }
 }
 
 // What PutInts writes for `entries` consecutive entries of n values each, counted: the sizing
@@ -425,6 +345,7 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
     per_sample.push_back(ns ? f.row_elems / ns : 0);
   }
   std::vector<size_t> active;  // FORMAT fields present in the current row
+  std::vector<vcf::IntColumn> columns;
   const EntryWriter gt_writer = b.genotype ? WriterFor(b.genotype->dtype) : nullptr;
 
   for (uint64_t row = 0; row < b.count; ++row) {
@@ -558,36 +479,27 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
           o.Put(s.format()[j].key);
         }
         active.clear();
-        bool all_ints = !gt_present || IsIntType(b.genotype->dtype);
-        uint64_t sample_max = 1 + (gt_present ? ploidy * (MaxChars(b.genotype->dtype) + 1) : 0);
+        bool all_ints = !gt_present || vcf::IsIntType(b.genotype->dtype);
         for (size_t j = 0; j < b.format.size(); ++j) {
           if (!present[j]) continue;
           active.push_back(j);
-          all_ints = all_ints && IsIntType(b.format[j].dtype);
-          sample_max += 1 + per_sample[j] * (MaxChars(b.format[j].dtype) + 1);
+          all_ints = all_ints && vcf::IsIntType(b.format[j].dtype);
         }
         if (all_ints && measured != nullptr) {  // sizing: the sample columns counted, not written
           uint64_t len = ns * ((gt_present ? 1 : 0) + active.size());  // '\t' and ':'s
           if (gt_present) len += IntEntriesLength(*b.genotype, row * ns, ns, ploidy);
           for (size_t j : active) len += IntEntriesLength(b.format[j], row * ns, ns, per_sample[j]);
           *measured += len;
-        } else if (all_ints) {  // the common case: every sample in one reservation, no indirect calls
-          char* p = o.Reserve(ns * sample_max);
-          for (uint64_t smp = 0; smp < ns; ++smp) {
-            *p++ = '\t';
-            bool first_value = true;
-            if (gt_present) {
-              const bool phased = b.phased && b.phased->raw()[row * ns + smp] != 0;
-              p = PutIntEntry(p, *b.genotype, row * ns + smp, ploidy, phased ? '|' : '/');
-              first_value = false;
-            }
-            for (size_t j : active) {
-              if (!first_value) *p++ = ':';
-              first_value = false;
-              p = PutIntEntry(p, b.format[j], row * ns + smp, per_sample[j], ',');
-            }
+        } else if (all_ints) {  // the common case: field by field into slots, then interleaved
+          columns.clear();
+          if (gt_present) columns.push_back({b.genotype->dtype, b.genotype->raw() + row * ns * ploidy * b.genotype->elem_size, ploidy});
+          for (size_t j : active) {
+            const DenseBlock& f = b.format[j];
+            columns.push_back({f.dtype, f.raw() + row * ns * per_sample[j] * f.elem_size, per_sample[j]});
           }
-          o.Commit(p);
+          const uint8_t* phased = gt_present && b.phased ? reinterpret_cast<const uint8_t*>(b.phased->raw()) + row * ns : nullptr;
+          char* p = o.Reserve(vcf::IntSamplesBound(columns.data(), columns.size(), ns));
+          o.Commit(vcf::WriteIntSamples(p, columns.data(), columns.size(), ns, gt_present, phased));
         }
         for (uint64_t smp = 0; smp < ns && !all_ints; ++smp) {
           o.Put('\t');
