@@ -28,7 +28,13 @@ std::vector<int64_t> Edges() {
   if (std::is_signed_v<T>) e.push_back(static_cast<int64_t>(std::numeric_limits<T>::min()) + 1);
   std::vector<int64_t> in_range;
   for (int64_t v : e) {
-    if (static_cast<T>(v) == v || (std::is_same_v<T, uint64_t> && v >= 0)) in_range.push_back(v);
+    bool fits;
+    if constexpr (std::is_same_v<T, uint64_t>) {
+      fits = v >= 0;
+    } else {
+      fits = static_cast<int64_t>(static_cast<T>(v)) == v;
+    }
+    if (fits) in_range.push_back(v);
   }
   return in_range;
 }
