@@ -54,7 +54,7 @@ uint64_t CachePool::Shed(uint64_t bytes) {
   {
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock()) return 0;
-    for (std::list<CacheKey>* list : {&probation_list_, &protected_list_}) {
+    for (std::list<CacheKey>* list : {&probation_list_, &ahead_list_, &protected_list_}) {
       for (auto pos = list->end(); pos != list->begin() && freed < bytes;) {
         --pos;
         auto it = entries_.find(*pos);
@@ -80,6 +80,7 @@ CacheStats CachePool::Stats() const {
   s.probation = probation_;
   s.protected_ = protected_;
   s.ghost_entries = ghosts_.size();
+  s.ahead_bytes = ahead_bytes_;
   return s;
 }
 
@@ -93,6 +94,7 @@ Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::
   SegmentStats& seg = SegmentOf(e.segment);
   seg.bytes -= e.value.bytes;
   --seg.entries;
+  if (e.segment == Segment::kAhead) ahead_bytes_ -= e.value.bytes;
   stats_.bytes -= e.value.bytes;
   --stats_.entries;
   if (!erase) {
@@ -126,37 +128,48 @@ void CachePool::RememberLocked(const CacheKey& key, uint64_t bytes) {
   }
 }
 
-// Probation first holds at most its share (but always its newest entry: one larger than the
-// share still reaches its reader's next read); then the budget is kept by dropping the least
-// recently used protected entries, and probation's oldest if protected is empty. Entries no
-// reader holds are freed here, under the lock, as before (an arena free is short).
+// Probation's read and seeded entries first hold at most its share (but always its newest
+// entry: one larger than the share still reaches its reader's next read), and read-ahead not yet
+// read at most half the budget; then the budget is kept by dropping the least recently used
+// protected entries, then probation's oldest, then read-ahead's. Entries no reader holds are
+// freed here, under the lock, as before (an arena free is short).
+void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
+  ListOf(e->segment).erase(e->pos);
+  SegmentOf(e->segment).bytes -= e->value.bytes;
+  --SegmentOf(e->segment).entries;
+  if (e->segment == Segment::kAhead) ahead_bytes_ -= e->value.bytes;
+  e->segment = to;
+  ListOf(to).push_front(key);
+  e->pos = ListOf(to).begin();
+  SegmentOf(to).bytes += e->value.bytes;
+  ++SegmentOf(to).entries;
+  if (to == Segment::kAhead) ahead_bytes_ += e->value.bytes;
+}
+
 void CachePool::EvictLocked() {
-  while (probation_.bytes > probation_budget_ && probation_list_.size() > 1) {
+  while (probation_.bytes - ahead_bytes_ > probation_budget_ && probation_list_.size() > 1) {
     auto it = entries_.find(probation_list_.back());
     if (policy_ == CachePolicy::kS3Fifo && it->second.again) {  // read again while in probation
-      Entry& e = it->second;
-      probation_list_.erase(e.pos);
-      probation_.bytes -= e.value.bytes;
-      --probation_.entries;
-      protected_list_.push_front(it->first);
-      e.pos = protected_list_.begin();
-      e.segment = Segment::kProtected;
-      e.again = false;
-      protected_.bytes += e.value.bytes;
-      ++protected_.entries;
+      it->second.again = false;
+      MoveLocked(&it->second, it->first, Segment::kProtected);
       ++stats_.promotions;
       continue;
     }
     (void)DropLocked(it, /*erase=*/false);
   }
+  while (ahead_bytes_ > budget_ / 2 && ahead_list_.size() > 1) {
+    (void)DropLocked(entries_.find(ahead_list_.back()), /*erase=*/false);
+  }
   while (stats_.bytes > budget_) {
-    std::list<CacheKey>& from = !protected_list_.empty() ? protected_list_ : probation_list_;
+    std::list<CacheKey>& from = !protected_list_.empty() ? protected_list_
+                                : !probation_list_.empty() ? probation_list_
+                                                           : ahead_list_;
     if (from.empty()) break;
     (void)DropLocked(entries_.find(from.back()), /*erase=*/false);
   }
 }
 
-void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool protect) {
+void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool protect, bool ahead) {
   if (entries_.count(key) != 0) return;
   if (value.bytes > max_entry_) {
     ++stats_.uncached;
@@ -170,12 +183,13 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool p
       ghosts_.erase(g);
     }
   }
-  const Segment segment = protect ? Segment::kProtected : Segment::kProbation;
+  const Segment segment = protect ? Segment::kProtected : read || !ahead ? Segment::kProbation : Segment::kAhead;
   std::list<CacheKey>& list = ListOf(segment);
   list.push_front(key);
   SegmentStats& seg = SegmentOf(segment);
   seg.bytes += value.bytes;
   ++seg.entries;
+  if (segment == Segment::kAhead) ahead_bytes_ += value.bytes;
   stats_.bytes += value.bytes;
   ++stats_.entries;
   Entry e;
@@ -191,7 +205,7 @@ void CachePool::Insert(const CacheKey& key, Buffer value) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t bytes = arena::Footprint(value->data(), value->size());
-    InsertLocked(key, Sized{std::move(value), bytes}, /*read=*/false, /*protect=*/false);
+    InsertLocked(key, Sized{std::move(value), bytes}, /*read=*/false, /*protect=*/false, /*ahead=*/false);
   }
   MaybeReleaseMemory();
 }
@@ -283,6 +297,12 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
         protected_list_.splice(protected_list_.begin(), protected_list_, e.pos);
       } else if (!e.read) {
         e.read = true;  // read-ahead or the sizing pass made it: this is its first read
+        if (e.segment == Segment::kAhead) {  // now in probation's share
+          MoveLocked(&e, key, Segment::kProbation);
+          Object value = e.value.value;
+          EvictLocked();  // `e` itself is probation's newest: it stays
+          return value;
+        }
       } else {
         e.again = true;  // kS3Fifo promotes it when it leaves probation; 2Q does not
       }
@@ -336,7 +356,7 @@ Result<Sized> CachePool::RunComputation(const CacheKey& key, const ComputeObject
     auto p = in_flight_.find(key);
     const bool read = p->second.read, protect = p->second.protect;
     in_flight_.erase(p);
-    if (result.ok()) InsertLocked(key, *result, read, protect);
+    if (result.ok()) InsertLocked(key, *result, read, protect, /*ahead=*/true);
   }
   promise->set_value(result);
   MaybeReleaseMemory();

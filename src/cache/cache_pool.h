@@ -53,6 +53,7 @@ struct CacheStats {
   // again after they left probation (their misses are ghost hits), LRU.
   SegmentStats probation;
   SegmentStats protected_;
+  uint64_t ahead_bytes = 0;    // of probation's bytes, read-ahead not read yet
   uint64_t promotions = 0;     // kS3Fifo: entries moved from probation to protected
   uint64_t ghost_entries = 0;  // keys remembered after they left probation having been read
   uint64_t ghost_hits = 0;     // computations of a remembered key (they enter protected)
@@ -104,12 +105,17 @@ class CachePool {
   uint64_t NewOwnerId();
   uint64_t budget() const { return budget_; }
   CachePolicy policy() const { return policy_; }
-  // Bytes probation may hold (a quarter of the budget; kS3Fifo a tenth; kLru the budget).
+  // Bytes probation's read and seeded entries may hold (a quarter of the budget; kS3Fifo a
+  // tenth; kLru the budget). Read-ahead not yet read may hold up to half the budget besides.
   uint64_t probation_budget() const { return probation_budget_; }
   CacheStats Stats() const;
 
  private:
-  enum class Segment : uint8_t { kProbation, kProtected };
+  // kAhead: made by read-ahead and not read yet, outside probation's share (bounded by the
+  // prefetcher's window, at most half the budget), so that a chunk rendered ahead is not
+  // dropped before its reader gets to it; its first read moves it to probation. Counted as
+  // probation in the stats.
+  enum class Segment : uint8_t { kAhead, kProbation, kProtected };
   struct Entry {
     Sized value;
     Segment segment = Segment::kProbation;
@@ -128,7 +134,8 @@ class CachePool {
     std::list<CacheKey>::iterator pos;
   };
 
-  void InsertLocked(const CacheKey& key, Sized value, bool read, bool protect);  // requires mu_
+  // `ahead`: made by a computation, which read-ahead started unless `read`.
+  void InsertLocked(const CacheKey& key, Sized value, bool read, bool protect, bool ahead);  // requires mu_
   Result<Sized> RunComputation(const CacheKey& key, const ComputeObject& compute,
                                std::promise<Result<Sized>>* promise);
   static ComputeObject FromString(const Compute& compute);
@@ -138,8 +145,11 @@ class CachePool {
   // leaves its key in the ghost list. Returns the object for the caller to destroy outside mu_.
   Object DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase);
   void RememberLocked(const CacheKey& key, uint64_t bytes);  // requires mu_
-  SegmentStats& SegmentOf(Segment s) { return s == Segment::kProbation ? probation_ : protected_; }
-  std::list<CacheKey>& ListOf(Segment s) { return s == Segment::kProbation ? probation_list_ : protected_list_; }
+  SegmentStats& SegmentOf(Segment s) { return s == Segment::kProtected ? protected_ : probation_; }
+  std::list<CacheKey>& ListOf(Segment s) {
+    return s == Segment::kProtected ? protected_list_ : s == Segment::kAhead ? ahead_list_ : probation_list_;
+  }
+  void MoveLocked(Entry* e, const CacheKey& key, Segment to);  // requires mu_
   void MaybeReleaseMemory();                             // not under mu_
 
   const uint64_t budget_;
@@ -149,6 +159,8 @@ class CachePool {
   mutable std::mutex mu_;
   std::unordered_map<CacheKey, Entry, CacheKeyHash> entries_;
   std::unordered_map<CacheKey, Pending, CacheKeyHash> in_flight_;
+  std::list<CacheKey> ahead_list_;      // front = newest (FIFO)
+  uint64_t ahead_bytes_ = 0;
   std::list<CacheKey> probation_list_;  // front = newest (FIFO)
   std::list<CacheKey> protected_list_;  // front = most recently used
   // Keys that left probation after a reader took them, newest first, with their bytes; at most

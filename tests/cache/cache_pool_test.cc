@@ -250,8 +250,9 @@ TEST(CachePoolTest, ASecondReadAfterProbationPromotes) {
 
 TEST(CachePoolTest, ReadAheadAndSeedingAreNotReads) {
   CachePool pool(1000);
-  auto push_out = [&](uint64_t from) {
+  auto push_out = [&](uint64_t from) {  // seeds fill probation, read-ahead its own room
     for (uint64_t i = from; i < from + 3; ++i) pool.Insert(Scan(i), std::make_shared<const std::string>(100, 'p'));
+    for (uint64_t i = from + 100; i < from + 105; ++i) pool.Warm(Scan(i), Hundred);
   };
   pool.Warm(Key(1), Hundred);                                    // read ahead, never read
   pool.Insert(Key(2), std::make_shared<const std::string>(100, 'i'));  // seeded, never read
@@ -325,6 +326,25 @@ TEST(CachePoolTest, ShedTakesProbationFirst) {
   EXPECT_EQ(pool.Shed(150), 100u);
   EXPECT_FALSE(pool.Contains(Key(1)));
   EXPECT_EQ(pool.Stats().protected_.evictions, 1u);
+}
+
+TEST(CachePoolTest, ReadAheadBeyondProbationReachesItsReader) {
+  CachePool pool(1000);  // probation: 250 bytes; read-ahead not read yet: up to 500 besides
+  int calls = 0;
+  auto counted = [&]() -> Result<std::string> { ++calls; return Hundred(); };
+  ASSERT_TRUE(pool.GetOrCompute(Key(0), counted).ok());
+  for (uint64_t k = 1; k <= 4; ++k) pool.Warm(Key(k), counted);  // 400 bytes ahead of the reader
+  EXPECT_EQ(pool.Stats().ahead_bytes, 400u);
+  for (uint64_t k = 1; k <= 4; ++k) ASSERT_TRUE(pool.GetOrCompute(Key(k), counted).ok());
+  EXPECT_EQ(calls, 5) << "nothing rendered ahead was dropped before its read";
+  const CacheStats s = pool.Stats();
+  EXPECT_EQ(s.ahead_bytes, 0u);
+  EXPECT_LE(s.probation.bytes, 250u);
+  EXPECT_EQ(s.probation.hits, 4u);
+  // Read-ahead nobody reads is bounded too, and leaves no ghost.
+  for (uint64_t k = 10; k < 30; ++k) pool.Warm(Key(k), counted);
+  EXPECT_LE(pool.Stats().ahead_bytes, 500u);
+  EXPECT_EQ(pool.Stats().ghost_entries, 3u);  // Keys 0..2, read and gone
 }
 
 // The S3-FIFO variant (benchmarks only): a key read again while in probation is promoted when
