@@ -144,6 +144,7 @@ void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
   SegmentOf(to).bytes += e->value.bytes;
   ++SegmentOf(to).entries;
   if (to == Segment::kAhead) ahead_bytes_ += e->value.bytes;
+  if (to == Segment::kProbation) probation_clock_ += e->value.bytes;
 }
 
 void CachePool::EvictLocked() {
@@ -190,9 +191,11 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool p
   seg.bytes += value.bytes;
   ++seg.entries;
   if (segment == Segment::kAhead) ahead_bytes_ += value.bytes;
+  if (segment == Segment::kProbation) probation_clock_ += value.bytes;
   stats_.bytes += value.bytes;
   ++stats_.entries;
   Entry e;
+  e.read_at = probation_clock_;
   e.value = std::move(value);
   e.segment = segment;
   e.read = read;
@@ -299,12 +302,17 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
         e.read = true;  // read-ahead or the sizing pass made it: this is its first read
         if (e.segment == Segment::kAhead) {  // now in probation's share
           MoveLocked(&e, key, Segment::kProbation);
+          e.read_at = probation_clock_;
           Object value = e.value.value;
           EvictLocked();  // `e` itself is probation's newest: it stays
           return value;
         }
-      } else {
-        e.again = true;  // kS3Fifo promotes it when it leaves probation; 2Q does not
+        e.read_at = probation_clock_;
+      } else if (policy_ == CachePolicy::kS3Fifo) {
+        e.again = true;  // promoted when it leaves probation
+      } else if (probation_clock_ - e.read_at >= probation_budget_ / 2) {
+        MoveLocked(&e, key, Segment::kProtected);  // a second read, not the first one's sequel
+        ++stats_.promotions;
       }
       return e.value.value;
     }

@@ -1,6 +1,6 @@
 // One byte-budgeted cache of immutable shared buffers for the whole daemon, scan-resistant (2Q:
 // a FIFO probationary segment of a quarter of the budget, a protected LRU segment entered only by
-// a key read again after it left probation; docs/cache.md). Get-or-compute is single-flight:
+// a key read a second time, not merely again by the same sequential reader; docs/cache.md). Get-or-compute is single-flight:
 // concurrent misses on one key wait for one computation. Errors are not cached. Buffers stay
 // alive through shared ownership while readers hold them, even after eviction.
 #pragma once
@@ -54,7 +54,7 @@ struct CacheStats {
   SegmentStats probation;
   SegmentStats protected_;
   uint64_t ahead_bytes = 0;    // of probation's bytes, read-ahead not read yet
-  uint64_t promotions = 0;     // kS3Fifo: entries moved from probation to protected
+  uint64_t promotions = 0;     // entries moved from probation to protected by a second read
   uint64_t ghost_entries = 0;  // keys remembered after they left probation having been read
   uint64_t ghost_hits = 0;     // computations of a remembered key (they enter protected)
 };
@@ -121,6 +121,7 @@ class CachePool {
     Segment segment = Segment::kProbation;
     bool read = false;   // a reader (not read-ahead, not the sizing pass) has taken it
     bool again = false;  // kS3Fifo: taken again after its first read while in probation
+    uint64_t read_at = 0;  // probation_clock_ at its first read
     std::list<CacheKey>::iterator pos;
   };
   using Flight = std::shared_future<Result<Sized>>;
@@ -162,6 +163,10 @@ class CachePool {
   std::list<CacheKey> ahead_list_;      // front = newest (FIFO)
   uint64_t ahead_bytes_ = 0;
   std::list<CacheKey> probation_list_;  // front = newest (FIFO)
+  // Bytes that have entered probation so far (new entries, and read-ahead at its first read): a
+  // read of an entry at least half probation's share after its first read is a second read,
+  // earlier ones are the same reader's (the kernel's several requests within one chunk).
+  uint64_t probation_clock_ = 0;
   std::list<CacheKey> protected_list_;  // front = most recently used
   // Keys that left probation after a reader took them, newest first, with their bytes; at most
   // a budget's worth of bytes is remembered (keys only, no data).

@@ -248,6 +248,23 @@ TEST(CachePoolTest, ASecondReadAfterProbationPromotes) {
   EXPECT_EQ(s.bytes, s.probation.bytes + s.protected_.bytes);
 }
 
+TEST(CachePoolTest, ASecondReadInProbationPromotesOnceHalfItsShareWentBy) {
+  CachePool pool(10000);  // probation: 2500 bytes
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  for (uint64_t i = 0; i < 12; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // 1 200 bytes later: the same reader's
+  EXPECT_EQ(pool.Stats().protected_.entries, 0u);
+  EXPECT_EQ(pool.Stats().promotions, 0u);
+  ASSERT_TRUE(pool.GetOrCompute(Scan(12), Hundred).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // 1 300 bytes later: a second read
+  CacheStats s = pool.Stats();
+  EXPECT_EQ(s.promotions, 1u);
+  EXPECT_EQ(s.protected_.entries, 1u);
+  EXPECT_EQ(s.probation.hits, 2u);
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  EXPECT_EQ(pool.Stats().protected_.hits, 1u);
+}
+
 TEST(CachePoolTest, ReadAheadAndSeedingAreNotReads) {
   CachePool pool(1000);
   auto push_out = [&](uint64_t from) {  // seeds fill probation, read-ahead its own room
