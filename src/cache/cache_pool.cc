@@ -20,7 +20,7 @@ uint64_t ProbationBudget(uint64_t budget, CachePolicy policy) {
     case CachePolicy::kS3Fifo: return budget / 10;
     case CachePolicy::kTwoQ: break;
   }
-  return budget / 4;
+  return budget / 8;
 }
 }  // namespace
 
@@ -191,7 +191,7 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool p
   seg.bytes += value.bytes;
   ++seg.entries;
   if (segment == Segment::kAhead) ahead_bytes_ += value.bytes;
-  if (segment == Segment::kProbation) probation_clock_ += value.bytes;
+  if (segment != Segment::kAhead) probation_clock_ += value.bytes;
   stats_.bytes += value.bytes;
   ++stats_.entries;
   Entry e;

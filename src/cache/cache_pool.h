@@ -1,5 +1,5 @@
 // One byte-budgeted cache of immutable shared buffers for the whole daemon, scan-resistant (2Q:
-// a FIFO probationary segment of a quarter of the budget, a protected LRU segment entered only by
+// a FIFO probationary segment of an eighth of the budget, a protected LRU segment entered only by
 // a key read a second time, not merely again by the same sequential reader; docs/cache.md). Get-or-compute is single-flight:
 // concurrent misses on one key wait for one computation. Errors are not cached. Buffers stay
 // alive through shared ownership while readers hold them, even after eviction.
@@ -105,7 +105,7 @@ class CachePool {
   uint64_t NewOwnerId();
   uint64_t budget() const { return budget_; }
   CachePolicy policy() const { return policy_; }
-  // Bytes probation's read and seeded entries may hold (a quarter of the budget; kS3Fifo a
+  // Bytes probation's read and seeded entries may hold (an eighth of the budget; kS3Fifo a
   // tenth; kLru the budget). Read-ahead not yet read may hold up to half the budget besides.
   uint64_t probation_budget() const { return probation_budget_; }
   CacheStats Stats() const;
@@ -163,8 +163,8 @@ class CachePool {
   std::list<CacheKey> ahead_list_;      // front = newest (FIFO)
   uint64_t ahead_bytes_ = 0;
   std::list<CacheKey> probation_list_;  // front = newest (FIFO)
-  // Bytes that have entered probation so far (new entries, and read-ahead at its first read): a
-  // read of an entry at least half probation's share after its first read is a second read,
+  // Bytes admitted so far (entries computed or seeded, read-ahead at its first read): a read of a
+  // probationary entry at least half probation's share after its first read is a second read,
   // earlier ones are the same reader's (the kernel's several requests within one chunk).
   uint64_t probation_clock_ = 0;
   std::list<CacheKey> protected_list_;  // front = most recently used
