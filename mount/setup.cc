@@ -173,7 +173,7 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
       out << "cache: " << c.bytes << " of " << s.pool->budget() << " bytes in " << c.entries << " entries; "
           << c.hits << " hits, " << c.misses << " misses, " << c.waits << " waits, " << c.evictions
           << " evictions, " << c.uncached << " too large to keep\n";
-      // Per segment (docs/cache.md): probation takes new keys (FIFO, a quarter of the budget);
+      // Per segment (docs/cache.md): probation takes new keys (FIFO, an eighth of the budget);
       // protected, keys read again after they left probation (LRU). Protected misses are those
       // re-reads; ghosts are the keys remembered for them.
       const char* policy = s.pool->policy() == cache::CachePolicy::kLru      ? "lru"
