@@ -128,11 +128,6 @@ void CachePool::RememberLocked(const CacheKey& key, uint64_t bytes) {
   }
 }
 
-// Probation's read and seeded entries first hold at most its share (but always its newest
-// entry: one larger than the share still reaches its reader's next read), and read-ahead not yet
-// read at most half the budget; then the budget is kept by dropping the least recently used
-// protected entries, then probation's oldest, then read-ahead's. Entries no reader holds are
-// freed here, under the lock, as before (an arena free is short).
 void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
   ListOf(e->segment).erase(e->pos);
   SegmentOf(e->segment).bytes -= e->value.bytes;
@@ -147,6 +142,11 @@ void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
   if (to == Segment::kProbation) probation_clock_ += e->value.bytes;
 }
 
+// Probation's read and seeded entries first hold at most its share (but always its newest
+// entry: one larger than the share still reaches its reader's next read), and read-ahead not yet
+// read at most half the budget; then the budget is kept by dropping the least recently used
+// protected entries, then probation's oldest, then read-ahead's. Entries no reader holds are
+// freed here, under the lock, as before (an arena free is short).
 void CachePool::EvictLocked() {
   while (probation_.bytes - ahead_bytes_ > probation_budget_ && probation_list_.size() > 1) {
     auto it = entries_.find(probation_list_.back());
