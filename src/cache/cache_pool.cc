@@ -204,11 +204,11 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool p
   EvictLocked();
 }
 
-void CachePool::Insert(const CacheKey& key, Buffer value) {
+void CachePool::Insert(const CacheKey& key, Buffer value, bool ahead) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t bytes = arena::Footprint(value->data(), value->size());
-    InsertLocked(key, Sized{std::move(value), bytes}, /*read=*/false, /*protect=*/false, /*ahead=*/false);
+    InsertLocked(key, Sized{std::move(value), bytes}, /*read=*/false, /*protect=*/false, ahead);
   }
   MaybeReleaseMemory();
 }

@@ -85,8 +85,10 @@ class CachePool {
   bool ContainsOrPending(const CacheKey& key) const;
 
   // Inserts a computed value (e.g. seeded by a sizing pass); replaces nothing already present.
-  // Like Warm, not a read: the entry starts in probation and leaves no ghost unless read.
-  void Insert(const CacheKey& key, Buffer value);
+  // Not a read: the entry starts in probation and leaves no ghost unless read. `ahead`: made for
+  // a reader who will read it soon (a block fetched with its neighbours), kept like read-ahead,
+  // outside probation's share until its first read.
+  void Insert(const CacheKey& key, Buffer value, bool ahead = false);
   bool Contains(const CacheKey& key) const;
   // Drops every entry of `owner` (a store that changed on disk).
   void EraseOwner(uint64_t owner);

@@ -373,10 +373,17 @@ TEST(CachePoolTest, ReadAheadBeyondProbationReachesItsReader) {
   EXPECT_EQ(s.ahead_bytes, 0u);
   EXPECT_LE(s.probation.bytes, 250u);
   EXPECT_EQ(s.probation.hits, 4u);
+  // A block inserted with its neighbours for a reader (the remote block cache) waits likewise.
+  for (uint64_t k = 5; k <= 8; ++k) pool.Insert(Key(k), std::make_shared<const std::string>(100, 'b'), /*ahead=*/true);
+  EXPECT_EQ(pool.Stats().ahead_bytes, 400u);
+  for (uint64_t k = 5; k <= 8; ++k) EXPECT_TRUE(pool.Contains(Key(k))) << k;
+  for (uint64_t k = 5; k <= 8; ++k) ASSERT_TRUE(pool.GetOrCompute(Key(k), counted).ok());
+  EXPECT_EQ(calls, 5);
+  EXPECT_EQ(pool.Stats().ahead_bytes, 0u);
   // Read-ahead nobody reads is bounded too, and leaves no ghost.
   for (uint64_t k = 10; k < 30; ++k) pool.Warm(Key(k), counted);
   EXPECT_LE(pool.Stats().ahead_bytes, 1000u);
-  EXPECT_EQ(pool.Stats().ghost_entries, 3u);  // Keys 0..2, read and gone
+  EXPECT_EQ(pool.Stats().ghost_entries, 7u);  // Keys 0..6, read and gone
 }
 
 // The S3-FIFO variant (benchmarks only): a key read again while in probation is promoted when
