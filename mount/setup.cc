@@ -179,8 +179,8 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
       const char* policy = s.pool->policy() == cache::CachePolicy::kLru      ? "lru"
                            : s.pool->policy() == cache::CachePolicy::kS3Fifo ? "s3fifo"
                                                                              : "2q";
-      out << "cache probation: " << c.probation.bytes << " of " << s.pool->probation_budget() << " bytes in "
-          << c.probation.entries << " entries; " << c.probation.hits << " hits, " << c.probation.misses
+      out << "cache probation: " << c.probation.bytes - c.ahead_bytes << " of " << s.pool->probation_budget()
+          << " bytes and " << c.ahead_bytes << " bytes read ahead, not read yet, in " << c.probation.entries << " entries; " << c.probation.hits << " hits, " << c.probation.misses
           << " misses, " << c.probation.evictions << " evictions\n"
           << "cache protected: " << c.protected_.bytes << " bytes in " << c.protected_.entries << " entries; "
           << c.protected_.hits << " hits, " << c.protected_.misses << " misses, " << c.protected_.evictions
