@@ -143,6 +143,16 @@ void ReclaimForArena(cache::CachePool* pool) {
   if (ArenaMode() != "noreclaim") pool->ReclaimForArena();
 }
 
+// The decode cache's policy (cache/cache_pool.h): 2Q, the daemon's; OMICSFS_CACHE_POLICY=lru
+// (the single LRU of before issue 28) or =s3fifo are for benchmarks (bench/cache).
+cache::CachePolicy CachePolicyFromEnv() {
+  const char* p = std::getenv("OMICSFS_CACHE_POLICY");
+  const std::string m = p ? p : "";
+  if (m == "lru") return cache::CachePolicy::kLru;
+  if (m == "s3fifo") return cache::CachePolicy::kS3Fifo;
+  return cache::CachePolicy::kTwoQ;
+}
+
 // Read-ahead workers: one more than the cores, so rendering keeps every core busy while FUSE
 // threads block in the kernel (measured: datg cat 309 → 482 MB/s on 2 cores).
 // Read-ahead workers: threads=N, else one per core and one more (a worker waits on the cache's
@@ -186,7 +196,7 @@ bool WriteAll(int fd, const char* p, size_t n) {
 
 int RunLs(const Options& o) {
   Quiet(o);
-  cache::CachePool pool(o.cache_size);
+  cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   vfs::DiscoverOptions d = DiscoverOptionsFor(o, "", &pool, nullptr, nullptr);
   io::RemoteSource remote;
   if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
@@ -228,7 +238,7 @@ int RunCat(const Options& o) {
   ConfigureArena(o);
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
-  cache::CachePool pool(o.cache_size);
+  cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
   prefetcher.Start(Workers(o));
@@ -277,7 +287,7 @@ int RunIndex(const Options& o) {
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
   if (index_dir->empty()) return Fail(kExitUsage, "index: no index_dir to write to (name one with -o index_dir=DIR)");
-  cache::CachePool pool(o.cache_size);
+  cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   text::IndexStore index(*index_dir, o.rebuild_index);
   text::SizingOptions::Progress progress;
   vfs::DiscoverOptions d = DiscoverOptionsFor(o, *index_dir, &pool, nullptr, &index);
@@ -407,7 +417,7 @@ int RunMount(const Options& o, const char* argv0) {
     }
   }
 
-  cache::CachePool pool(o.cache_size);
+  cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
   text::IndexStore index(*index_dir, o.rebuild_index);

@@ -173,6 +173,19 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
       out << "cache: " << c.bytes << " of " << s.pool->budget() << " bytes in " << c.entries << " entries; "
           << c.hits << " hits, " << c.misses << " misses, " << c.waits << " waits, " << c.evictions
           << " evictions, " << c.uncached << " too large to keep\n";
+      // Per segment (docs/cache.md): probation takes new keys (FIFO, an eighth of the budget);
+      // protected, keys read again after they left probation (LRU). Protected misses are those
+      // re-reads; ghosts are the keys remembered for them.
+      const char* policy = s.pool->policy() == cache::CachePolicy::kLru      ? "lru"
+                           : s.pool->policy() == cache::CachePolicy::kS3Fifo ? "s3fifo"
+                                                                             : "2q";
+      out << "cache probation: " << c.probation.bytes - c.ahead_bytes << " of " << s.pool->probation_budget()
+          << " bytes and " << c.ahead_bytes << " bytes read ahead, not read yet, in " << c.probation.entries << " entries; " << c.probation.hits << " hits, " << c.probation.misses
+          << " misses, " << c.probation.evictions << " evictions\n"
+          << "cache protected: " << c.protected_.bytes << " bytes in " << c.protected_.entries << " entries; "
+          << c.protected_.hits << " hits, " << c.protected_.misses << " misses, " << c.protected_.evictions
+          << " evictions; " << c.ghost_entries << " ghost keys, " << c.ghost_hits << " ghost hits, "
+          << c.promotions << " promotions; policy " << policy << "\n";
     }
     const arena::Stats a = arena::GetStats();
     out << "arena: " << (a.enabled ? (a.huge_pages ? "huge pages" : "4 KiB pages") : "off") << ", " << a.carved

@@ -9,12 +9,26 @@
 #include <algorithm>
 #include <cstdio>
 #include <new>
+#include <vector>
 
 namespace omicsfs::cache {
 
-CachePool::CachePool(uint64_t budget_bytes, double max_entry_fraction)
+namespace {
+uint64_t ProbationBudget(uint64_t budget, CachePolicy policy) {
+  switch (policy) {
+    case CachePolicy::kLru: return budget;
+    case CachePolicy::kS3Fifo: return budget / 10;
+    case CachePolicy::kTwoQ: break;
+  }
+  return budget / 8;
+}
+}  // namespace
+
+CachePool::CachePool(uint64_t budget_bytes, double max_entry_fraction, CachePolicy policy)
     : budget_(budget_bytes),
-      max_entry_(static_cast<uint64_t>(static_cast<double>(budget_bytes) * max_entry_fraction)) {}
+      max_entry_(static_cast<uint64_t>(static_cast<double>(budget_bytes) * max_entry_fraction)),
+      policy_(policy),
+      probation_budget_(ProbationBudget(budget_bytes, policy)) {}
 
 namespace {
 std::atomic<CachePool*> g_arena_pool{nullptr};
@@ -40,17 +54,16 @@ uint64_t CachePool::Shed(uint64_t bytes) {
   {
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock()) return 0;
-    for (auto pos = lru_.end(); pos != lru_.begin() && freed < bytes;) {
-      --pos;
-      auto it = entries_.find(*pos);
-      if (it->second.value.value.use_count() > 1) continue;  // a reader holds it: frees nothing
-      freed += it->second.value.bytes;
-      stats_.bytes -= it->second.value.bytes;
-      ++stats_.evictions;
-      --stats_.entries;
-      dropped.push_back(std::move(it->second.value.value));
-      entries_.erase(it);
-      pos = lru_.erase(pos);
+    for (std::list<CacheKey>* list : {&probation_list_, &ahead_list_, &protected_list_}) {
+      for (auto pos = list->end(); pos != list->begin() && freed < bytes;) {
+        --pos;
+        auto it = entries_.find(*pos);
+        if (it->second.value.value.use_count() > 1) continue;  // a reader holds it: frees nothing
+        freed += it->second.value.bytes;
+        const CacheKey key = *pos;
+        ++pos;  // DropLocked erases the node; `pos` stays valid one past it
+        dropped.push_back(DropLocked(entries_.find(key), /*erase=*/false));
+      }
     }
   }
   return freed;
@@ -63,7 +76,12 @@ uint64_t CachePool::NewOwnerId() {
 
 CacheStats CachePool::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  CacheStats s = stats_;
+  s.probation = probation_;
+  s.protected_ = protected_;
+  s.ghost_entries = ghosts_.size();
+  s.ahead_bytes = ahead_bytes_;
+  return s;
 }
 
 bool CachePool::Contains(const CacheKey& key) const {
@@ -71,36 +89,126 @@ bool CachePool::Contains(const CacheKey& key) const {
   return entries_.count(key) != 0;
 }
 
-void CachePool::EvictLocked() {
-  while (stats_.bytes > budget_ && !lru_.empty()) {
-    auto it = entries_.find(lru_.back());
-    stats_.bytes -= it->second.value.bytes;
-    evicted_since_trim_ += it->second.value.bytes;
-    entries_.erase(it);
-    lru_.pop_back();
+Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase) {
+  Entry& e = it->second;
+  SegmentStats& seg = SegmentOf(e.segment);
+  seg.bytes -= e.value.bytes;
+  --seg.entries;
+  if (e.segment == Segment::kAhead) ahead_bytes_ -= e.value.bytes;
+  stats_.bytes -= e.value.bytes;
+  --stats_.entries;
+  if (!erase) {
+    ++seg.evictions;
     ++stats_.evictions;
-    --stats_.entries;
+    evicted_since_trim_ += e.value.bytes;
+    // Read once and gone: remembered, so that a second read (after this one's correlated
+    // reads, which hit while it was in probation) admits it to the protected segment.
+    if (e.segment == Segment::kProbation && e.read && policy_ != CachePolicy::kLru) RememberLocked(it->first, e.value.bytes);
+  }
+  ListOf(e.segment).erase(e.pos);
+  Object value = std::move(e.value.value);
+  entries_.erase(it);
+  return value;
+}
+
+void CachePool::RememberLocked(const CacheKey& key, uint64_t bytes) {
+  if (auto g = ghosts_.find(key); g != ghosts_.end()) {
+    ghost_bytes_ -= g->second.bytes;
+    ghost_list_.erase(g->second.pos);
+    ghosts_.erase(g);
+  }
+  ghost_list_.push_front(key);
+  ghosts_.emplace(key, Ghost{bytes, ghost_list_.begin()});
+  ghost_bytes_ += bytes;
+  while (ghost_bytes_ > budget_ && !ghost_list_.empty()) {
+    auto g = ghosts_.find(ghost_list_.back());
+    ghost_bytes_ -= g->second.bytes;
+    ghosts_.erase(g);
+    ghost_list_.pop_back();
   }
 }
 
-void CachePool::InsertLocked(const CacheKey& key, Sized value) {
+void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
+  ListOf(e->segment).erase(e->pos);
+  SegmentOf(e->segment).bytes -= e->value.bytes;
+  --SegmentOf(e->segment).entries;
+  if (e->segment == Segment::kAhead) ahead_bytes_ -= e->value.bytes;
+  e->segment = to;
+  ListOf(to).push_front(key);
+  e->pos = ListOf(to).begin();
+  SegmentOf(to).bytes += e->value.bytes;
+  ++SegmentOf(to).entries;
+  if (to == Segment::kAhead) ahead_bytes_ += e->value.bytes;
+  if (to == Segment::kProbation) probation_clock_ += e->value.bytes;
+}
+
+// Probation's read and seeded entries first hold at most its share (but always its newest
+// entry: one larger than the share still reaches its reader's next read), and read-ahead not yet
+// read at most half the budget; then the budget is kept by dropping the least recently used
+// protected entries, then probation's oldest, then read-ahead's. Entries no reader holds are
+// freed here, under the lock, as before (an arena free is short).
+void CachePool::EvictLocked() {
+  while (probation_.bytes - ahead_bytes_ > probation_budget_ && probation_list_.size() > 1) {
+    auto it = entries_.find(probation_list_.back());
+    if (policy_ == CachePolicy::kS3Fifo && it->second.again) {  // read again while in probation
+      it->second.again = false;
+      MoveLocked(&it->second, it->first, Segment::kProtected);
+      ++stats_.promotions;
+      continue;
+    }
+    (void)DropLocked(it, /*erase=*/false);
+  }
+  while (ahead_bytes_ > budget_ / 2 && ahead_list_.size() > 1) {
+    (void)DropLocked(entries_.find(ahead_list_.back()), /*erase=*/false);
+  }
+  while (stats_.bytes > budget_) {
+    std::list<CacheKey>& from = !protected_list_.empty() ? protected_list_
+                                : !probation_list_.empty() ? probation_list_
+                                                           : ahead_list_;
+    if (from.empty()) break;
+    (void)DropLocked(entries_.find(from.back()), /*erase=*/false);
+  }
+}
+
+void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool protect, bool ahead) {
   if (entries_.count(key) != 0) return;
   if (value.bytes > max_entry_) {
     ++stats_.uncached;
     return;
   }
-  lru_.push_front(key);
+  if (policy_ == CachePolicy::kLru) protect = true;
+  if (protect) {
+    if (auto g = ghosts_.find(key); g != ghosts_.end()) {
+      ghost_bytes_ -= g->second.bytes;
+      ghost_list_.erase(g->second.pos);
+      ghosts_.erase(g);
+    }
+  }
+  const Segment segment = protect ? Segment::kProtected : read || !ahead ? Segment::kProbation : Segment::kAhead;
+  std::list<CacheKey>& list = ListOf(segment);
+  list.push_front(key);
+  SegmentStats& seg = SegmentOf(segment);
+  seg.bytes += value.bytes;
+  ++seg.entries;
+  if (segment == Segment::kAhead) ahead_bytes_ += value.bytes;
+  if (segment != Segment::kAhead) probation_clock_ += value.bytes;
   stats_.bytes += value.bytes;
   ++stats_.entries;
-  entries_.emplace(key, Entry{std::move(value), lru_.begin()});
+  Entry e;
+  e.read_at = probation_clock_;
+  e.value = std::move(value);
+  e.segment = segment;
+  e.read = read;
+  e.pos = list.begin();
+  entries_.emplace(key, std::move(e));
   EvictLocked();
 }
 
-void CachePool::Insert(const CacheKey& key, Buffer value) {
+void CachePool::Insert(const CacheKey& key, Buffer value, bool ahead) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t bytes = arena::Footprint(value->data(), value->size());
-    InsertLocked(key, Sized{std::move(value), bytes});
+    InsertLocked(key, Sized{std::move(value), bytes}, /*read=*/false, /*protect=*/false, ahead);
   }
   MaybeReleaseMemory();
 }
@@ -135,14 +243,19 @@ uint64_t CachePool::ResidentBytes() {
 }
 
 void CachePool::EraseOwner(uint64_t owner) {
+  std::vector<Object> dropped;  // destroyed after the lock is released
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = lru_.begin(); it != lru_.end();) {
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    auto next = std::next(it);
+    if (it->first.owner == owner) dropped.push_back(DropLocked(it, /*erase=*/true));
+    it = next;
+  }
+  for (auto it = ghost_list_.begin(); it != ghost_list_.end();) {
     if (it->owner == owner) {
-      auto e = entries_.find(*it);
-      stats_.bytes -= e->second.value.bytes;
-      --stats_.entries;
-      entries_.erase(e);
-      it = lru_.erase(it);
+      auto g = ghosts_.find(*it);
+      ghost_bytes_ -= g->second.bytes;
+      ghosts_.erase(g);
+      it = ghost_list_.erase(it);
     } else {
       ++it;
     }
@@ -163,25 +276,56 @@ Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compu
   return std::static_pointer_cast<const std::string>(o);
 }
 
+// Requires mu_. Registers a computation of `key` (a miss) unless it is held or in flight.
+void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise) {
+  Pending p;
+  p.flight = promise->get_future().share();
+  p.read = read;
+  p.protect = policy_ == CachePolicy::kLru || ghosts_.count(key) != 0;
+  if (policy_ != CachePolicy::kLru && p.protect) ++stats_.ghost_hits;
+  ++stats_.misses;
+  ++(p.protect ? protected_ : probation_).misses;
+  in_flight_.emplace(key, std::move(p));
+}
+
 Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeObject& compute) {
   std::promise<Result<Sized>> promise;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+      Entry& e = it->second;
       ++stats_.hits;
-      return it->second.value.value;
+      ++SegmentOf(e.segment).hits;
+      if (e.segment == Segment::kProtected) {
+        protected_list_.splice(protected_list_.begin(), protected_list_, e.pos);
+      } else if (!e.read) {
+        e.read = true;  // read-ahead or the sizing pass made it: this is its first read
+        if (e.segment == Segment::kAhead) {  // now in probation's share
+          MoveLocked(&e, key, Segment::kProbation);
+          e.read_at = probation_clock_;
+          Object value = e.value.value;
+          EvictLocked();  // `e` itself is probation's newest: it stays
+          return value;
+        }
+        e.read_at = probation_clock_;
+      } else if (policy_ == CachePolicy::kS3Fifo) {
+        e.again = true;  // promoted when it leaves probation
+      } else if (probation_clock_ - e.read_at >= probation_budget_ / 2) {
+        MoveLocked(&e, key, Segment::kProtected);  // a second read, not the first one's sequel
+        ++stats_.promotions;
+      }
+      return e.value.value;
     }
     if (auto it = in_flight_.find(key); it != in_flight_.end()) {
-      Flight flight = it->second;
+      it->second.read = true;
+      Flight flight = it->second.flight;
       ++stats_.waits;
       lock.unlock();
       const Result<Sized>& r = flight.get();
       if (!r.ok()) return r.status();
       return r->value;
     }
-    ++stats_.misses;
-    in_flight_.emplace(key, promise.get_future().share());
+    StartLocked(key, /*read=*/true, &promise);
   }
   ASSIGN_OR_RETURN(Sized sized, RunComputation(key, compute, &promise));
   return sized.value;
@@ -197,8 +341,7 @@ void CachePool::Warm(const CacheKey& key, const Compute& compute) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (entries_.count(key) != 0 || in_flight_.count(key) != 0) return;
-    ++stats_.misses;
-    in_flight_.emplace(key, promise.get_future().share());
+    StartLocked(key, /*read=*/false, &promise);
   }
   (void)RunComputation(key, FromString(compute), &promise);
 }
@@ -218,8 +361,10 @@ Result<Sized> CachePool::RunComputation(const CacheKey& key, const ComputeObject
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    in_flight_.erase(key);
-    if (result.ok()) InsertLocked(key, *result);
+    auto p = in_flight_.find(key);
+    const bool read = p->second.read, protect = p->second.protect;
+    in_flight_.erase(p);
+    if (result.ok()) InsertLocked(key, *result, read, protect, /*ahead=*/true);
   }
   promise->set_value(result);
   MaybeReleaseMemory();

@@ -1,6 +1,8 @@
-// One byte-budgeted LRU of immutable shared buffers for the whole daemon. Get-or-compute is
-// single-flight: concurrent misses on one key wait for one computation. Errors are not cached.
-// Buffers stay alive through shared ownership while readers hold them, even after eviction.
+// One byte-budgeted cache of immutable shared buffers for the whole daemon, scan-resistant (2Q:
+// a FIFO probationary segment of an eighth of the budget, a protected LRU segment entered only by
+// a key read a second time, not merely again by the same sequential reader; docs/cache.md). Get-or-compute is single-flight:
+// concurrent misses on one key wait for one computation. Errors are not cached. Buffers stay
+// alive through shared ownership while readers hold them, even after eviction.
 #pragma once
 
 #include <atomic>
@@ -26,6 +28,19 @@ struct Sized {
   uint64_t bytes = 0;
 };
 
+// Where entries live (docs/cache.md). kTwoQ is the daemon's; kLru (one LRU, the policy before
+// issue 28) and kS3Fifo (a 10 % probationary FIFO whose entries read again while in it are
+// promoted when they leave it, as S3-FIFO does) are kept for benchmarks (OMICSFS_CACHE_POLICY).
+enum class CachePolicy { kTwoQ, kLru, kS3Fifo };
+
+struct SegmentStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;       // computations whose entry was to enter this segment
+  uint64_t evictions = 0;
+  uint64_t bytes = 0;        // bytes held now
+  uint64_t entries = 0;      // entries held now
+};
+
 struct CacheStats {
   uint64_t hits = 0;
   uint64_t misses = 0;       // computations started
@@ -34,13 +49,22 @@ struct CacheStats {
   uint64_t uncached = 0;     // results too large to keep
   uint64_t bytes = 0;        // bytes held now
   uint64_t entries = 0;      // entries held now
+  // Per segment (kLru: everything is protected). Probation: new keys, FIFO. Protected: keys read
+  // again after they left probation (their misses are ghost hits), LRU.
+  SegmentStats probation;
+  SegmentStats protected_;
+  uint64_t ahead_bytes = 0;    // of probation's bytes, read-ahead not read yet
+  uint64_t promotions = 0;     // entries moved from probation to protected by a second read
+  uint64_t ghost_entries = 0;  // keys remembered after they left probation having been read
+  uint64_t ghost_hits = 0;     // computations of a remembered key (they enter protected)
 };
 
 class CachePool {
  public:
   // `budget_bytes`: total bytes kept. Entries larger than budget·max_entry_fraction are returned
   // to the caller without being kept.
-  explicit CachePool(uint64_t budget_bytes, double max_entry_fraction = 0.25);
+  explicit CachePool(uint64_t budget_bytes, double max_entry_fraction = 0.25,
+                     CachePolicy policy = CachePolicy::kTwoQ);
   CachePool(const CachePool&) = delete;
   CachePool& operator=(const CachePool&) = delete;
 
@@ -61,13 +85,17 @@ class CachePool {
   bool ContainsOrPending(const CacheKey& key) const;
 
   // Inserts a computed value (e.g. seeded by a sizing pass); replaces nothing already present.
-  void Insert(const CacheKey& key, Buffer value);
+  // Not a read: the entry starts in probation and leaves no ghost unless read. `ahead`: made for
+  // a reader who will read it soon (a block fetched with its neighbours), kept like read-ahead,
+  // outside probation's share until its first read.
+  void Insert(const CacheKey& key, Buffer value, bool ahead = false);
   bool Contains(const CacheKey& key) const;
   // Drops every entry of `owner` (a store that changed on disk).
   void EraseOwner(uint64_t owner);
 
-  // Frees about `bytes` by dropping least recently used entries no reader holds (an entry a
-  // reader holds frees nothing); returns the bytes dropped. Never waits: 0 when another thread
+  // Frees about `bytes` by dropping entries no reader holds (an entry a reader holds frees
+  // nothing), the oldest of probation first, then the least recently used protected ones;
+  // returns the bytes dropped. Never waits: 0 when another thread
   // (or this one) holds the pool's lock.
   uint64_t Shed(uint64_t bytes);
   // Makes this pool the huge-page arena's reclaimer (arena::SetReclaimer): a buffer that does
@@ -78,29 +106,78 @@ class CachePool {
 
   uint64_t NewOwnerId();
   uint64_t budget() const { return budget_; }
+  CachePolicy policy() const { return policy_; }
+  // Bytes probation's read and seeded entries may hold (an eighth of the budget; kS3Fifo a
+  // tenth; kLru the budget). Read-ahead not yet read may hold up to half the budget besides.
+  uint64_t probation_budget() const { return probation_budget_; }
   CacheStats Stats() const;
 
  private:
+  // kAhead: made by read-ahead and not read yet, outside probation's share (bounded by the
+  // prefetcher's window, at most half the budget), so that a chunk rendered ahead is not
+  // dropped before its reader gets to it; its first read moves it to probation. Counted as
+  // probation in the stats.
+  enum class Segment : uint8_t { kAhead, kProbation, kProtected };
   struct Entry {
     Sized value;
-    std::list<CacheKey>::iterator lru_pos;
+    Segment segment = Segment::kProbation;
+    bool read = false;   // a reader (not read-ahead, not the sizing pass) has taken it
+    bool again = false;  // kS3Fifo: taken again after its first read while in probation
+    uint64_t read_at = 0;  // probation_clock_ at its first read
+    std::list<CacheKey>::iterator pos;
   };
   using Flight = std::shared_future<Result<Sized>>;
+  struct Pending {
+    Flight flight;
+    bool read = false;     // a reader started or joined the computation
+    bool protect = false;  // a ghost hit: the entry enters protected
+  };
+  struct Ghost {
+    uint64_t bytes = 0;
+    std::list<CacheKey>::iterator pos;
+  };
 
-  void InsertLocked(const CacheKey& key, Sized value);  // requires mu_
+  // `ahead`: made by a computation, which read-ahead started unless `read`.
+  void InsertLocked(const CacheKey& key, Sized value, bool read, bool protect, bool ahead);  // requires mu_
   Result<Sized> RunComputation(const CacheKey& key, const ComputeObject& compute,
                                std::promise<Result<Sized>>* promise);
   static ComputeObject FromString(const Compute& compute);
+  void StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise);  // requires mu_
   void EvictLocked();                                    // requires mu_
+  // Removes `it` (counted as an eviction unless `erase`); a probationary entry that was read
+  // leaves its key in the ghost list. Returns the object for the caller to destroy outside mu_.
+  Object DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase);
+  void RememberLocked(const CacheKey& key, uint64_t bytes);  // requires mu_
+  SegmentStats& SegmentOf(Segment s) { return s == Segment::kProtected ? protected_ : probation_; }
+  std::list<CacheKey>& ListOf(Segment s) {
+    return s == Segment::kProtected ? protected_list_ : s == Segment::kAhead ? ahead_list_ : probation_list_;
+  }
+  void MoveLocked(Entry* e, const CacheKey& key, Segment to);  // requires mu_
   void MaybeReleaseMemory();                             // not under mu_
 
   const uint64_t budget_;
   const uint64_t max_entry_;
+  const CachePolicy policy_;
+  const uint64_t probation_budget_;
   mutable std::mutex mu_;
   std::unordered_map<CacheKey, Entry, CacheKeyHash> entries_;
-  std::unordered_map<CacheKey, Flight, CacheKeyHash> in_flight_;
-  std::list<CacheKey> lru_;  // front = most recently used
-  CacheStats stats_;
+  std::unordered_map<CacheKey, Pending, CacheKeyHash> in_flight_;
+  std::list<CacheKey> ahead_list_;      // front = newest (FIFO)
+  uint64_t ahead_bytes_ = 0;
+  std::list<CacheKey> probation_list_;  // front = newest (FIFO)
+  // Bytes admitted so far (entries computed or seeded, read-ahead at its first read): a read of a
+  // probationary entry at least half probation's share after its first read is a second read,
+  // earlier ones are the same reader's (the kernel's several requests within one chunk).
+  uint64_t probation_clock_ = 0;
+  std::list<CacheKey> protected_list_;  // front = most recently used
+  // Keys that left probation after a reader took them, newest first, with their bytes; at most
+  // a budget's worth of bytes is remembered (keys only, no data).
+  std::list<CacheKey> ghost_list_;
+  std::unordered_map<CacheKey, Ghost, CacheKeyHash> ghosts_;
+  uint64_t ghost_bytes_ = 0;
+  CacheStats stats_;  // totals; the segments' figures are below
+  SegmentStats probation_;
+  SegmentStats protected_;
   uint64_t next_owner_ = 1;
   std::atomic<uint64_t> evicted_since_trim_{0};
   // Resident memory allowed above the budget before free pages are handed back (the rest of

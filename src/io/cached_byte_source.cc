@@ -242,7 +242,7 @@ Result<Blocks> CachedByteSource::Fetch(uint64_t first, uint64_t count, bool read
 void CachedByteSource::Finish(Run& run, Result<Blocks> result) const {
   if (result.ok()) {
     for (uint64_t i = 0; i < run.count; ++i)
-      cache_->pool()->Insert(Key(run.first + i), (**result)[i]);
+      cache_->pool()->Insert(Key(run.first + i), (**result)[i], /*ahead=*/true);  // read soon
   }
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -98,7 +98,7 @@ class FragmentSliceable : public Sliceable {
       bp::FragmentSubset subset = base;
       subset.cells = members[g];
       out.canonical.push_back(Canonical(subset));
-      ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(base_slice, bp::FragmentSubset{.cells = std::move(members[g])}));
+      ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(base_slice, bp::FragmentSubset{.regions = {}, .cells = std::move(members[g])}));
       out.groups.push_back(FragmentViewsOf(std::move(slice), /*sliceable=*/false, csi_, tally, g));
     }
     return out;
