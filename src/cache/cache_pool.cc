@@ -89,56 +89,57 @@ bool CachePool::Contains(const CacheKey& key) const {
   return entries_.count(key) != 0;
 }
 
-Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase) {
-  Entry& e = it->second;
-  SegmentStats& seg = SegmentOf(e.segment);
-  seg.bytes -= e.value.bytes;
-  --seg.entries;
-  if (e.segment == Segment::kAhead) ahead_bytes_ -= e.value.bytes;
-  stats_.bytes -= e.value.bytes;
-  --stats_.entries;
-  if (!erase) {
-    ++seg.evictions;
-    ++stats_.evictions;
-    evicted_since_trim_ += e.value.bytes;
-    // Read once and gone: remembered, so that a second read (after this one's correlated
-    // reads, which hit while it was in probation) admits it to the protected segment.
-    if (e.segment == Segment::kProbation && e.read && policy_ != CachePolicy::kLru) RememberLocked(it->first, e.value.bytes);
-  }
-  ListOf(e.segment).erase(e.pos);
-  Object value = std::move(e.value.value);
-  entries_.erase(it);
-  return value;
-}
-
-void CachePool::RememberLocked(const CacheKey& key, uint64_t bytes) {
-  if (auto g = ghosts_.find(key); g != ghosts_.end()) {
-    ghost_bytes_ -= g->second.bytes;
-    ghost_list_.erase(g->second.pos);
-    ghosts_.erase(g);
-  }
-  ghost_list_.push_front(key);
-  ghosts_.emplace(key, Ghost{bytes, ghost_list_.begin()});
-  ghost_bytes_ += bytes;
-  while (ghost_bytes_ > budget_ && !ghost_list_.empty()) {
-    auto g = ghosts_.find(ghost_list_.back());
-    ghost_bytes_ -= g->second.bytes;
-    ghosts_.erase(g);
-    ghost_list_.pop_back();
-  }
-}
-
-void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
-  ListOf(e->segment).erase(e->pos);
-  SegmentOf(e->segment).bytes -= e->value.bytes;
-  --SegmentOf(e->segment).entries;
-  if (e->segment == Segment::kAhead) ahead_bytes_ -= e->value.bytes;
+void CachePool::LinkLocked(Entry* e, const CacheKey& key, Segment to) {
   e->segment = to;
   ListOf(to).push_front(key);
   e->pos = ListOf(to).begin();
   SegmentOf(to).bytes += e->value.bytes;
   ++SegmentOf(to).entries;
   if (to == Segment::kAhead) ahead_bytes_ += e->value.bytes;
+}
+
+void CachePool::UnlinkLocked(Entry* e) {
+  ListOf(e->segment).erase(e->pos);
+  SegmentOf(e->segment).bytes -= e->value.bytes;
+  --SegmentOf(e->segment).entries;
+  if (e->segment == Segment::kAhead) ahead_bytes_ -= e->value.bytes;
+}
+
+void CachePool::ForgetGhostLocked(std::unordered_map<CacheKey, Ghost, CacheKeyHash>::iterator g) {
+  ghost_bytes_ -= g->second.bytes;
+  ghost_list_.erase(g->second.pos);
+  ghosts_.erase(g);
+}
+
+Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase) {
+  Entry& e = it->second;
+  UnlinkLocked(&e);
+  stats_.bytes -= e.value.bytes;
+  --stats_.entries;
+  if (!erase) {
+    ++SegmentOf(e.segment).evictions;
+    ++stats_.evictions;
+    evicted_since_trim_ += e.value.bytes;
+    // Read once and gone: remembered, so that a second read (after this one's correlated
+    // reads, which hit while it was in probation) admits it to the protected segment.
+    if (e.segment == Segment::kProbation && e.read && policy_ != CachePolicy::kLru) RememberLocked(it->first, e.value.bytes);
+  }
+  Object value = std::move(e.value.value);
+  entries_.erase(it);
+  return value;
+}
+
+void CachePool::RememberLocked(const CacheKey& key, uint64_t bytes) {
+  if (auto g = ghosts_.find(key); g != ghosts_.end()) ForgetGhostLocked(g);
+  ghost_list_.push_front(key);
+  ghosts_.emplace(key, Ghost{bytes, ghost_list_.begin()});
+  ghost_bytes_ += bytes;
+  while (ghost_bytes_ > budget_ && !ghost_list_.empty()) ForgetGhostLocked(ghosts_.find(ghost_list_.back()));
+}
+
+void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
+  UnlinkLocked(e);
+  LinkLocked(e, key, to);
   if (to == Segment::kProbation) probation_clock_ += e->value.bytes;
 }
 
@@ -178,29 +179,17 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool p
   }
   if (policy_ == CachePolicy::kLru) protect = true;
   if (protect) {
-    if (auto g = ghosts_.find(key); g != ghosts_.end()) {
-      ghost_bytes_ -= g->second.bytes;
-      ghost_list_.erase(g->second.pos);
-      ghosts_.erase(g);
-    }
+    if (auto g = ghosts_.find(key); g != ghosts_.end()) ForgetGhostLocked(g);
   }
   const Segment segment = protect ? Segment::kProtected : read || !ahead ? Segment::kProbation : Segment::kAhead;
-  std::list<CacheKey>& list = ListOf(segment);
-  list.push_front(key);
-  SegmentStats& seg = SegmentOf(segment);
-  seg.bytes += value.bytes;
-  ++seg.entries;
-  if (segment == Segment::kAhead) ahead_bytes_ += value.bytes;
   if (segment != Segment::kAhead) probation_clock_ += value.bytes;
   stats_.bytes += value.bytes;
   ++stats_.entries;
-  Entry e;
+  Entry& e = entries_.emplace(key, Entry{}).first->second;
   e.read_at = probation_clock_;
   e.value = std::move(value);
-  e.segment = segment;
   e.read = read;
-  e.pos = list.begin();
-  entries_.emplace(key, std::move(e));
+  LinkLocked(&e, key, segment);
   EvictLocked();
 }
 
@@ -251,14 +240,9 @@ void CachePool::EraseOwner(uint64_t owner) {
     it = next;
   }
   for (auto it = ghost_list_.begin(); it != ghost_list_.end();) {
-    if (it->owner == owner) {
-      auto g = ghosts_.find(*it);
-      ghost_bytes_ -= g->second.bytes;
-      ghosts_.erase(g);
-      it = ghost_list_.erase(it);
-    } else {
-      ++it;
-    }
+    auto next = std::next(it);
+    if (it->owner == owner) ForgetGhostLocked(ghosts_.find(*it));
+    it = next;
   }
 }
 

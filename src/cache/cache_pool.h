@@ -148,11 +148,16 @@ class CachePool {
   // leaves its key in the ghost list. Returns the object for the caller to destroy outside mu_.
   Object DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase);
   void RememberLocked(const CacheKey& key, uint64_t bytes);  // requires mu_
+  void ForgetGhostLocked(std::unordered_map<CacheKey, Ghost, CacheKeyHash>::iterator g);  // requires mu_
   SegmentStats& SegmentOf(Segment s) { return s == Segment::kProtected ? protected_ : probation_; }
   std::list<CacheKey>& ListOf(Segment s) {
     return s == Segment::kProtected ? protected_list_ : s == Segment::kAhead ? ahead_list_ : probation_list_;
   }
-  void MoveLocked(Entry* e, const CacheKey& key, Segment to);  // requires mu_
+  // Requires mu_: puts `e` (of `key`) at the front of segment `to` and counts it there; takes it
+  // out of its segment; moves it from one to the other.
+  void LinkLocked(Entry* e, const CacheKey& key, Segment to);
+  void UnlinkLocked(Entry* e);
+  void MoveLocked(Entry* e, const CacheKey& key, Segment to);
   void MaybeReleaseMemory();                             // not under mu_
 
   const uint64_t budget_;

@@ -115,8 +115,8 @@ Status TabixIndexSource::RenderChunk(uint64_t, std::string* out) const {
     return OkStatus();
   }
   ASSIGN_OR_RETURN(std::string index, Build());
-  if (options_.store != nullptr && !options_.key.empty()) options_.store->SaveBlob(options_.key, index);
   out->append(index);
+  Keep(std::move(index));
   return OkStatus();
 }
 
