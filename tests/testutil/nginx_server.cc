@@ -226,11 +226,15 @@ std::string NginxServer::https_url() const {
 
 std::string NginxServer::Log() const { return ReadText(dir_ + "/error.log"); }
 
-std::vector<std::string> NginxServer::AccessLog() const {
-  std::vector<std::string> lines;
-  std::istringstream in(ReadText(dir_ + "/access.log"));
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
+std::vector<std::string> NginxServer::AccessLog(size_t at_least) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    std::vector<std::string> lines;
+    std::istringstream in(ReadText(dir_ + "/access.log"));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    if (lines.size() >= at_least || std::chrono::steady_clock::now() >= deadline) return lines;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -47,7 +47,9 @@ class NginxServer {
   std::string Log() const;  // error log
   // Lines of the access log so far, one a request:
   // METHOD URI STATUS BYTES "RANGE" "AUTHORIZATION" (a signer's header shows there).
-  std::vector<std::string> AccessLog() const;
+  // nginx writes a request's line after it has sent the response, so a client can be ahead of
+  // the log: with at_least > 0 this waits (up to 5 s) until that many lines are there.
+  std::vector<std::string> AccessLog(size_t at_least = 0) const;
 
  private:
   NginxServer() = default;
