@@ -8,24 +8,32 @@
 namespace omicsfs::codec {
 namespace {
 
+// Four 32-bit lanes (GCC vector extension: SSE2 on x86-64, NEON on arm64).
+typedef uint32_t Lanes __attribute__((vector_size(16)));
+
+// The 4 lanes are interleaved word by word and advance in step, so one vector shift serves all
+// four: slot s of every lane is bits [s·B, s·B + B) of that lane's words.
 template <int B>
 void UnpackFixed(const uint32_t* in, uint32_t* out) {
   constexpr uint32_t kMask = B == 32 ? 0xFFFFFFFFu : ((uint32_t{1} << B) - 1);
-  for (int lane = 0; lane < 4; ++lane) {
-    const uint32_t* w = in + lane;
-    uint64_t buf = 0;
-    int have = 0;
-    int word = 0;
-    for (int slot = 0; slot < 32; ++slot) {
-      if (have < B) {
-        buf |= static_cast<uint64_t>(w[4 * word]) << have;
-        have += 32;
-        ++word;
-      }
-      out[slot * 4 + lane] = static_cast<uint32_t>(buf) & kMask;
-      buf >>= B;
-      have -= B;
+  Lanes cur;
+  std::memcpy(&cur, in, sizeof(cur));
+  int word = 0, shift = 0;
+#pragma GCC unroll 32
+  for (int slot = 0; slot < 32; ++slot) {
+    Lanes v = cur >> shift;  // shift < 32 always
+    int next = shift + B;
+    if (next > 32) {  // the value continues in the lanes' next word
+      std::memcpy(&cur, in + 4 * ++word, sizeof(cur));
+      v |= cur << (32 - shift);
+      next -= 32;
+    } else if (next == 32 && slot != 31) {
+      std::memcpy(&cur, in + 4 * ++word, sizeof(cur));
+      next = 0;
     }
+    v &= kMask;
+    std::memcpy(out + 4 * slot, &v, sizeof(v));
+    shift = next;
   }
 }
 
@@ -75,12 +83,10 @@ Status Bp128Unpack(const uint32_t* in, size_t in_words, int bits, Bp128Variant v
       break;
     }
     case Bp128Variant::kD1Z: {
+      // The zigzag decode first (vectorised), then the running sum: one chain of adds.
+      for (int i = 0; i < kBp128BlockSize; ++i) out[i] = (out[i] >> 1) ^ (0u - (out[i] & 1u));
       uint32_t acc = start;
-      for (int i = 0; i < kBp128BlockSize; ++i) {
-        uint32_t z = out[i];
-        acc += (z >> 1) ^ (0u - (z & 1u));
-        out[i] = acc;
-      }
+      for (int i = 0; i < kBp128BlockSize; ++i) out[i] = acc += out[i];
       break;
     }
   }

@@ -1,6 +1,7 @@
 #include "text/bed_source.h"
 
 #include "text/number_format.h"
+#include "text/raw_text.h"
 
 namespace omicsfs::text {
 
@@ -86,18 +87,19 @@ Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
   const std::string& chrom = fragments_->chr_names()[r.chr];
   const auto& cells = *names;
   const uint32_t minus = style_ == Style::kTenX ? 1 : 0;
+  RawText text(out);
   for (size_t i = 0; i < f.start.size(); ++i) {
-    out->append(chrom);
-    char buf[48];
-    char* p = buf;
+    const std::string& cell = cells[f.cell[i]];
+    char* p = text.Reserve(chrom.size() + cell.size() + 2 * kMaxNumberChars + 4);
+    p = PutShort(p, chrom.data(), chrom.size());
     *p++ = '\t';
     p = WriteUInt(p, f.start[i]);
     *p++ = '\t';
     p = WriteUInt(p, static_cast<uint32_t>(f.end[i] - minus));
     *p++ = '\t';
-    out->append(buf, p);
-    out->append(cells[f.cell[i]]);
-    out->push_back('\n');
+    p = PutShort(p, cell.data(), cell.size());
+    *p++ = '\n';
+    text.Commit(p);
   }
   return OkStatus();
 }

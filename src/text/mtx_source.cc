@@ -1,6 +1,7 @@
 #include "text/mtx_source.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "text/number_format.h"
 #include "text/raw_text.h"
@@ -11,8 +12,9 @@ using formats::bpcells::MatrixEntries;
 using formats::bpcells::ValueType;
 
 MtxSource::MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
-                     uint64_t entries_per_chunk)
-    : matrix_(std::move(matrix)), per_chunk_(entries_per_chunk), name_(std::move(name)) {}
+                     uint64_t entries_per_chunk, uint32_t max_inner_slots)
+    : matrix_(std::move(matrix)), per_chunk_(entries_per_chunk), name_(std::move(name)),
+      max_inner_slots_(max_inner_slots) {}
 
 uint64_t MtxSource::ChunkCount() const {
   return 1 + (matrix_->nnz() + per_chunk_ - 1) / per_chunk_;
@@ -37,29 +39,136 @@ Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
   if (n0 >= n1) return OkStatus();
   MatrixEntries e;
   RETURN_IF_ERROR(m.ReadEntries(n0, n1, &e));
-
-  const auto& ptr = m.idxptr();
-  // Outer slice holding entry n0: idxptr[j] <= n0 < idxptr[j+1].
-  uint64_t j = static_cast<uint64_t>(std::upper_bound(ptr.begin(), ptr.end(), n0) - ptr.begin()) - 1;
-  const bool row_major = m.row_major();
   RawText text(out);
-  char* p = text.Reserve((n1 - n0) * (3 * kMaxNumberChars));
-  for (uint64_t i = n0; i < n1; ++i) {
-    while (ptr[j + 1] <= i) ++j;
-    const uint64_t outer = j + 1, inner = uint64_t{e.inner[i - n0]} + 1;
-    p = WriteUInt(p, row_major ? outer : inner);
-    *p++ = ' ';
-    p = WriteUInt(p, row_major ? inner : outer);
-    *p++ = ' ';
-    switch (m.value_type()) {
-      case ValueType::kUInt32: p = WriteUInt(p, e.u32[i - n0]); break;
-      case ValueType::kFloat32: p = WriteFloat(p, e.f32[i - n0]); break;
-      case ValueType::kFloat64: p = WriteDouble(p, e.f64[i - n0]); break;
-    }
-    *p++ = '\n';
+  // Room for every line at its longest plus the slack of the 16-byte slot stores.
+  char* p = text.Reserve((n1 - n0) * (3 * kMaxNumberChars) + sizeof(IndexSlot));
+  switch (m.value_type()) {
+    case ValueType::kUInt32: p = Lines(n0, n1, e.inner.data(), e.u32.data(), p); break;
+    case ValueType::kFloat32: p = Lines(n0, n1, e.inner.data(), e.f32.data(), p); break;
+    case ValueType::kFloat64: p = Lines(n0, n1, e.inner.data(), e.f64.data(), p); break;
   }
   text.Commit(p);
   return OkStatus();
+}
+
+MtxSource::IndexSlot MtxSource::Slot(uint64_t index) {
+  IndexSlot s{};
+  char* end = WriteUInt(s.text, index);
+  *end++ = ' ';
+  s.len = static_cast<uint8_t>(end - s.text);
+  return s;
+}
+
+const std::vector<MtxSource::IndexSlot>* MtxSource::InnerSlots() const {
+  const uint32_t n = matrix_->inner_dim();
+  if (n > max_inner_slots_) return nullptr;
+  std::call_once(inner_once_, [&] {
+    inner_slots_.resize(n);
+    for (uint32_t i = 0; i < n; ++i) inner_slots_[i] = Slot(uint64_t{i} + 1);
+  });
+  return &inner_slots_;
+}
+
+namespace {
+
+// A value and its '\n' in an 8-byte slot (7 bytes of text, the length last): uint values < 1000.
+struct ValueSlot {
+  char text[7];
+  uint8_t len;
+};
+constexpr uint32_t kValueSlots = 1000;
+const ValueSlot* SmallValueSlots() {
+  static const auto* table = [] {
+    auto* t = new ValueSlot[kValueSlots]{};
+    for (uint32_t v = 0; v < kValueSlots; ++v) {
+      char* end = WriteUInt(t[v].text, v);
+      *end++ = '\n';
+      t[v].len = static_cast<uint8_t>(end - t[v].text);
+    }
+    return t;
+  }();
+  return table;
+}
+
+inline char* PutValue(char* p, uint32_t v, const ValueSlot* small) {
+  if (v < kValueSlots) [[likely]] {
+    const ValueSlot& s = small[v];
+    std::memcpy(p, s.text, sizeof(ValueSlot));
+    return p + s.len;
+  }
+  p = WriteUInt(p, v);
+  *p = '\n';
+  return p + 1;
+}
+inline char* PutValue(char* p, float v, const ValueSlot*) {
+  p = WriteFloat(p, v);
+  *p = '\n';
+  return p + 1;
+}
+inline char* PutValue(char* p, double v, const ValueSlot*) {
+  p = WriteDouble(p, v);
+  *p = '\n';
+  return p + 1;
+}
+
+// A slot's text, with up to 16 bytes stored (the buffer has that slack).
+inline char* PutSlot(char* p, const MtxSource::IndexSlot& s) {
+  std::memcpy(p, &s, sizeof(s));
+  return p + s.len;
+}
+
+}  // namespace
+
+namespace {
+
+// One outer slice's lines [i, end): kRowMajor puts the outer index first; `slots` (or, when
+// null, a slot written per entry) gives the inner index's text.
+template <bool kRowMajor, typename V>
+char* SliceLines(char* p, const MtxSource::IndexSlot& outer, const MtxSource::IndexSlot* slots,
+                 const uint32_t* inner, const V* values, uint64_t count, const ValueSlot* small) {
+  for (uint64_t i = 0; i < count; ++i) {
+    MtxSource::IndexSlot written;
+    const MtxSource::IndexSlot* in;
+    if (slots != nullptr) [[likely]] {
+      in = &slots[inner[i]];
+    } else {
+      written = MtxSource::Slot(uint64_t{inner[i]} + 1);
+      in = &written;
+    }
+    if constexpr (kRowMajor) {
+      p = PutSlot(p, outer);
+      p = PutSlot(p, *in);
+    } else {
+      p = PutSlot(p, *in);
+      p = PutSlot(p, outer);
+    }
+    p = PutValue(p, values[i], small);
+  }
+  return p;
+}
+
+}  // namespace
+
+// Lines of entries [n0, n1): outer slice by outer slice, the outer index's text made once per
+// slice, the inner index's from the source's table (or written), the value from the small table.
+template <typename V>
+char* MtxSource::Lines(uint64_t n0, uint64_t n1, const uint32_t* inner, const V* values,
+                       char* p) const {
+  const auto& ptr = matrix_->idxptr();
+  const IndexSlot* slots = InnerSlots() != nullptr ? InnerSlots()->data() : nullptr;
+  const ValueSlot* small = SmallValueSlots();
+  // Outer slice holding entry n0: idxptr[j] <= n0 < idxptr[j+1].
+  uint64_t j = static_cast<uint64_t>(std::upper_bound(ptr.begin(), ptr.end(), n0) - ptr.begin()) - 1;
+  for (uint64_t i = n0; i < n1; ++j) {
+    const uint64_t end = std::min<uint64_t>(ptr[j + 1], n1);
+    if (i >= end) continue;  // an empty outer slice
+    const IndexSlot outer = Slot(j + 1);
+    p = matrix_->row_major()
+            ? SliceLines<true>(p, outer, slots, inner + (i - n0), values + (i - n0), end - i, small)
+            : SliceLines<false>(p, outer, slots, inner + (i - n0), values + (i - n0), end - i, small);
+    i = end;
+  }
+  return p;
 }
 
 }  // namespace omicsfs::text

@@ -12,6 +12,28 @@
 
 namespace omicsfs::text {
 
+// Copies n bytes to p with fixed-size moves when n ≤ 32 (two overlapping ones; reads only
+// [s, s+n)), so the short names of a column cost no library call. Returns p + n.
+inline char* PutShort(char* p, const char* s, size_t n) {
+  if (n >= 16) {
+    if (n > 32) {
+      std::memcpy(p, s, n);
+    } else {
+      std::memcpy(p, s, 16);
+      std::memcpy(p + n - 16, s + n - 16, 16);
+    }
+  } else if (n >= 8) {
+    std::memcpy(p, s, 8);
+    std::memcpy(p + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(p, s, 4);
+    std::memcpy(p + n - 4, s + n - 4, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) p[i] = s[i];
+  }
+  return p + n;
+}
+
 class RawText {
  public:
   explicit RawText(std::string* out) : out_(out), s_(Acquire()) {}

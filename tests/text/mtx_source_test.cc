@@ -84,6 +84,9 @@ TEST(MtxSourceTest, MatchesReferenceAtEveryChunkSize) {
         MtxSource src(*m, "matrix.mtx", per);
         EXPECT_EQ(RenderAll(src), want) << "per chunk " << per;
       }
+      // An inner axis too long for the table of index texts: each written as it comes.
+      MtxSource untabled(*m, "matrix.mtx", 256, /*max_inner_slots=*/10);
+      EXPECT_EQ(RenderAll(untabled), want) << "no inner table";
     }
   }
 }
@@ -147,6 +150,18 @@ TEST(RawTextTest, NestedWritersKeepTheirOwnBytes) {
     again.Put("+");
   }
   EXPECT_EQ(a, "outer:done+");
+}
+
+// PutShort copies exactly n bytes at every length, whatever its fixed-size moves.
+TEST(RawTextTest, PutShortCopiesEveryLength) {
+  std::string src;
+  for (int i = 0; i < 40; ++i) src.push_back(static_cast<char>('A' + i));
+  for (size_t n = 0; n <= src.size(); ++n) {
+    std::string dst(48, '.');
+    char* end = PutShort(dst.data() + 1, src.data(), n);
+    EXPECT_EQ(end, dst.data() + 1 + n);
+    EXPECT_EQ(dst, "." + src.substr(0, n) + std::string(47 - n, '.')) << n;
+  }
 }
 
 }  // namespace

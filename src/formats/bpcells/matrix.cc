@@ -118,7 +118,9 @@ Status Matrix::ReadInner(uint64_t n0, uint64_t n1, std::vector<uint32_t>* out) c
     RETURN_IF_ERROR(store_->ReadRange("index", n0, n, out->data()));
   }
   const uint32_t limit = inner_dim();
-  for (uint64_t i = 0; i < n; ++i) {
+  uint32_t largest = 0;  // a vectorised pass; the offender is looked for only when there is one
+  for (uint64_t i = 0; i < n; ++i) largest = std::max(largest, (*out)[i]);
+  for (uint64_t i = 0; largest >= limit && i < n; ++i) {
     if ((*out)[i] >= limit) {
       return CorruptError(Describe() + ": array 'index': entry " + std::to_string(n0 + i) + " (index block " +
                           std::to_string((n0 + i) / codec::kBp128BlockSize) + "): index " +
