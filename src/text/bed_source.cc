@@ -18,9 +18,16 @@ std::vector<BedSource::Chunk> BedSource::Chunks(const formats::bpcells::Fragment
 }
 
 BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style, std::string name,
-                     std::shared_ptr<const FragmentTally> tally, size_t group)
+                     std::shared_ptr<const FragmentTally> tally, size_t group,
+                     std::shared_ptr<const PackedNames> cells)
     : fragments_(std::move(fragments)), style_(style), name_(std::move(name)), chunks_(Chunks(*fragments_)),
-      tally_(std::move(tally)), group_(group) {}
+      tally_(std::move(tally)), group_(group), cells_(std::move(cells)) {
+  if (tally_ != nullptr) {
+    cells_ = tally_->packed_cell_names();
+  } else if (cells_ == nullptr) {
+    cells_ = std::make_shared<const PackedNames>(fragments_, &fragments_->cell_names(), '\n');
+  }
+}
 
 std::string BedSource::Describe() const {
   return name_ + " of " + fragments_->Describe();
@@ -85,20 +92,22 @@ Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
   const std::vector<std::string>* names = nullptr;
   RETURN_IF_ERROR(Fetch(k, &f, &names));
   const std::string& chrom = fragments_->chr_names()[r.chr];
-  const auto& cells = *names;
+  const PackedNames::Table& cells = cells_->Get();
   const uint32_t minus = style_ == Style::kTenX ? 1 : 0;
   RawText text(out);
+  // Starts are sorted and ends a few hundred past them: both texts are mostly their last digits.
+  SteppedDecimal start;
   for (size_t i = 0; i < f.start.size(); ++i) {
-    const std::string& cell = cells[f.cell[i]];
-    char* p = text.Reserve(chrom.size() + cell.size() + 2 * kMaxNumberChars + 4);
+    const std::string_view cell = cells.Line(f.cell[i]);  // with its '\n'
+    char* p = text.Reserve(chrom.size() + cell.size() + 2 * kMaxNumberChars + 3);
     p = PutShort(p, chrom.data(), chrom.size());
     *p++ = '\t';
-    p = WriteUInt(p, f.start[i]);
+    start.Step(f.start[i]);
+    p = start.Put(p);
     *p++ = '\t';
-    p = WriteUInt(p, static_cast<uint32_t>(f.end[i] - minus));
+    p = start.PutNear(p, static_cast<uint32_t>(f.end[i] - minus));
     *p++ = '\t';
     p = PutShort(p, cell.data(), cell.size());
-    *p++ = '\n';
     text.Commit(p);
   }
   return OkStatus();
@@ -118,7 +127,8 @@ std::vector<std::pair<uint64_t, uint64_t>> Ranges(const std::vector<BedSource::C
 FragmentTally::FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell,
                              size_t groups, std::vector<std::string> scratch_dirs)
     : partition_(base, Ranges(BedSource::Chunks(*base)), std::move(group_of_cell), groups, std::move(scratch_dirs)),
-      chunks_(BedSource::Chunks(*base)) {}
+      chunks_(BedSource::Chunks(*base)),
+      packed_cells_(std::make_shared<const PackedNames>(base, &base->cell_names(), '\n')) {}
 
 Result<uint64_t> FragmentTally::Length(size_t group, uint64_t chunk, BedSource::Style style) const {
   std::lock_guard<std::mutex> lock(mu_);  // the first caller computes; the others wait for it

@@ -10,6 +10,7 @@
 
 #include "formats/bpcells/fragment_partition.h"
 #include "formats/bpcells/fragments.h"
+#include "text/packed_names.h"
 #include "text/record_source.h"
 
 namespace omicsfs::text {
@@ -28,8 +29,11 @@ class BedSource : public RecordSource {
   static std::vector<Chunk> Chunks(const formats::bpcells::Fragments& f);
 
   // With a tally (a group of a groups=@NAME folder), chunk lengths come from it, not a pass.
+  // `cells`: the fragments' cell names packed (shared by the views of one store), or nullptr
+  // for a table of this view's own; a group's views take their tally's.
   BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style, std::string name,
-            std::shared_ptr<const FragmentTally> tally = nullptr, size_t group = 0);
+            std::shared_ptr<const FragmentTally> tally = nullptr, size_t group = 0,
+            std::shared_ptr<const PackedNames> cells = nullptr);
   uint64_t ChunkCount() const override { return chunks_.size(); }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
@@ -48,6 +52,7 @@ class BedSource : public RecordSource {
   std::vector<Chunk> chunks_;
   std::shared_ptr<const FragmentTally> tally_;
   size_t group_ = 0;
+  std::shared_ptr<const PackedNames> cells_;  // the names Fetch's cell numbers index, packed
 };
 
 // The cell groups of one fragments view (a groups=@NAME folder), regrouped in one pass
@@ -67,12 +72,14 @@ class FragmentTally {
     return partition_.Read(group, chunk, out);
   }
   const std::vector<std::string>& cell_names() const { return partition_.base().cell_names(); }
+  const std::shared_ptr<const PackedNames>& packed_cell_names() const { return packed_cells_; }
 
  private:
   Status Compute() const;
 
   formats::bpcells::FragmentPartition partition_;
   std::vector<BedSource::Chunk> chunks_;
+  std::shared_ptr<const PackedNames> packed_cells_;
   mutable std::mutex mu_;
   mutable bool done_ = false;
   mutable std::vector<uint64_t> lengths_;  // [chunk][group][style]

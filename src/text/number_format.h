@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace omicsfs::text {
@@ -16,6 +17,68 @@ inline char* WriteFloat(char* p, float v) { return std::to_chars(p, p + kMaxNumb
 inline char* WriteDouble(char* p, double v) { return std::to_chars(p, p + kMaxNumberChars, v).ptr; }
 
 void AppendUInt(std::string* out, uint64_t v);
+
+// A uint32's decimal text kept for stepping through sorted values (positions along a
+// chromosome): from a value a little below, only the last four digits are made anew unless a
+// carry passes them. Put and PutNear may store up to 16 bytes. (The digits above the last four
+// are copied from memory written only by Set, so no load waits on a store just made.)
+class SteppedDecimal {
+ public:
+  void Set(uint32_t v) {
+    value_ = v;
+    std::memset(digits_, '0', 10);
+    char buf[10];
+    char* end = WriteUInt(buf, v);
+    len_ = static_cast<int>(end - buf);
+    std::memcpy(digits_ + 10 - len_, buf, static_cast<size_t>(len_));
+    low_ = v % 10000;
+    low_text_ = Four(low_);
+  }
+  void Step(uint32_t v) {
+    const uint32_t low = low_ + (v - value_);
+    if (!Near(v, low)) return Set(v);
+    value_ = v;
+    low_ = low;
+    low_text_ = Four(low);
+  }
+  char* Put(char* p) const {
+    std::memcpy(p, digits_ + 10 - len_, 16);
+    if (len_ >= 4) std::memcpy(p + len_ - 4, &low_text_, 4);
+    return p + len_;
+  }
+  // v's text (e.g. an end a few hundred past this start), from these digits when v is near.
+  char* PutNear(char* p, uint32_t v) const {
+    const uint32_t low = low_ + (v - value_);
+    if (!Near(v, low)) return WriteUInt(p, v);
+    std::memcpy(p, digits_ + 10 - len_, 16);
+    const uint32_t text = Four(low);
+    std::memcpy(p + len_ - 4, &text, 4);
+    return p + len_;
+  }
+
+ private:
+  // v ≥ value_ ≥ 10000 and v's last four digits hold the step: same length, same digits above.
+  bool Near(uint32_t v, uint32_t low) const {
+    return v >= value_ && value_ >= 10000 && v - value_ < 10000 && low < 10000;
+  }
+  static uint32_t Four(uint32_t v) {  // v < 10000 as four ASCII digits, in memory order
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    uint16_t hi, lo;
+    std::memcpy(&hi, kPairs + 2 * (v / 100), 2);
+    std::memcpy(&lo, kPairs + 2 * (v % 100), 2);
+    uint32_t out;
+    const uint16_t halves[2] = {hi, lo};
+    std::memcpy(&out, halves, 4);
+    return out;
+  }
+  char digits_[32] = {};  // 10 digits, zero-padded on the left, then room for a 16-byte copy
+  uint32_t value_ = 0, low_ = 0, low_text_ = 0x30303030;  // low_: value_ % 10000
+  int len_ = 1;
+};
+
 void AppendInt(std::string* out, int64_t v);
 
 // The VCF float policy (lossless float32): the fewest significant digits p (1..9) whose

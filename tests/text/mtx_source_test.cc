@@ -55,6 +55,33 @@ TEST(NumberFormatTest, RandomBitPatternsRoundTrip) {
   }
 }
 
+// Stepping through sorted, unsorted and carrying values writes what to_chars writes.
+TEST(NumberFormatTest, SteppedDecimalMatchesToChars) {
+  std::mt19937 rng(7);
+  SteppedDecimal d;
+  uint32_t v = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const uint32_t r = rng();
+    switch (r % 8) {
+      case 0: v = rng(); break;                                  // anywhere
+      case 1: v = rng() % 20000; break;                          // few digits
+      case 2: v = 9990 + rng() % 20; break;                      // around a length change
+      case 3: v = v > 0xFFFFFFFFu - 20000 ? rng() : v + 9990 + rng() % 20; break;  // carries
+      case 4: v = v - std::min<uint32_t>(v, rng() % 50); break;  // backwards
+      default: v = v > 0xFFFFFFFFu - 1000 ? rng() : v + rng() % 1000; break;  // sorted steps
+    }
+    const uint32_t near = static_cast<uint32_t>(v + (r >> 8) % 1200);  // an end past it (may wrap)
+    d.Step(v);
+    char got[48];
+    const std::string text(got, d.Put(got));
+    ASSERT_EQ(text, std::to_string(v)) << i;
+    ASSERT_EQ(std::string(got, d.PutNear(got, near)), std::to_string(near)) << i;
+  }
+  char at_max[48];
+  d.Set(0xFFFFFFFFu);
+  EXPECT_EQ(std::string(at_max, d.Put(at_max)), "4294967295");
+}
+
 // Reference renderer written independently from the spec (not from the reader).
 std::string Reference(const testutil::MatrixSpec& m) {
   std::string out = m.kind == ValueKind::kUInt32 ? "%%MatrixMarket matrix coordinate integer general\n"

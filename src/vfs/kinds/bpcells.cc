@@ -75,9 +75,10 @@ struct FragmentViews {
   std::shared_ptr<const text::FragmentTally> tally;  // a group's: sizes found for all groups at once
   size_t group = 0;
   RegionIndexes indexes = RegionIndexes::kTbi;  // kCsi when an end reaches 2^29
+  std::shared_ptr<const text::PackedNames> cells;  // one table for both BED views
   std::string Describe() const { return f->Describe(); }
   std::shared_ptr<const text::BedSource> Bed(text::BedSource::Style style, const std::string& n) const {
-    return std::make_shared<const text::BedSource>(f, style, n, tally, group);
+    return std::make_shared<const text::BedSource>(f, style, n, tally, group, cells);
   }
   std::shared_ptr<const NamesSource> Listed(const std::vector<std::string>& names, const std::string& n) const {
     return std::make_shared<const NamesSource>(Names(f, &names), Layout::kOnePerLine, 0, n + " of " + Describe());
@@ -128,12 +129,14 @@ class FragmentStore : public OpenedStore {
  public:
   FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::optional<bool> csi,
                 std::shared_ptr<const text::FragmentTally> tally, size_t group)
-      : f_(std::move(f)), sliceable_(sliceable), csi_(csi), tally_(std::move(tally)), group_(group) {}
+      : f_(std::move(f)), sliceable_(sliceable), csi_(csi), tally_(std::move(tally)), group_(group),
+        cells_(std::make_shared<const text::PackedNames>(f_, &f_->cell_names(), '\n')) {}
   void AddViews(ViewSink& sink) const override {
     FragmentViews s;
     s.f = f_;
     s.tally = tally_;
     s.group = group_;
+    s.cells = cells_;
     // CSI when an end passes 2^29 (end_max: n/128 values, read once per store); without
     // end_max, .tbi, whose build then fails with EIO on such a position. A slice's ends are its
     // store's at most (it takes the store's choice).
@@ -156,6 +159,7 @@ class FragmentStore : public OpenedStore {
   std::optional<bool> csi_;
   std::shared_ptr<const text::FragmentTally> tally_;
   size_t group_;
+  std::shared_ptr<const text::PackedNames> cells_;
 };
 
 class BpcellsStore : public OpenedStore {
