@@ -297,6 +297,10 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
       } else if (probation_clock_ - e.read_at >= probation_budget_ / 2) {
         MoveLocked(&e, key, Segment::kProtected);  // a second read, not the first one's sequel
         ++stats_.promotions;
+      } else {
+        // A sequel: the window restarts, so a run of reads close together (a chunk read in
+        // several requests, a decoded chunk used by each text chunk over it) is one read.
+        e.read_at = probation_clock_;
       }
       return e.value.value;
     }

@@ -123,7 +123,7 @@ class CachePool {
     Segment segment = Segment::kProbation;
     bool read = false;   // a reader (not read-ahead, not the sizing pass) has taken it
     bool again = false;  // kS3Fifo: taken again after its first read while in probation
-    uint64_t read_at = 0;  // probation_clock_ at its first read
+    uint64_t read_at = 0;  // probation_clock_ at its last read in probation
     std::list<CacheKey>::iterator pos;
   };
   using Flight = std::shared_future<Result<Sized>>;

@@ -252,17 +252,52 @@ TEST(CachePoolTest, ASecondReadInProbationPromotesOnceHalfItsShareWentBy) {
   CachePool pool(20000);  // probation: 2500 bytes
   ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
   for (uint64_t i = 0; i < 12; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
-  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // 1 200 bytes later: the same reader's
-  EXPECT_EQ(pool.Stats().protected_.entries, 0u);
-  EXPECT_EQ(pool.Stats().promotions, 0u);
-  ASSERT_TRUE(pool.GetOrCompute(Scan(12), Hundred).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(2), Hundred).ok());  // another key: no read of Key(1)
   ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // 1 300 bytes later: a second read
+  CacheStats s = pool.Stats();
+  EXPECT_EQ(s.promotions, 1u);
+  EXPECT_EQ(s.protected_.entries, 1u);
+  EXPECT_EQ(s.probation.hits, 1u);
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  EXPECT_EQ(pool.Stats().protected_.hits, 1u);
+}
+
+// The window restarts at each read: a read half a share after the last one promotes, even
+// when the first was earlier still.
+TEST(CachePoolTest, TheSecondReadWindowRestartsAtEachRead) {
+  CachePool pool(20000);  // probation: 2500 bytes
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  for (uint64_t i = 0; i < 2; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // 200 bytes later: a sequel
+  for (uint64_t i = 2; i < 15; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // 1 300 after the sequel: a second read
   CacheStats s = pool.Stats();
   EXPECT_EQ(s.promotions, 1u);
   EXPECT_EQ(s.protected_.entries, 1u);
   EXPECT_EQ(s.probation.hits, 2u);
   ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
   EXPECT_EQ(pool.Stats().protected_.hits, 1u);
+}
+
+// A run of reads each close to the one before is one read, however long it lasts (a decoded
+// chunk used by every text chunk over it): it promotes nothing, and the entry leaves probation
+// in its turn; a read after that is a ghost hit.
+TEST(CachePoolTest, ARunOfReadsCloseTogetherIsOneRead) {
+  CachePool pool(20000);  // probation: 2500 bytes
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  for (uint64_t i = 0; i < 24; ++i) {
+    ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+    if (i % 8 == 7) ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // every 800 bytes
+  }
+  CacheStats s = pool.Stats();
+  EXPECT_EQ(s.probation.hits, 3u);  // 2 400 bytes after the first read, still in probation
+  EXPECT_EQ(s.promotions, 0u);
+  EXPECT_EQ(s.protected_.entries, 0u);
+  for (uint64_t i = 24; i < 30; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // it left probation: a ghost hit
+  s = pool.Stats();
+  EXPECT_EQ(s.ghost_hits, 1u);
+  EXPECT_EQ(s.protected_.entries, 1u);
 }
 
 TEST(CachePoolTest, ASetLargerThanProbationIsProtectedFromItsSecondPass) {
