@@ -20,37 +20,6 @@ uint64_t MtxSource::ChunkCount() const {
   return 1 + (matrix_->nnz() + per_chunk_ - 1) / per_chunk_;
 }
 
-Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
-  const auto& m = *matrix_;
-  if (k == 0) {
-    out->append(m.value_type() == ValueType::kUInt32
-                    ? "%%MatrixMarket matrix coordinate integer general\n"
-                    : "%%MatrixMarket matrix coordinate real general\n");
-    AppendUInt(out, m.rows());
-    out->push_back(' ');
-    AppendUInt(out, m.cols());
-    out->push_back(' ');
-    AppendUInt(out, m.nnz());
-    out->push_back('\n');
-    return OkStatus();
-  }
-  const uint64_t n0 = (k - 1) * per_chunk_;
-  const uint64_t n1 = std::min(n0 + per_chunk_, m.nnz());
-  if (n0 >= n1) return OkStatus();
-  MatrixEntries e;
-  RETURN_IF_ERROR(m.ReadEntries(n0, n1, &e));
-  RawText text(out);
-  // Room for every line at its longest plus the slack of the 16-byte slot stores.
-  char* p = text.Reserve((n1 - n0) * (3 * kMaxNumberChars) + sizeof(IndexSlot));
-  switch (m.value_type()) {
-    case ValueType::kUInt32: p = Lines(n0, n1, e.inner.data(), e.u32.data(), p); break;
-    case ValueType::kFloat32: p = Lines(n0, n1, e.inner.data(), e.f32.data(), p); break;
-    case ValueType::kFloat64: p = Lines(n0, n1, e.inner.data(), e.f64.data(), p); break;
-  }
-  text.Commit(p);
-  return OkStatus();
-}
-
 MtxSource::IndexSlot MtxSource::Slot(uint64_t index) {
   IndexSlot s{};
   char* end = WriteUInt(s.text, index);
@@ -117,10 +86,6 @@ inline char* PutSlot(char* p, const MtxSource::IndexSlot& s) {
   return p + s.len;
 }
 
-}  // namespace
-
-namespace {
-
 // One outer slice's lines [i, end): kRowMajor puts the outer index first; `slots` (or, when
 // null, a slot written per entry) gives the inner index's text.
 template <bool kRowMajor, typename V>
@@ -155,7 +120,8 @@ template <typename V>
 char* MtxSource::Lines(uint64_t n0, uint64_t n1, const uint32_t* inner, const V* values,
                        char* p) const {
   const auto& ptr = matrix_->idxptr();
-  const IndexSlot* slots = InnerSlots() != nullptr ? InnerSlots()->data() : nullptr;
+  const std::vector<IndexSlot>* table = InnerSlots();
+  const IndexSlot* slots = table != nullptr ? table->data() : nullptr;
   const ValueSlot* small = SmallValueSlots();
   // Outer slice holding entry n0: idxptr[j] <= n0 < idxptr[j+1].
   uint64_t j = static_cast<uint64_t>(std::upper_bound(ptr.begin(), ptr.end(), n0) - ptr.begin()) - 1;
@@ -169,6 +135,37 @@ char* MtxSource::Lines(uint64_t n0, uint64_t n1, const uint32_t* inner, const V*
     i = end;
   }
   return p;
+}
+
+Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
+  const auto& m = *matrix_;
+  if (k == 0) {
+    out->append(m.value_type() == ValueType::kUInt32
+                    ? "%%MatrixMarket matrix coordinate integer general\n"
+                    : "%%MatrixMarket matrix coordinate real general\n");
+    AppendUInt(out, m.rows());
+    out->push_back(' ');
+    AppendUInt(out, m.cols());
+    out->push_back(' ');
+    AppendUInt(out, m.nnz());
+    out->push_back('\n');
+    return OkStatus();
+  }
+  const uint64_t n0 = (k - 1) * per_chunk_;
+  const uint64_t n1 = std::min(n0 + per_chunk_, m.nnz());
+  if (n0 >= n1) return OkStatus();
+  MatrixEntries e;
+  RETURN_IF_ERROR(m.ReadEntries(n0, n1, &e));
+  RawText text(out);
+  // Room for every line at its longest plus the slack of the 16-byte slot stores.
+  char* p = text.Reserve((n1 - n0) * (3 * kMaxNumberChars) + sizeof(IndexSlot));
+  switch (m.value_type()) {
+    case ValueType::kUInt32: p = Lines(n0, n1, e.inner.data(), e.u32.data(), p); break;
+    case ValueType::kFloat32: p = Lines(n0, n1, e.inner.data(), e.f32.data(), p); break;
+    case ValueType::kFloat64: p = Lines(n0, n1, e.inner.data(), e.f64.data(), p); break;
+  }
+  text.Commit(p);
+  return OkStatus();
 }
 
 }  // namespace omicsfs::text

@@ -18,6 +18,12 @@ inline char* WriteDouble(char* p, double v) { return std::to_chars(p, p + kMaxNu
 
 void AppendUInt(std::string* out, uint64_t v);
 
+// "00" "01" … "99": two digits a look-up.
+inline constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 // A uint32's decimal text kept for stepping through sorted values (positions along a
 // chromosome): from a value a little below, only the last four digits are made anew unless a
 // carry passes them. Put and PutNear may store up to 16 bytes. (The digits above the last four
@@ -62,13 +68,9 @@ class SteppedDecimal {
     return v >= value_ && value_ >= 10000 && v - value_ < 10000 && low < 10000;
   }
   static uint32_t Four(uint32_t v) {  // v < 10000 as four ASCII digits, in memory order
-    static constexpr char kPairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
     uint16_t hi, lo;
-    std::memcpy(&hi, kPairs + 2 * (v / 100), 2);
-    std::memcpy(&lo, kPairs + 2 * (v % 100), 2);
+    std::memcpy(&hi, kDigitPairs + 2 * (v / 100), 2);
+    std::memcpy(&lo, kDigitPairs + 2 * (v % 100), 2);
     uint32_t out;
     const uint16_t halves[2] = {hi, lo};
     std::memcpy(&out, halves, 4);
