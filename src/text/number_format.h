@@ -33,7 +33,7 @@ class SteppedDecimal {
   void Set(uint32_t v) {
     value_ = v;
     std::memset(digits_, '0', 10);
-    char buf[10];
+    char buf[20];  // WriteUInt's room (a uint32 takes at most 10)
     char* end = WriteUInt(buf, v);
     len_ = static_cast<int>(end - buf);
     std::memcpy(digits_ + 10 - len_, buf, static_cast<size_t>(len_));
