@@ -1,6 +1,7 @@
 #include "text/dense_source.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "text/number_format.h"
 #include "text/raw_text.h"
@@ -41,6 +42,17 @@ char* WriteValue(const RowEntries& e, ValueType t, uint64_t i, char* p) {
     case ValueType::kFloat64: return WriteDouble(p, e.f64[i]);
   }
   return p;
+}
+
+// n empty cells ("\t0" each), written kZeroRun bytes at a time from a pattern: a run may
+// store up to kZeroRun - 2 bytes past its end (the reservation has that slack; what follows
+// overwrites them).
+constexpr size_t kZeroRun = 32;
+char* PutZeros(char* p, uint64_t n) {
+  static constexpr char kPattern[kZeroRun + 1] = "\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0";
+  const uint64_t bytes = 2 * n;
+  for (uint64_t at = 0; at < bytes; at += kZeroRun) std::memcpy(p + at, kPattern, kZeroRun);
+  return p + bytes;
 }
 
 }  // namespace
@@ -103,17 +115,20 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   for (uint32_t r = r0; r < r1; ++r) {
     char num[kMaxNumberChars];
     text.Put(RowName(r, num));
-    char* p = text.Reserve(2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars);
+    char* p = text.Reserve(2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars +
+                           kZeroRun);
     uint64_t i = e.row_ptr[r - r0];
     const uint64_t end = e.row_ptr[r - r0 + 1];
-    for (uint64_t c = 0; c < cols; ++c) {
+    uint64_t c = 0;  // the next column to write
+    for (; i < end; ++i) {
+      const uint64_t col = e.cols[i];
+      if (col < c || col >= cols) break;  // unsorted, repeated or beyond the shape: an error below
+      p = PutZeros(p, col - c);
       *p++ = '\t';
-      if (i < end && e.cols[i] == c) {
-        p = WriteValue(e, matrix_->value_type(), i++, p);
-      } else {
-        *p++ = '0';
-      }
+      p = WriteValue(e, matrix_->value_type(), i, p);
+      c = col + 1;
     }
+    p = PutZeros(p, cols - c);
     *p++ = '\n';
     text.Commit(p);
     if (i != end) return CorruptError(matrix_->Describe() + ": row " + std::to_string(r) + " has a column index beyond the shape");

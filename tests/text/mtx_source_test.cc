@@ -1,13 +1,16 @@
 #include "text/mtx_source.h"
+#include "text/dense_source.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 
 #include "text/number_format.h"
 #include "text/raw_text.h"
 #include "text/tsv_source.h"
+#include "testutil/mount_fixture.h"
 #include "testutil/store_writer.h"
 
 namespace omicsfs::text {
@@ -116,6 +119,51 @@ TEST(MtxSourceTest, MatchesReferenceAtEveryChunkSize) {
       EXPECT_EQ(RenderAll(untabled), want) << "no inner table";
     }
   }
+}
+
+// The dense view against a reference built cell by cell: rows with long runs of zeros (the
+// pattern copies), rows with none, both storage orders, uint and real values; the sizes the
+// sizing pass measures from the entries alone equal the rendered lengths.
+TEST(DenseTsvSourceTest, MatchesReferenceAndItsMeasure) {
+  const std::string scratch = testutil::MakeTempDir("dense-test");
+  for (ValueKind kind : {ValueKind::kUInt32, ValueKind::kFloat64}) {
+    for (bool row_major : {false, true}) {
+      for (double density : {0.02, 0.9}) {
+        auto spec = testutil::RandomMatrix(70, 230, density, kind, row_major, true, 2, 11, /*names=*/density > 0.5);
+        auto m = formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+        ASSERT_TRUE(m.ok()) << m.status().ToString();
+        std::vector<std::string> cells(size_t{spec.rows} * spec.cols, "0");
+        for (size_t j = 0; j + 1 < spec.idxptr.size(); ++j) {
+          for (uint64_t n = spec.idxptr[j]; n < spec.idxptr[j + 1]; ++n) {
+            const uint64_t r = spec.row_major ? j : spec.inner[n], c = spec.row_major ? spec.inner[n] : j;
+            std::string& v = cells[r * spec.cols + c];
+            if (kind == ValueKind::kUInt32) v = std::to_string(static_cast<uint32_t>(spec.values[n]));
+            else v = D(spec.values[n]);
+          }
+        }
+        std::string want;
+        for (uint32_t c = 0; c < spec.cols; ++c) want += "\t" + (spec.col_names.empty() ? std::to_string(c + 1) : spec.col_names[c]);
+        want += "\n";
+        for (uint32_t r = 0; r < spec.rows; ++r) {
+          want += spec.row_names.empty() ? std::to_string(r + 1) : spec.row_names[r];
+          for (uint32_t c = 0; c < spec.cols; ++c) want += "\t" + cells[size_t{r} * spec.cols + c];
+          want += "\n";
+        }
+        DenseTsvSource src(*m, "matrix.tsv", {scratch});
+        ASSERT_TRUE(src.Prepare().ok());
+        std::string got;
+        for (uint64_t k = 0; k < src.ChunkCount(); ++k) {
+          const size_t before = got.size();
+          ASSERT_TRUE(src.RenderChunk(k, &got).ok()) << k;
+          auto measured = src.MeasureChunk(k);
+          ASSERT_TRUE(measured.ok());
+          if (measured->has_value()) EXPECT_EQ(**measured, got.size() - before) << "chunk " << k;
+        }
+        EXPECT_EQ(got, want) << "row_major " << row_major << " density " << density;
+      }
+    }
+  }
+  std::filesystem::remove_all(scratch);
 }
 
 TEST(MtxSourceTest, EmptyColumnsAndZeroEntries) {

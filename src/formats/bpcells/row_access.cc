@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "codec/hash.h"
@@ -209,26 +210,26 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     return OkStatus();
   }
   const size_t rec = 4 + ValueSize();
-  std::vector<char> buf;
+  std::unique_ptr<char[]> buf;  // not zero-filled: the read overwrites all of it
   const char* records;
   if (block_hash_.empty()) {
-    buf.resize(n * rec);
-    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + base * rec, buf.data(), buf.size()));
-    records = buf.data();
+    buf = std::make_unique_for_overwrite<char[]>(n * rec);
+    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + base * rec, buf.get(), n * rec));
+    records = buf.get();
   } else {  // whole blocks, each verified
     const uint64_t b0 = base / kBlockRecords, b1 = (base + n - 1) / kBlockRecords + 1;
     const uint64_t first = b0 * kBlockRecords, last = std::min(b1 * kBlockRecords, m.nnz());
-    buf.resize((last - first) * rec);
-    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + first * rec, buf.data(), buf.size()));
+    buf = std::make_unique_for_overwrite<char[]>((last - first) * rec);
+    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + first * rec, buf.get(), (last - first) * rec));
     for (uint64_t b = b0; b < b1; ++b) {
       const uint64_t from = (b - b0) * kBlockRecords * rec;
       const uint64_t len = (std::min((b + 1) * kBlockRecords, m.nnz()) - b * kBlockRecords) * rec;
-      if (codec::Hash64(buf.data() + from, len) != block_hash_[b]) {
+      if (codec::Hash64(buf.get() + from, len) != block_hash_[b]) {
         return CorruptError(Records().path() + ": block " + std::to_string(b) +
                             " of the persisted transposed copy fails its checksum (remove the file or mount with rebuild_index)");
       }
     }
-    records = buf.data() + (base - first) * rec;
+    records = buf.get() + (base - first) * rec;
   }
   for (uint64_t i = 0; i < n; ++i) {
     const char* p = records + i * rec;
