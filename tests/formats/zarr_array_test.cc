@@ -223,5 +223,29 @@ TEST_F(ZarrArrayTest, CorruptChunkNamesArrayAndChunk) {
   EXPECT_TRUE(a->ReadRows(0, 60).ok());  // chunks 0 and 1 are fine
 }
 
+// A bool array holding a byte other than 0 or 1 is corrupt (never read as true), wherever in
+// the chunk the byte lies; the chunks around it still read.
+TEST_F(ZarrArrayTest, BoolBytesOtherThanZeroOrOneAreCorrupt) {
+  for (size_t at : {size_t{0}, size_t{17}, size_t{29}}) {
+    std::vector<uint8_t> v(90, 1);
+    for (size_t i = 0; i < v.size(); i += 3) v[i] = 0;
+    v[30 + at] = at == 17 ? 0x80 : 2;  // chunk 1
+    ZarrArraySpec spec;
+    spec.dtype = "|b1";
+    spec.shape = {90};
+    spec.chunks = {30};
+    const std::string name = "b" + std::to_string(at);
+    std::string bytes(v.begin(), v.end());
+    ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), name, spec, bytes).ok());
+    auto a = Open(name);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    auto bad = a->ReadRows(30, 60);
+    EXPECT_EQ(bad.status().code(), ErrorCode::kCorrupt) << at;
+    EXPECT_NE(bad.status().message().find("bool value other than 0/1"), std::string::npos) << bad.status().message();
+    EXPECT_TRUE(a->ReadRows(0, 30).ok());
+    EXPECT_TRUE(a->ReadRows(60, 90).ok());
+  }
+}
+
 }  // namespace
 }  // namespace omicsfs::formats::zarr
