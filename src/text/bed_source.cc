@@ -35,15 +35,9 @@ std::string BedSource::Describe() const {
 
 namespace {
 
-uint64_t Digits(uint32_t v) {
-  uint64_t n = 1;
-  for (; v >= 10; v /= 10) ++n;
-  return n;
-}
-
 // One line's bytes: CHROM \t START \t END \t BARCODE \n.
 uint64_t LineLength(const std::string& chrom, uint32_t start, uint32_t end, const std::string& cell) {
-  return chrom.size() + Digits(start) + Digits(end) + cell.size() + 4;
+  return chrom.size() + DecimalDigits(start) + DecimalDigits(end) + cell.size() + 4;
 }
 
 }  // namespace

@@ -312,19 +312,6 @@ inline void NearestShortest(int e2, uint64_t fc, uint64_t* f, int* e) {
   *e = minus_k + kKappa;
 }
 
-constexpr uint64_t kPow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-                                 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
-                                 1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
-                                 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
-                                 1000000000000000000ULL, 10000000000000000000ULL};
-
-// Number of decimal digits of f (f > 0): from its bit length, then one comparison.
-inline int DigitCount(uint64_t f) {
-  const int bits = 64 - __builtin_clzll(f);
-  const int n = (bits * 1233) >> 12;  // floor(bits·log10(2)), within one of the answer
-  return n + (f >= kPow10[n]);
-}
-
 // The decimal f·10^e (f may end in zeros) Java prints for the finite non-zero double of these
 // exponent and fraction fields.
 inline void ShortestDecimal(int biased, uint64_t frac, uint64_t* f, int* e) {
@@ -360,7 +347,7 @@ size_t JavaDoubleLength(double v) {
   uint64_t f = 0;
   int e = 0;
   ShortestDecimal(biased, frac, &f, &e);
-  const int n = DigitCount(f);
+  const int n = DecimalDigits(f);
   const int exponent = e + n - 1;
   int sig = n;  // digits printed: without trailing zeros
   for (uint64_t t = f; sig > 1 && t % 10 == 0; t /= 10) --sig;
@@ -391,7 +378,7 @@ char* WriteJavaDouble(char* p, double v) {
   // f scaled to exactly 17 digits D[0..16] (the zeros it gains are trailing zeros, not printed):
   // D[0] alone, D[1..8] and D[9..16] as two words of ASCII in memory order; the text is built in
   // registers and written with unaligned stores, without a round trip through a stack buffer.
-  const int n = DigitCount(f);
+  const int n = DecimalDigits(f);
   const int exponent = e + n - 1;  // v ≈ D[0].D[1]D[2]…·10^exponent
   const uint64_t f17 = f * kPow10[17 - n];
   const uint64_t rest = f17 % 10000000000000000ULL;

@@ -18,6 +18,21 @@ inline char* WriteDouble(char* p, double v) { return std::to_chars(p, p + kMaxNu
 
 void AppendUInt(std::string* out, uint64_t v);
 
+inline constexpr uint64_t kPow10[20] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, 10000000000000000000ULL};
+
+// Decimal digits of v (1 for 0): from its bit length, then one comparison. (v | 1 has the
+// digits of v: an even v is never the 10^k − 1 below a new length.)
+inline int DecimalDigits(uint64_t v) {
+  v |= 1;
+  const int bits = 64 - __builtin_clzll(v);
+  const int n = (bits * 1233) >> 12;  // floor(bits·log10(2)), within one of the answer
+  return n + (v >= kPow10[n]);
+}
+
 // "00" "01" … "99": two digits a look-up.
 inline constexpr char kDigitPairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

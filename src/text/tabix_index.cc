@@ -270,11 +270,6 @@ void InsertLinear(std::vector<uint64_t>* l, int64_t beg, int64_t end, uint64_t o
 
 Status TabixIndexBuilder::Push(std::string_view contig, int64_t beg, int64_t end,
                                uint64_t end_voffset) {
-  const int64_t maxpos = int64_t{1} << (min_shift_ + n_lvls_ * 3);
-  if (beg > maxpos || end > maxpos) {
-    return UnsupportedError("position " + std::to_string(end) + " is beyond what a " +
-                            (csi_ ? ".csi" : ".tbi (2^29)") + " index can hold");
-  }
   int tid = last_tid_;
   if (tid < 0 || names_[tid] != contig) {  // records of one contig come together: look up once per run
     auto [it, added] = tids_.try_emplace(std::string(contig), static_cast<int>(names_.size()));
@@ -283,6 +278,20 @@ Status TabixIndexBuilder::Push(std::string_view contig, int64_t beg, int64_t end
       names_.emplace_back(contig);
       refs_.push_back(nullptr);
     }
+  }
+  return PushTo(tid, beg, end, end_voffset);
+}
+
+Status TabixIndexBuilder::PushSameContig(int64_t beg, int64_t end, uint64_t end_voffset) {
+  if (last_tid_ < 0) return InternalError("tabix index: a record pushed as of the last contig before any");
+  return PushTo(last_tid_, beg, end, end_voffset);
+}
+
+Status TabixIndexBuilder::PushTo(int tid, int64_t beg, int64_t end, uint64_t end_voffset) {
+  const int64_t maxpos = int64_t{1} << (min_shift_ + n_lvls_ * 3);
+  if (beg > maxpos || end > maxpos) {
+    return UnsupportedError("position " + std::to_string(end) + " is beyond what a " +
+                            (csi_ ? ".csi" : ".tbi (2^29)") + " index can hold");
   }
   if (last_tid_ != tid) {
     if (refs_[tid]) return CorruptError("not sorted: the records of a contig are not together");

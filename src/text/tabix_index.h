@@ -45,6 +45,9 @@ class TabixIndexBuilder {
 
   // One record, in file order; `end_voffset` is the virtual offset just past its line.
   Status Push(std::string_view contig, int64_t begin, int64_t end, uint64_t end_voffset);
+  // As Push, for a record of the contig of the last record pushed (its name not compared again;
+  // a record of another contig, or the first record, must come through Push).
+  Status PushSameContig(int64_t begin, int64_t end, uint64_t end_voffset);
   // The index file's uncompressed bytes; `final_voffset` is where reading ends (the EOF block).
   std::string Finish(uint64_t final_voffset);
 
@@ -52,6 +55,7 @@ class TabixIndexBuilder {
 
  private:
   std::string Serialize() const;
+  Status PushTo(int tid, int64_t begin, int64_t end, uint64_t end_voffset);
 
   TabixPreset preset_;
   bool csi_;

@@ -22,7 +22,10 @@ uint64_t TellAfter(uint64_t pos, uint64_t text) {
 
 Status TabixPass::PushHeld(uint64_t text_size) {
   held_ = false;
-  Status st = builder_->Push(held_contig_, held_begin_, held_end_, TellAfter(held_end_offset_, text_size));
+  const uint64_t voffset = TellAfter(held_end_offset_, text_size);
+  Status st = held_same_contig_ ? builder_->PushSameContig(held_begin_, held_end_, voffset)
+                                : builder_->Push(held_contig_, held_begin_, held_end_, voffset);
+  held_same_contig_ = true;  // until Add sees another contig
   if (st.ok()) return st;
   return std::move(st).WithContext("contig " + held_contig_ + ", record " + std::to_string(records_) +
                                    " (position " + std::to_string(held_begin_ + 1) + ")");
@@ -30,14 +33,21 @@ Status TabixPass::PushHeld(uint64_t text_size) {
 
 Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
   if (!offset0_ && spans.meta_end > 0) meta_end_ = chunk_start + spans.meta_end;
+  uint32_t last = UINT32_MAX;  // the chunk's contig index of the record before
   for (const RecordSpan& r : spans.records) {
     if (held_) RETURN_IF_ERROR(PushHeld(UINT64_MAX));  // a later record follows: not the text's end
     if (!builder_) {
       offset0_ = meta_end_;  // a record follows it: before the text's end
       builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, bgzf::StoredVirtualOffset(*offset0_), max_ref_len_);
     }
-    const std::string& contig = spans.contigs[r.contig];
-    if (held_contig_ != contig) held_contig_ = contig;
+    if (r.contig != last) {  // names compared once per run of a contig in the chunk, not per record
+      last = r.contig;
+      const std::string& contig = spans.contigs[r.contig];
+      if (held_contig_ != contig) {
+        held_contig_ = contig;
+        held_same_contig_ = false;
+      }
+    }
     held_begin_ = r.begin;
     held_end_ = r.end;
     held_end_offset_ = chunk_start + r.end_in_chunk;

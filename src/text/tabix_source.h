@@ -40,6 +40,7 @@ class TabixPass {
   uint64_t records_ = 0;
   bool held_ = false;
   std::string held_contig_;
+  bool held_same_contig_ = false;  // held_contig_ is the contig of the record pushed last
   int64_t held_begin_ = 0, held_end_ = 0;
   uint64_t held_end_offset_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <thread>
 
@@ -79,9 +80,21 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
   std::atomic<uint64_t> done{0};
   std::mutex err_mu;
   Status first_error;
+  // Chunks' spans reach the builders in text order (below); a worker does not start a chunk
+  // more than kAhead chunks past the next one to feed, so on many cores the decoded spans
+  // waiting for the serial feed stay a few chunks' worth, never the store's.
+  std::mutex order_mu;
+  std::condition_variable fed_cv;          // next_fed moved, or the pass failed
+  std::atomic<bool> failed{false};
+  const uint64_t kAhead = 4 * uint64_t{threads} + 4;
   auto fail = [&](Status st, uint64_t k) {
-    std::lock_guard<std::mutex> l(err_mu);
-    if (first_error.ok()) first_error = std::move(st).WithContext("chunk " + std::to_string(k));
+    {
+      std::lock_guard<std::mutex> l(err_mu);
+      if (first_error.ok()) first_error = std::move(st).WithContext("chunk " + std::to_string(k));
+    }
+    failed.store(true);
+    std::lock_guard<std::mutex> l(order_mu);
+    fed_cv.notify_all();
   };
   const auto start = std::chrono::steady_clock::now();
   std::atomic<int64_t> last_log_ms{0};
@@ -101,7 +114,6 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
   };
   // Chunks' spans reach the builders in text order: a thread that finds the next chunk ready
   // feeds it, and any chunks after it that are ready too, while the others decode on.
-  std::mutex order_mu;
   std::map<uint64_t, ChunkSpans> waiting;  // done, not fed yet (under order_mu)
   uint64_t next_fed = 0;                   // under order_mu
   bool feeding = false;                    // a thread is feeding (under order_mu)
@@ -127,6 +139,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
         waiting.erase(it);
         at = next_fed++;
       }
+      fed_cv.notify_all();
       for (const auto& b : builders) {
         if (Status st = b->Add(fed_offset, c); !st.ok()) return fail(std::move(st), at);
       }
@@ -138,6 +151,10 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
     for (;;) {
       uint64_t k = next.fetch_add(1);
       if (k >= n) return;
+      if (spans) {  // chunk next_fed is always below the bound: whoever holds it goes on
+        std::unique_lock<std::mutex> l(order_mu);
+        fed_cv.wait(l, [&] { return k < next_fed + kAhead || failed.load(); });
+      }
       {
         std::lock_guard<std::mutex> l(err_mu);
         if (!first_error.ok()) return;

@@ -58,6 +58,23 @@ TEST(NumberFormatTest, RandomBitPatternsRoundTrip) {
   }
 }
 
+TEST(NumberFormatTest, DecimalDigitsAtEveryLengthChange) {
+  EXPECT_EQ(DecimalDigits(0), 1);
+  uint64_t p = 1;
+  for (int d = 1; d <= 20; ++d) {
+    EXPECT_EQ(DecimalDigits(p), d) << p;
+    EXPECT_EQ(DecimalDigits(p + 1), d) << p + 1;
+    if (d > 1) EXPECT_EQ(DecimalDigits(p - 1), d - 1) << p - 1;
+    if (d < 20) p *= 10;
+  }
+  EXPECT_EQ(DecimalDigits(~uint64_t{0}), 20);
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t v = rng() >> (rng() % 64);
+    ASSERT_EQ(DecimalDigits(v), static_cast<int>(std::to_string(v).size())) << v;
+  }
+}
+
 // Stepping through sorted, unsorted and carrying values writes what to_chars writes.
 TEST(NumberFormatTest, SteppedDecimalMatchesToChars) {
   std::mt19937 rng(7);

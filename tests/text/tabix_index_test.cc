@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "cache/cache_pool.h"
 #include "codec/bgzf.h"
@@ -174,7 +176,10 @@ TEST(TabixIndex, ParsesLinesAsTbxParse1) {
 // often its chunks' spans are taken.
 class LinesSource : public RecordSource {
  public:
-  LinesSource(const std::string& text, size_t per_chunk, TabixPreset preset) : preset_(preset) {
+  // `first_delay`: chunk 0's spans take that long (a slow first chunk holds up the feed).
+  LinesSource(const std::string& text, size_t per_chunk, TabixPreset preset,
+              std::chrono::milliseconds first_delay = {})
+      : preset_(preset), first_delay_(first_delay) {
     size_t at = 0;
     while (at < text.size()) {
       size_t end = at;
@@ -192,6 +197,15 @@ class LinesSource : public RecordSource {
   bool HasRecordSpans() const override { return true; }
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override {
     ++span_calls;
+    if (!first_done) {
+      uint64_t seen = started_before_first.load();
+      while (k > seen && !started_before_first.compare_exchange_weak(seen, k)) {
+      }
+    }
+    if (k == 0) {
+      std::this_thread::sleep_for(first_delay_);
+      first_done = true;
+    }
     const std::string& c = chunks_[k];
     out->length = c.size();
     for (size_t at = 0; at < c.size();) {
@@ -214,9 +228,12 @@ class LinesSource : public RecordSource {
   }
   std::string Describe() const override { return "lines"; }
   mutable std::atomic<int> span_calls{0};
+  mutable std::atomic<uint64_t> started_before_first{0};  // the last chunk begun before chunk 0 ended
+  mutable std::atomic<bool> first_done{false};
 
  private:
   TabixPreset preset_;
+  std::chrono::milliseconds first_delay_;
   std::vector<std::string> chunks_;
 };
 
@@ -255,6 +272,28 @@ TEST(TabixIndex, ViewSizingPassBuildsItsIndexes) {
     EXPECT_TRUE(tbi == Tabix(text, vcf, false)) << "vcf " << vcf;
     EXPECT_TRUE(csi == Tabix(text, vcf, true)) << "vcf " << vcf;
   }
+}
+
+// The sizing pass feeds spans in text order on one thread at a time; while the first chunk is
+// slow, the other workers stop a few chunks ahead instead of decoding the whole view into
+// spans waiting in memory (on many cores that backlog was the store's records).
+TEST(TabixIndex, SizingPassDecodesOnlyAFewChunksAheadOfItsFeed) {
+  const std::string text = BedText(3, 30000, 3000);
+  cache::CachePool pool(64 << 20);
+  auto source = std::make_shared<const LinesSource>(text, 50, TabixPreset::kBed, std::chrono::milliseconds(300));
+  ASSERT_GT(source->ChunkCount(), 400u);
+  SizingOptions o;
+  o.threads = 4;
+  auto plain = std::make_shared<const VirtualTextFile>(source, &pool, o);
+  TabixIndexSource::Options io;
+  io.preset = TabixPreset::kBed;
+  auto tbi = std::make_shared<const TabixIndexSource>(plain, io, "t.tbi");
+  plain->AddSpanConsumer(tbi);
+  ASSERT_TRUE(plain->Size().ok());
+  EXPECT_LT(source->started_before_first.load(), 4u * 4 + 4) << "chunks begun while chunk 0 was held up";
+  std::string index;
+  ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
+  EXPECT_TRUE(index == Tabix(text, false, false));
 }
 
 }  // namespace
