@@ -37,6 +37,8 @@ class BedSource : public RecordSource {
   uint64_t ChunkCount() const override { return chunks_.size(); }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
+  // A group's lengths come from its tally (made for all groups at once).
+  bool MeasuresWithoutReading() const override { return tally_ != nullptr; }
   std::string Describe() const override;
   // From the decoded fragments, no text: [start, end) (10x: end − 1, as its third column says).
   bool HasRecordSpans() const override { return true; }

@@ -66,6 +66,10 @@ class RecordSource {
   // (dense views: arithmetic on row lengths; datg: digit counts); nullopt: the sizing pass renders
   // the chunk. Errors are the chunk's errors.
   virtual Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const { return std::optional<uint64_t>(); }
+  // True when MeasureChunk needs no read of the records (lengths tallied for many views at
+  // once): the sizing pass then measures, and region indexes are left to their own pass,
+  // instead of reading every record to size the view and feed its indexes at once.
+  virtual bool MeasuresWithoutReading() const { return false; }
   // Record spans of chunk k, for region indexes (tabix/CSI), and its length; only coordinate
   // views have them.
   virtual bool HasRecordSpans() const { return false; }

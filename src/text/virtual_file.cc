@@ -45,7 +45,7 @@ Status VirtualTextFile::EnsureSized() const {
   // The files built from this view's record spans that are not known yet, built by this pass.
   std::vector<std::shared_ptr<const SpanConsumer>> consumers;  // alive through the pass
   std::vector<std::unique_ptr<SpanBuilder>> builders;
-  if (source_->HasRecordSpans()) {
+  if (source_->HasRecordSpans() && !source_->MeasuresWithoutReading()) {
     for (const auto& weak : span_consumers_) {
       auto c = weak.lock();
       if (!c) continue;

@@ -194,6 +194,12 @@ class LinesSource : public RecordSource {
     out->append(chunks_[k]);
     return OkStatus();
   }
+  Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override {
+    if (!tallied) return std::optional<uint64_t>();
+    return std::optional<uint64_t>(chunks_[k].size());
+  }
+  bool MeasuresWithoutReading() const override { return tallied; }
+  bool tallied = false;  // lengths known without reading (as a fragments group's tally)
   bool HasRecordSpans() const override { return true; }
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override {
     ++span_calls;
@@ -272,6 +278,28 @@ TEST(TabixIndex, ViewSizingPassBuildsItsIndexes) {
     EXPECT_TRUE(tbi == Tabix(text, vcf, false)) << "vcf " << vcf;
     EXPECT_TRUE(csi == Tabix(text, vcf, true)) << "vcf " << vcf;
   }
+}
+
+// A view whose lengths are tallied elsewhere is sized without reading its records; its index
+// is built by its own pass when asked for, the same bytes as tabix's.
+TEST(TabixIndex, TalliedViewIsSizedWithoutItsSpans) {
+  const std::string text = BedText(5, 8000, 3000);
+  cache::CachePool pool(64 << 20);
+  auto source = std::make_shared<LinesSource>(text, 997, TabixPreset::kBed);
+  source->tallied = true;
+  auto plain = std::make_shared<const VirtualTextFile>(source, &pool);
+  TabixIndexSource::Options io;
+  io.preset = TabixPreset::kBed;
+  auto tbi = std::make_shared<const TabixIndexSource>(plain, io, "t.tbi");
+  plain->AddSpanConsumer(tbi);
+  auto size = plain->Size();
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, text.size());
+  EXPECT_EQ(source->span_calls.load(), 0) << "sized from the tally alone";
+  std::string index;
+  ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
+  EXPECT_EQ(source->span_calls.load(), static_cast<int>(source->ChunkCount())) << "the index's own pass";
+  EXPECT_TRUE(index == Tabix(text, false, false));
 }
 
 // The sizing pass feeds spans in text order on one thread at a time; while the first chunk is
