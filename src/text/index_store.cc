@@ -21,7 +21,6 @@ namespace {
 
 constexpr char kMagic[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '1'};
 
-
 }  // namespace
 
 uint64_t Fnv1a(std::string_view data, uint64_t h) {

@@ -85,7 +85,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
   // waiting for the serial feed stay a few chunks' worth, never the store's.
   std::mutex order_mu;
   std::condition_variable fed_cv;          // next_fed moved, or the pass failed
-  std::atomic<bool> failed{false};
+  std::atomic<bool> failed{false};         // set once first_error is
   const uint64_t kAhead = 4 * uint64_t{threads} + 4;
   auto fail = [&](Status st, uint64_t k) {
     {
@@ -155,10 +155,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
         std::unique_lock<std::mutex> l(order_mu);
         fed_cv.wait(l, [&] { return k < next_fed + kAhead || failed.load(); });
       }
-      {
-        std::lock_guard<std::mutex> l(err_mu);
-        if (!first_error.ok()) return;
-      }
+      if (failed.load()) return;
       buf.clear();
       Status st;
       std::optional<uint64_t> measured;
