@@ -236,6 +236,7 @@ int RunCat(const Options& o) {
   ConfigureArena(o);
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
+  text::SizingOptions::Progress sizing;  // outlives the tree's views, which count into it
   cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes
@@ -415,6 +416,7 @@ int RunMount(const Options& o, const char* argv0) {
     }
   }
 
+  text::SizingOptions::Progress sizing;  // outlives the tree's views, which count into it
   cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
@@ -423,7 +425,8 @@ int RunMount(const Options& o, const char* argv0) {
   Daemon daemon;
   vfs::DiscoverOptions discover = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
   io::RemoteSource remote;  // read-ahead threads start after fuse_daemonize's fork, below
-  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree, &remote});
+  discover.sizing.progress = &sizing;
+  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree, &remote, &sizing});
   if (Status st = OpenSource(o, &pool, /*defer_threads=*/true, &discover, &remote); !st.ok()) {
     return Fail(kExitSource, st.message());
   }

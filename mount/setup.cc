@@ -193,6 +193,10 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
         << a.reused << " reused, " << a.reclaims << " after the cache made room, " << a.without_reclaim
         << " for C libraries), " << a.fallbacks
         << " past the limit to malloc\n";
+    if (s.sizing != nullptr) {
+      out << "sizing: " << s.sizing->chunks_done.load() << " of " << s.sizing->chunks_total.load()
+          << " chunks read by sizing passes\n";
+    }
     std::ifstream stat("/proc/self/stat");
     std::string field;
     for (int i = 1; i <= 10 && stat >> field; ++i) {

@@ -9,6 +9,7 @@
 
 #include "cache/cache_pool.h"
 #include "io/remote/remote.h"
+#include "text/virtual_file.h"
 #include "util/status.h"
 #include "vfs/tree.h"
 
@@ -33,6 +34,7 @@ struct StatusSources {
   const cache::CachePool* pool = nullptr;
   std::shared_ptr<vfs::Tree>* tree = nullptr;  // the served tree (the daemon's; outlives reads)
   const io::RemoteSource* remote = nullptr;     // a remote SOURCE's client and block cache
+  const text::SizingOptions::Progress* sizing = nullptr;  // chunks the sizing passes read
 };
 
 // The files of MOUNT/.omicsfs/: `errors` (the last warnings and errors the daemon logged) and

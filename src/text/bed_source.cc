@@ -77,7 +77,30 @@ Status BedSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
     if (!header) out->records.push_back({0, f.start[i], end, at});
   }
   out->length = at;
+  if (header) out->meta_end = at;  // all meta lines: where tabix's first record could start
   return OkStatus();
+}
+
+bool BedSource::SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from, ChunkSpans* out) const {
+  const auto* p = dynamic_cast<const BedSource*>(&partner);
+  if (p == nullptr || p->fragments_ != fragments_ || p->tally_ != tally_ || p->group_ != group_ || k >= chunks_.size()) return false;
+  // A chromosome tabix reads as header lines has no spans to derive from.
+  if (from.meta_end != 0 || (from.records.empty() && from.length != 0)) return false;
+  // The same lines but for the end: the 10x form's is the BED form's − 1 (unsigned 32-bit), so a
+  // line is a byte shorter where a BED end is a power of ten (and 0's 10x end has ten digits).
+  const uint32_t delta = style_ == p->style_ ? 0 : style_ == Style::kTenX ? UINT32_MAX : 1;
+  out->contigs = from.contigs;
+  out->meta_end = 0;
+  out->records.resize(from.records.size());
+  int64_t shift = 0;
+  for (size_t i = 0; i < from.records.size(); ++i) {
+    const RecordSpan& r = from.records[i];
+    const uint32_t end = static_cast<uint32_t>(r.end), mine = end + delta;
+    shift += static_cast<int64_t>(DecimalDigits(mine)) - static_cast<int64_t>(DecimalDigits(end));
+    out->records[i] = {r.contig, r.begin, mine, r.end_in_chunk + shift};
+  }
+  out->length = from.length + shift;
+  return true;
 }
 
 Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
@@ -106,7 +129,6 @@ Status BedSource::RenderChunk(uint64_t k, std::string* out) const {
   }
   return OkStatus();
 }
-
 
 namespace {
 

@@ -43,6 +43,8 @@ class BedSource : public RecordSource {
   // From the decoded fragments, no text: [start, end) (10x: end − 1, as its third column says).
   bool HasRecordSpans() const override { return true; }
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
+  // From the other form's spans of the same fragments (ends ± 1): both forms sized by one pass.
+  bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from, ChunkSpans* out) const override;
 
  private:
   // Chunk k's fragments (a group's from the tally) and the names of their cells.

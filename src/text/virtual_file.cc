@@ -26,55 +26,97 @@ VirtualTextFile::VirtualTextFile(std::shared_ptr<const RecordSource> source,
 
 bool VirtualTextFile::sized() const { return ready_.load(std::memory_order_acquire) != nullptr; }
 
+// One view a sizing pass sizes: the view whose pass it is, or a partner whose spans it derives.
+struct VirtualTextFile::PassTarget {
+  const VirtualTextFile* file = nullptr;
+  std::shared_ptr<const VirtualTextFile> hold;  // a partner, alive through the pass
+  std::vector<std::shared_ptr<const SpanConsumer>> consumers;  // alive through the pass
+  std::vector<std::unique_ptr<SpanBuilder>> builders;
+  std::vector<uint64_t> lengths;
+  // A partner whose spans could not be derived (or whose builder failed): left unsized, it
+  // sizes itself by its own pass when asked.
+  std::atomic<bool> dropped{false};
+  uint64_t fed_offset = 0;  // the feeding thread's
+};
+
+void VirtualTextFile::SizeTogether(const VirtualTextFile& a, const VirtualTextFile& b) {
+  a.partners_.push_back(b.weak_from_this());
+  b.partners_.push_back(a.weak_from_this());
+  b.mu_ = a.mu_;
+}
+
+bool VirtualTextFile::LoadPersisted() const {
+  if (options_.index == nullptr || options_.index_key.empty()) return false;
+  auto lengths = options_.index->Load(options_.index_key, source_->ChunkCount());
+  if (!lengths) return false;
+  index_ = std::make_unique<const ChunkIndex>(*lengths);
+  ready_.store(index_.get(), std::memory_order_release);
+  LogDebug(source_->Describe() + ": size from the persisted index");
+  return true;
+}
+
+void VirtualTextFile::Adopt(const std::vector<uint64_t>& lengths) const {
+  index_ = std::make_unique<const ChunkIndex>(lengths);
+  ready_.store(index_.get(), std::memory_order_release);
+  if (options_.index != nullptr && !options_.index_key.empty()) options_.index->Save(options_.index_key, lengths);
+}
+
+void VirtualTextFile::StartBuilders(PassTarget* target) const {
+  for (const auto& weak : span_consumers_) {
+    auto c = weak.lock();
+    if (!c) continue;
+    if (auto b = c->StartPass()) {
+      target->consumers.push_back(std::move(c));
+      target->builders.push_back(std::move(b));
+    }
+  }
+}
+
 Status VirtualTextFile::EnsureSized() const {
   if (ready_.load(std::memory_order_acquire) != nullptr) return OkStatus();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(*mu_);
   if (index_) return OkStatus();
   if (!sizing_error_.ok()) return sizing_error_;
   const uint64_t n = source_->ChunkCount();
-  const bool persist = options_.index != nullptr && !options_.index_key.empty();
-  if (persist) {
-    if (auto lengths = options_.index->Load(options_.index_key, n)) {
-      index_ = std::make_unique<const ChunkIndex>(*lengths);
-      ready_.store(index_.get(), std::memory_order_release);
-      LogDebug(source_->Describe() + ": size from the persisted index");
-      return OkStatus();
-    }
-  }
+  if (LoadPersisted()) return OkStatus();
   if (Status st = EnsurePrepared(); !st.ok()) return SizingFailed(std::move(st));
-  // The files built from this view's record spans that are not known yet, built by this pass.
-  std::vector<std::shared_ptr<const SpanConsumer>> consumers;  // alive through the pass
-  std::vector<std::unique_ptr<SpanBuilder>> builders;
+  // This view, then the partners this pass sizes too; with them, the files built from each
+  // view's record spans that are not known yet.
+  std::deque<PassTarget> targets(1);
+  targets[0].file = this;
   if (source_->HasRecordSpans() && !source_->MeasuresWithoutReading()) {
-    for (const auto& weak : span_consumers_) {
-      auto c = weak.lock();
-      if (!c) continue;
-      if (auto b = c->StartPass()) {
-        consumers.push_back(std::move(c));
-        builders.push_back(std::move(b));
-      }
+    StartBuilders(&targets[0]);
+    for (const auto& weak : partners_) {
+      auto p = weak.lock();
+      if (!p || p->index_ || !p->sizing_error_.ok() || p->source_->ChunkCount() != n || p->LoadPersisted()) continue;
+      if (!p->EnsurePrepared().ok()) continue;  // its own Size() reports it
+      PassTarget& t = targets.emplace_back();
+      t.file = p.get();
+      t.hold = std::move(p);
+      t.file->StartBuilders(&t);
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  std::vector<uint64_t> lengths(n, 0);
-  if (Status st = SizingPass(n, &lengths, builders); !st.ok()) return SizingFailed(std::move(st));
-  uint64_t total = 0;
-  for (uint64_t l : lengths) total += l;
-  for (auto& b : builders) b->Finish(total);
-  index_ = std::make_unique<const ChunkIndex>(lengths);
-  ready_.store(index_.get(), std::memory_order_release);
-  if (persist) options_.index->Save(options_.index_key, lengths);
-  LogDebug("sized " + source_->Describe() + ": " + std::to_string(n) + " chunks in " +
-           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()) + " ms");
+  for (auto& t : targets) t.lengths.assign(n, 0);
+  if (Status st = SizingPass(n, targets); !st.ok()) return SizingFailed(std::move(st));
+  for (auto& t : targets) {
+    if (t.dropped.load()) continue;
+    uint64_t total = 0;
+    for (uint64_t l : t.lengths) total += l;
+    for (auto& b : t.builders) b->Finish(total);
+    t.file->Adopt(t.lengths);
+    LogDebug("sized " + t.file->Describe() + ": " + std::to_string(n) + " chunks in " +
+             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()) +
+             " ms" + (t.file == this ? "" : ", by the pass of " + Describe()));
+  }
   return OkStatus();
 }
 
-Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_out,
-                                   const std::vector<std::unique_ptr<SpanBuilder>>& builders) const {
-  std::vector<uint64_t>& lengths = *lengths_out;
+Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) const {
+  std::vector<uint64_t>& lengths = targets[0].lengths;
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = static_cast<unsigned>(std::clamp<uint64_t>(threads, 1, std::max<uint64_t>(n, 1)));
-  const bool spans = !builders.empty();
+  const bool spans = targets.size() > 1 || !targets[0].builders.empty();
 
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> done{0};
@@ -114,11 +156,11 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
   };
   // Chunks' spans reach the builders in text order: a thread that finds the next chunk ready
   // feeds it, and any chunks after it that are ready too, while the others decode on.
-  std::map<uint64_t, ChunkSpans> waiting;  // done, not fed yet (under order_mu)
+  // Per chunk, one ChunkSpans per target.
+  std::map<uint64_t, std::vector<ChunkSpans>> waiting;  // done, not fed yet (under order_mu)
   uint64_t next_fed = 0;                   // under order_mu
   bool feeding = false;                    // a thread is feeding (under order_mu)
-  uint64_t fed_offset = 0;                 // the feeding thread's
-  auto feed = [&](uint64_t k, ChunkSpans s) {
+  auto feed = [&](uint64_t k, std::vector<ChunkSpans> s) {
     {
       std::lock_guard<std::mutex> l(order_mu);
       waiting.emplace(k, std::move(s));
@@ -126,7 +168,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
       feeding = true;
     }
     for (;;) {
-      ChunkSpans c;
+      std::vector<ChunkSpans> c;
       uint64_t at;
       {
         std::lock_guard<std::mutex> l(order_mu);
@@ -140,10 +182,18 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
         at = next_fed++;
       }
       fed_cv.notify_all();
-      for (const auto& b : builders) {
-        if (Status st = b->Add(fed_offset, c); !st.ok()) return fail(std::move(st), at);
+      for (size_t i = 0; i < targets.size(); ++i) {
+        PassTarget& t = targets[i];
+        if (t.dropped.load()) continue;
+        for (const auto& b : t.builders) {
+          Status st = b->Add(t.fed_offset, c[i]);
+          if (st.ok()) continue;
+          if (i == 0) return fail(std::move(st), at);
+          t.dropped.store(true);  // a partner's: it sizes itself later
+          break;
+        }
+        t.fed_offset += t.lengths[at];
       }
-      fed_offset += lengths[at];
     }
   };
   auto work = [&] {
@@ -159,11 +209,20 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
       buf.clear();
       Status st;
       std::optional<uint64_t> measured;
-      ChunkSpans chunk_spans;
+      std::vector<ChunkSpans> chunk_spans(spans ? targets.size() : 0);
       try {
         if (spans) {  // the spans give the length, and the chunk is not rendered
-          st = source_->RecordSpans(k, &chunk_spans);
-          measured = chunk_spans.length;
+          st = source_->RecordSpans(k, &chunk_spans[0]);
+          measured = chunk_spans[0].length;
+          for (size_t i = 1; st.ok() && i < targets.size(); ++i) {
+            PassTarget& t = targets[i];
+            if (t.dropped.load()) continue;
+            if (t.file->source_->SpansFromPartner(*source_, k, chunk_spans[0], &chunk_spans[i])) {
+              t.lengths[k] = chunk_spans[i].length;
+            } else {
+              t.dropped.store(true);
+            }
+          }
         } else {
           auto m = source_->MeasureChunk(k);
           if (m.ok()) measured = *m;
@@ -195,7 +254,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::vector<uint64_t>* lengths_ou
 }
 
 void VirtualTextFile::AddSpanConsumer(std::weak_ptr<const SpanConsumer> consumer) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(*mu_);
   span_consumers_.push_back(std::move(consumer));
 }
 
@@ -211,7 +270,7 @@ Result<std::pair<uint64_t, uint64_t>> VirtualTextFile::ChunkSpan(uint64_t k) con
   return std::make_pair(index->ChunkStart(k), index->ChunkLength(k));
 }
 
-// Requires mu_. A transient failure (a server down) is not remembered: the next stat or read
+// Requires *mu_. A transient failure (a server down) is not remembered: the next stat or read
 // sizes again.
 Status VirtualTextFile::SizingFailed(Status st) const {
   st = std::move(st).WithContext(source_->Describe());

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,18 +56,28 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   // A file built from this view's record spans (its region index): the sizing pass, if it runs
   // after this call, builds it too. Held weakly (the consumer holds this view).
   void AddSpanConsumer(std::weak_ptr<const SpanConsumer> consumer) const;
+  // Two views of the same records (RecordSource::SpansFromPartner): the sizing pass of either
+  // sizes the other too, and builds its region indexes, from one read of the records. Both must
+  // be held by shared_ptr and not yet read; afterwards they size under one lock.
+  static void SizeTogether(const VirtualTextFile& a, const VirtualTextFile& b);
   const RecordSource& source() const { return *source_; }
 
  private:
+  struct PassTarget;
   Status EnsureSized() const;
+  // Require *mu_. The persisted sizes, when there are (true); a pass's lengths (persisted).
+  bool LoadPersisted() const;
+  void Adopt(const std::vector<uint64_t>& lengths) const;
+  // Requires *mu_: builders for this view's consumers whose files are not known yet.
+  void StartBuilders(PassTarget* target) const;
   Result<cache::Buffer> Chunk(uint64_t k) const;
   Result<std::string> Render(uint64_t k) const;
   Status EnsurePrepared() const;
   Status SizingFailed(Status st) const;
-  // The sizing pass over `n` chunks into `lengths`; feeds `builders` every chunk's record spans
-  // in text order when there are any.
-  Status SizingPass(uint64_t n, std::vector<uint64_t>* lengths,
-                    const std::vector<std::unique_ptr<SpanBuilder>>& builders) const;
+  // The sizing pass over `n` chunks into targets[0] (this view's lengths, and its builders fed
+  // every chunk's record spans in text order when there are any) and its partners after it,
+  // whose spans are derived from this view's.
+  Status SizingPass(uint64_t n, std::deque<PassTarget>& targets) const;
   void Prefetch(uint64_t after) const;
   // Queues chunk k for rendering on the read-ahead workers unless cached or already pending.
   void WarmInBackground(uint64_t k) const;
@@ -75,7 +86,9 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   cache::CachePool* pool_;
   SizingOptions options_;
   uint64_t owner_;
-  mutable std::mutex mu_;                            // serialises the sizing pass
+  // Serialises the sizing pass; partners (SizeTogether) share one.
+  mutable std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
+  mutable std::vector<std::weak_ptr<const VirtualTextFile>> partners_;  // set before any read
   mutable std::unique_ptr<const ChunkIndex> index_;  // set once under mu_
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
   mutable Status sizing_error_;  // a failed pass is remembered, unless its failure was transient

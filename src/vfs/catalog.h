@@ -96,10 +96,13 @@ struct ViewSpec {
   std::string_view name;
   SizeBy size;
   std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)> make;
-  std::string_view gz = {};   // its BGZF twin (`bgzip -l 0`), "" none
+  std::string_view gz = "";   // its BGZF twin (`bgzip -l 0`), "" none
   bool indexed = false;       // the twin has region indexes (Store::indexes says which)
   bool shown = true;          // false: only the twin is shown (10x/features.tsv)
   int gate = -1;              // present only when the catalog's gate of this number passes
+  // A view listed before this one whose sizing pass sizes this one too, and builds its region
+  // indexes (the same records in another form: RecordSource::SpansFromPartner); "" none.
+  std::string_view sized_with = "";
 };
 
 template <class Store>
@@ -156,10 +159,15 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     passed[g] = 1;
     return true;
   };
+  std::vector<std::pair<std::string_view, std::shared_ptr<const text::VirtualTextFile>>> made;
   for (const auto& v : catalog.views) {
     if (!open(v.gate)) continue;
     const std::string name = ViewName(v.name, sink.stem);
     auto plain = sink.MakeText(name, v.make(store, name));
+    for (const auto& [partner, file] : made) {
+      if (!v.sized_with.empty() && partner == v.sized_with) text::VirtualTextFile::SizeTogether(*file, *plain);
+    }
+    made.emplace_back(v.name, plain);
     if (v.shown) sink.AddView(name, plain);
     if (v.gz.empty()) continue;
     const std::string gz = ViewName(v.gz, sink.stem);

@@ -282,6 +282,38 @@ TEST(BgzfMount, EveryFragmentsStore) {
   EXPECT_EQ(csi, 4);  // the frags stores hold a fragment at 2 000 000 000: past what .tbi holds
 }
 
+// A fragments store's first listing: the pass that sizes one of its two views reads each chunk's
+// fragments once and sizes the other and builds both views' indexes from them; the rest of the
+// listing, both indexes and a whole read add no chunk to what MOUNT/.omicsfs/status counts.
+// (EveryFragmentsStore checks these derived sizes and indexes against bgzip and tabix.)
+TEST(BgzfMount, AFragmentsStoreIsReadOnceForBothViewsAndTheirIndexes) {
+  TempDir idx;
+  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/bpcells/dir/v2", {"-o", "index_dir=" + idx.path()});
+  ASSERT_NE(m, nullptr);
+  auto sized = [&] {
+    std::string status;
+    EXPECT_TRUE(ReadWhole(m->path() + "/.omicsfs/status", &status));
+    return testutil::NumberBefore(status, " chunks read by sizing passes");
+  };
+  const std::string dir = m->path() + "/atac.packed";
+  struct stat st;
+  for (const char* list : {"cells.txt", "chromosomes.txt"}) ASSERT_EQ(::stat((dir + "/" + list).c_str(), &st), 0);
+  const long before = sized();  // the name lists' one chunk each
+  ASSERT_GE(before, 0);
+  ASSERT_EQ(::stat((dir + "/fragments.tsv").c_str(), &st), 0);  // the 10x view asked first
+  const long one_pass = sized() - before;
+  EXPECT_GT(one_pass, 0);
+  std::string out, text, index;
+  ASSERT_EQ(Sh("ls -l " + Quote(dir), &out, nullptr, idx.path()), 0);
+  for (const char* view : {"fragments.bed", "fragments.tsv"}) {
+    ASSERT_TRUE(ReadWhole(dir + "/" + view + ".gz.tbi", &index)) << view;
+    ASSERT_TRUE(ReadWhole(dir + "/" + view, &text)) << view;
+    ASSERT_EQ(::stat((dir + "/" + view).c_str(), &st), 0);
+    EXPECT_EQ(static_cast<uint64_t>(st.st_size), text.size()) << view;
+  }
+  EXPECT_EQ(sized() - before, one_pass) << "the BED view and both indexes were read again";
+}
+
 // sample.vcz with every position moved past 2^29 and contig lengths of 7·10^8: a .csi (tabix -C).
 TEST(BgzfMount, CsiForPositionsPastTbi) {
   TempDir src, idx, tmp;

@@ -16,6 +16,9 @@
 
 #include "cache/cache_pool.h"
 #include "codec/bgzf.h"
+#include "formats/bpcells/fragments.h"
+#include "testutil/store_writer.h"
+#include "text/bed_source.h"
 #include "text/tabix_source.h"
 #include "text/virtual_file.h"
 
@@ -322,6 +325,92 @@ TEST(TabixIndex, SizingPassDecodesOnlyAFewChunksAheadOfItsFeed) {
   std::string index;
   ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
   EXPECT_TRUE(index == Tabix(text, false, false));
+}
+
+// A fragments view that counts the chunks whose fragments it reads for spans.
+class CountingBed : public BedSource {
+ public:
+  using BedSource::BedSource;
+  Status RecordSpans(uint64_t k, ChunkSpans* out) const override {
+    ++span_calls;
+    return BedSource::RecordSpans(k, out);
+  }
+  mutable std::atomic<int> span_calls{0};
+};
+
+// Fragments whose ends sit on and beside powers of ten (a 10x line is a byte shorter than its
+// BED line there) and at 0 (its 10x end is 4294967295), over several chunks of two chromosomes.
+testutil::FragmentsSpec PowersOfTenFragments(const std::string& first_chrom) {
+  testutil::FragmentsSpec f;
+  f.chr_names = {first_chrom, "chr2"};
+  f.cell_names = {"AAAC-1", "TTTG-1", "GGGA-1"};
+  f.by_chr.resize(2);
+  f.by_chr[0].push_back({0, 0, 0});
+  for (uint32_t p = 10; p <= 1000000000u; p *= 10) {
+    for (uint32_t end : {p - 1, p, p + 1}) f.by_chr[0].push_back({end - 1, end, static_cast<uint32_t>(end % 3)});
+  }
+  std::mt19937 rng(8);
+  uint32_t pos = 0;
+  for (int i = 0; i < 20000; ++i) {
+    pos += rng() % 300;
+    const uint32_t len = rng() % 7 == 0 ? 1000 - pos % 1000 : 1 + rng() % 600;  // some end on a thousand
+    f.by_chr[1].push_back({pos, pos + len, static_cast<uint32_t>(rng() % 3)});
+  }
+  return f;
+}
+
+// A fragments store's BED and 10x views sized together (VirtualTextFile::SizeTogether): the
+// first one asked reads each chunk's fragments once and sizes both and builds both .csi; sizes,
+// chunk lengths and indexes are what each view renders and what tabix writes for it. A view
+// whose partner's spans say too little (a chromosome tabix reads as header lines) sizes itself.
+TEST(TabixIndex, PartnerViewsAreSizedAndIndexedByOnePass) {
+  for (const std::string first_chrom : {"chr1", "#meta"}) {
+    const bool derivable = first_chrom[0] != '#';
+    auto fragments = formats::bpcells::Fragments::Open(testutil::ToMemoryStore(testutil::MakeFragmentsStore(PowersOfTenFragments(first_chrom))));
+    ASSERT_TRUE(fragments.ok()) << fragments.status().ToString();
+    for (int asked_first : {0, 1}) {
+      cache::CachePool pool(64 << 20);
+      std::vector<std::shared_ptr<const CountingBed>> sources;
+      std::vector<std::shared_ptr<const VirtualTextFile>> views;
+      std::vector<std::shared_ptr<const TabixIndexSource>> indexes;
+      for (auto style : {BedSource::Style::kBed, BedSource::Style::kTenX}) {
+        sources.push_back(std::make_shared<const CountingBed>(*fragments, style, "f"));
+        views.push_back(std::make_shared<const VirtualTextFile>(sources.back(), &pool));
+        TabixIndexSource::Options o;
+        o.preset = TabixPreset::kBed;
+        o.csi = true;  // ends past 2^29
+        indexes.push_back(std::make_shared<const TabixIndexSource>(views.back(), o, "f.csi"));
+        views.back()->AddSpanConsumer(indexes.back());
+      }
+      VirtualTextFile::SizeTogether(*views[0], *views[1]);
+      const int chunks = static_cast<int>(sources[0]->ChunkCount());
+      ASSERT_GT(chunks, 2);
+      ASSERT_TRUE(views[asked_first]->Size().ok());
+      EXPECT_EQ(views[1 - asked_first]->sized(), derivable) << first_chrom;
+      EXPECT_EQ(sources[asked_first]->span_calls.load(), chunks);
+      EXPECT_EQ(sources[1 - asked_first]->span_calls.load(), 0);
+      for (int v : {0, 1}) {
+        std::string text;
+        for (uint64_t k = 0; k < sources[v]->ChunkCount(); ++k) {
+          const size_t before = text.size();
+          ASSERT_TRUE(sources[v]->RenderChunk(k, &text).ok());
+          auto span = views[v]->ChunkSpan(k);
+          ASSERT_TRUE(span.ok());
+          ASSERT_EQ(span->first, before) << "view " << v << " chunk " << k;
+          ASSERT_EQ(span->second, text.size() - before) << "view " << v << " chunk " << k;
+        }
+        EXPECT_EQ(*views[v]->Size(), text.size());
+        std::string csi;
+        Status st = indexes[v]->RenderChunk(0, &csi);
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        EXPECT_TRUE(csi == Tabix(text, false, true)) << first_chrom << " view " << v;
+      }
+      // Derived: nothing read again, for the sizes or the indexes; else the partner's own pass
+      // read its chunks once.
+      EXPECT_EQ(sources[1 - asked_first]->span_calls.load(), derivable ? 0 : chunks) << first_chrom;
+      EXPECT_EQ(sources[asked_first]->span_calls.load(), chunks) << first_chrom;
+    }
+  }
 }
 
 }  // namespace

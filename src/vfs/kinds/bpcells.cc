@@ -93,7 +93,7 @@ const Catalog<FragmentViews>& FragmentCatalog() {
            .gz = "fragments.bed.gz", .indexed = true},
           {.name = "fragments.tsv", .size = SizeBy::kRendered,
            .make = [](const FragmentViews& s, const std::string& n) { return s.Bed(text::BedSource::Style::kTenX, n); },
-           .gz = "fragments.tsv.gz", .indexed = true},
+           .gz = "fragments.tsv.gz", .indexed = true, .sized_with = "fragments.bed"},
           {.name = "chromosomes.txt", .size = SizeBy::kFixed,
            .make = [](const FragmentViews& s, const std::string& n) { return s.Listed(s.f->chr_names(), n); }},
           {.name = "cells.txt", .size = SizeBy::kFixed,
