@@ -122,11 +122,11 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
   std::atomic<uint64_t> done{0};
   std::mutex err_mu;
   Status first_error;
-  // Chunks' spans reach the builders in text order (below); a worker does not start a chunk
-  // more than kAhead chunks past the next one to feed, so on many cores the decoded spans
-  // waiting for the serial feed stay a few chunks' worth, never the store's.
+  // Chunks' spans reach each builder in text order (below); a worker does not start a chunk
+  // more than kAhead chunks past the next one some builder is to be fed, so on many cores the
+  // decoded spans waiting for the feeds stay a few chunks' worth, never the store's.
   std::mutex order_mu;
-  std::condition_variable fed_cv;          // next_fed moved, or the pass failed
+  std::condition_variable fed_cv;          // a feed moved on, or the pass failed
   std::atomic<bool> failed{false};         // set once first_error is
   const uint64_t kAhead = 4 * uint64_t{threads} + 4;
   auto fail = [&](Status st, uint64_t k) {
@@ -154,46 +154,62 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
               std::to_string(ms / 1000) + " s");
     }
   };
-  // Chunks' spans reach the builders in text order: a thread that finds the next chunk ready
-  // feeds it, and any chunks after it that are ready too, while the others decode on.
-  // Per chunk, one ChunkSpans per target.
-  std::map<uint64_t, std::vector<ChunkSpans>> waiting;  // done, not fed yet (under order_mu)
-  uint64_t next_fed = 0;                   // under order_mu
-  bool feeding = false;                    // a thread is feeding (under order_mu)
+  // Each builder has its own feed: its chunks in text order, each fed by one thread at a time,
+  // the builders in parallel (two indexes, or a view's and its partner's, cost the pass the
+  // slowest feed, not their sum). A thread that finished a chunk feeds every idle builder whose
+  // next chunk is ready, and the chunks after it that are ready too, while the others decode on.
+  struct Feed {
+    size_t target;
+    SpanBuilder* builder;
+    uint64_t next = 0;    // its next chunk (under order_mu)
+    bool busy = false;    // a thread is feeding it (under order_mu)
+    uint64_t offset = 0;  // where its next chunk starts in its view's text (the feeding thread's)
+  };
+  std::vector<Feed> feeds;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    for (const auto& b : targets[i].builders) feeds.push_back({i, b.get()});
+  }
+  struct Ready {
+    std::vector<ChunkSpans> spans;  // one per target
+    size_t unfed;                   // feeds that have not taken it yet
+  };
+  std::map<uint64_t, Ready> waiting;  // done, not fed to every builder yet (under order_mu)
+  auto lowest_next = [&] {            // under order_mu
+    uint64_t low = UINT64_MAX;
+    for (const Feed& f : feeds) low = std::min(low, f.next);
+    return low;
+  };
   auto feed = [&](uint64_t k, std::vector<ChunkSpans> s) {
-    {
-      std::lock_guard<std::mutex> l(order_mu);
-      waiting.emplace(k, std::move(s));
-      if (feeding) return;
-      feeding = true;
-    }
+    std::unique_lock<std::mutex> l(order_mu);
+    waiting.emplace(k, Ready{std::move(s), feeds.size()});
     for (;;) {
-      std::vector<ChunkSpans> c;
-      uint64_t at;
-      {
-        std::lock_guard<std::mutex> l(order_mu);
-        auto it = waiting.find(next_fed);
-        if (it == waiting.end()) {
-          feeding = false;
-          return;
-        }
-        c = std::move(it->second);
-        waiting.erase(it);
-        at = next_fed++;
+      Feed* f = nullptr;
+      for (Feed& x : feeds) {
+        if (!x.busy && waiting.count(x.next)) f = &x;
       }
-      fed_cv.notify_all();
-      for (size_t i = 0; i < targets.size(); ++i) {
-        PassTarget& t = targets[i];
-        if (t.dropped.load()) continue;
-        for (const auto& b : t.builders) {
-          Status st = b->Add(t.fed_offset, c[i]);
-          if (st.ok()) continue;
-          if (i == 0) return fail(std::move(st), at);
-          t.dropped.store(true);  // a partner's: it sizes itself later
-          break;
+      if (f == nullptr || failed.load()) return;
+      f->busy = true;
+      PassTarget& t = targets[f->target];
+      for (auto it = waiting.find(f->next); it != waiting.end() && !failed.load(); it = waiting.find(f->next)) {
+        const uint64_t at = f->next;
+        const ChunkSpans& spans = it->second.spans[f->target];  // stays: this feed has not taken it
+        l.unlock();
+        if (!t.dropped.load()) {
+          if (Status st = f->builder->Add(f->offset, spans); !st.ok()) {
+            if (f->target == 0) {
+              fail(std::move(st), at);
+            } else {
+              t.dropped.store(true);  // a partner's: it sizes itself later
+            }
+          }
         }
-        t.fed_offset += t.lengths[at];
+        f->offset += t.lengths[at];
+        l.lock();
+        ++f->next;
+        if (--it->second.unfed == 0) waiting.erase(it);
+        fed_cv.notify_all();
       }
+      f->busy = false;
     }
   };
   auto work = [&] {
@@ -201,9 +217,9 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
     for (;;) {
       uint64_t k = next.fetch_add(1);
       if (k >= n) return;
-      if (spans) {  // chunk next_fed is always below the bound: whoever holds it goes on
+      if (!feeds.empty()) {  // the lowest next chunk is always below the bound: its taker goes on
         std::unique_lock<std::mutex> l(order_mu);
-        fed_cv.wait(l, [&] { return k < next_fed + kAhead || failed.load(); });
+        fed_cv.wait(l, [&] { return k < lowest_next() + kAhead || failed.load(); });
       }
       if (failed.load()) return;
       buf.clear();
@@ -242,7 +258,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
         pool_->Insert({owner_, cache::CacheKind::kTextChunk, k}, std::make_shared<const std::string>(std::move(buf)));
         buf = std::string();
       }
-      if (spans) feed(k, std::move(chunk_spans));
+      if (!feeds.empty()) feed(k, std::move(chunk_spans));
       count_done();
     }
   };

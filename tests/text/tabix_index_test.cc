@@ -375,7 +375,9 @@ TEST(TabixIndex, PartnerViewsAreSizedAndIndexedByOnePass) {
       std::vector<std::shared_ptr<const TabixIndexSource>> indexes;
       for (auto style : {BedSource::Style::kBed, BedSource::Style::kTenX}) {
         sources.push_back(std::make_shared<const CountingBed>(*fragments, style, "f"));
-        views.push_back(std::make_shared<const VirtualTextFile>(sources.back(), &pool));
+        SizingOptions sizing;
+        sizing.threads = 4;  // the two views' indexes fed side by side
+        views.push_back(std::make_shared<const VirtualTextFile>(sources.back(), &pool, sizing));
         TabixIndexSource::Options o;
         o.preset = TabixPreset::kBed;
         o.csi = true;  // ends past 2^29
