@@ -1,4 +1,5 @@
 #include "mount/options.h"
+#include "util/fs.h"
 #include "vfs/discover.h"
 
 #include <algorithm>
@@ -21,6 +22,14 @@ Result<double> ParseSeconds(const std::string& value) {
   return seconds;
 }
 
+// A path option as an absolute path: a detached daemon leaves its working directory for /, so a
+// relative index_dir, log_file, ca_file or helper would name another place once it has.
+std::string Absolute(const std::string& path) {
+  fs_error ec;
+  const fs::path a = fs::absolute(fs::path(path), ec);
+  return ec ? path : a.lexically_normal().string();
+}
+
 Status ApplyOptionValue(const std::string& opt, const std::string& key, const std::string& value,
                         Options* o) {
   if (key == "cache_size") {
@@ -28,7 +37,7 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     if (o->cache_size < kMinCacheSize) return InvalidArgumentError("must be at least 1M, not '" + value + "'");
   } else if (key == "index_dir") {
     if (value.empty()) return InvalidArgumentError("needs a directory");
-    o->index_dir = value;
+    o->index_dir = Absolute(value);
     o->index_dir_given = true;
   } else if (key == "lists") {
     if (value.empty()) return InvalidArgumentError("needs a directory");
@@ -40,7 +49,7 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     if (::stat(o->lists_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return InvalidArgumentError("'" + value + "' is not a directory");
   } else if (key == "log_file") {
     if (value.empty()) return InvalidArgumentError("needs a file");
-    o->log_file = value;
+    o->log_file = Absolute(value);
   } else if (key == "threads") {
     char* end = nullptr;
     unsigned long n = std::strtoul(value.c_str(), &end, 10);
@@ -64,7 +73,7 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     if (o->progress_s <= 0) return InvalidArgumentError("must be more than 0 seconds");
   } else if (key == "h5vet_helper") {
     if (value.empty()) return InvalidArgumentError("needs a path");
-    o->h5vet_helper = value;
+    o->h5vet_helper = Absolute(value);
   } else if (key == "s3_endpoint") {
     if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) {
       return InvalidArgumentError("needs an http:// or https:// URL, not '" + value + "'");
@@ -77,7 +86,7 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     o->s3_anonymous = true;
   } else if (key == "ca_file") {
     if (value.empty()) return InvalidArgumentError("needs a PEM file");
-    o->ca_file = value;
+    o->ca_file = Absolute(value);
   } else if (key == "http_timeout") {
     ASSIGN_OR_RETURN(o->http_timeout_s, ParseSeconds(value));
     if (o->http_timeout_s < 1) return InvalidArgumentError("must be at least 1 second");

@@ -241,6 +241,34 @@ TEST(FirstHour, DetachedDaemonLogsUnderXdgStateHome) {
   if (testutil::IsMountPoint(mnt.str())) RunCommand({"fusermount3", "-uz", mnt.str()});
 }
 
+// A detached daemon leaves its working directory: relative index_dir and log_file still name the
+// places they named when it started (before, the index went nowhere: "not writable", and every
+// mount sized its views again).
+TEST(FirstHour, DetachedDaemonKeepsRelativePaths) {
+  Source s;
+  Dir work, mnt, state;
+  std::string out;
+  ASSERT_EQ(RunBoth({"sh", "-c", "cd " + work.str() + " && exec \"$0\" \"$@\"", OMICSFS_BINARY, s.dir.str(), mnt.str(), "-o",
+                     "index_dir=idx,log_file=daemon.log"},
+                    &out, {"XDG_STATE_HOME=" + state.str()}),
+            0)
+      << out;
+  std::string got;
+  EXPECT_TRUE(ReadWhole(mnt.str() + "/good.packed/matrix.mtx", &got));  // sized: its lengths persisted
+  EXPECT_FALSE(got.empty());
+  RunCommand({"fusermount3", "-u", mnt.str()});
+  if (testutil::IsMountPoint(mnt.str())) RunCommand({"fusermount3", "-uz", mnt.str()});
+  std::string log;
+  for (int i = 0; i < 100 && (!ReadWhole(work / "daemon.log", &log) || log.find("unmounted") == std::string::npos); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(log.find("mounted " + s.dir.str()), std::string::npos) << log;
+  EXPECT_EQ(log.find("not writable"), std::string::npos) << log;
+  size_t files = 0;
+  for (fs::recursive_directory_iterator it(work / "idx"), end; it != end; ++it) files += fs::is_regular_file(it->status());
+  EXPECT_GT(files, 0u) << "nothing persisted in the relative index_dir";
+}
+
 // ---- 6: omicsfs index ----
 
 TEST(FirstHour, IndexCommandMeansNoSizingPassAtMount) {
