@@ -260,26 +260,36 @@ Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compu
   return std::static_pointer_cast<const std::string>(o);
 }
 
-// Requires mu_. Registers a computation of `key` (a miss) unless it is held or in flight.
-void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise) {
+// Requires mu_. Registers a computation of `key` (a miss); `pass`: a NotReads scope's.
+void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise, bool pass) {
   Pending p;
   p.flight = promise->get_future().share();
   p.read = read;
-  p.protect = policy_ == CachePolicy::kLru || ghosts_.count(key) != 0;
+  p.ahead = !pass;  // a pass's goes to probation unread, whatever ghost its key left
+  p.protect = policy_ == CachePolicy::kLru || (!pass && ghosts_.count(key) != 0);
   if (policy_ != CachePolicy::kLru && p.protect) ++stats_.ghost_hits;
   ++stats_.misses;
   ++(p.protect ? protected_ : probation_).misses;
   in_flight_.emplace(key, std::move(p));
 }
 
+namespace {
+thread_local int t_not_reads = 0;  // NotReads scopes alive on this thread
+}  // namespace
+
+CachePool::NotReads::NotReads() { ++t_not_reads; }
+CachePool::NotReads::~NotReads() { --t_not_reads; }
+
 Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeObject& compute) {
   std::promise<Result<Sized>> promise;
+  const bool reading = t_not_reads == 0;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {
       Entry& e = it->second;
       ++stats_.hits;
       ++SegmentOf(e.segment).hits;
+      if (!reading) return e.value.value;
       if (e.segment == Segment::kProtected) {
         protected_list_.splice(protected_list_.begin(), protected_list_, e.pos);
       } else if (!e.read) {
@@ -305,7 +315,7 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
       return e.value.value;
     }
     if (auto it = in_flight_.find(key); it != in_flight_.end()) {
-      it->second.read = true;
+      it->second.read = it->second.read || reading;
       Flight flight = it->second.flight;
       ++stats_.waits;
       lock.unlock();
@@ -313,7 +323,7 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
       if (!r.ok()) return r.status();
       return r->value;
     }
-    StartLocked(key, /*read=*/true, &promise);
+    StartLocked(key, reading, &promise, /*pass=*/!reading);
   }
   ASSIGN_OR_RETURN(Sized sized, RunComputation(key, compute, &promise));
   return sized.value;
@@ -350,9 +360,9 @@ Result<Sized> CachePool::RunComputation(const CacheKey& key, const ComputeObject
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto p = in_flight_.find(key);
-    const bool read = p->second.read, protect = p->second.protect;
+    const bool read = p->second.read, protect = p->second.protect, ahead = p->second.ahead;
     in_flight_.erase(p);
-    if (result.ok()) InsertLocked(key, *result, read, protect, /*ahead=*/true);
+    if (result.ok()) InsertLocked(key, *result, read, protect, ahead);
   }
   promise->set_value(result);
   MaybeReleaseMemory();

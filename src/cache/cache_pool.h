@@ -79,6 +79,20 @@ class CachePool {
     return std::static_pointer_cast<const T>(o);
   }
 
+  // While one lives on a thread, that thread's gets are not reads: what they compute enters
+  // probation unread (leaving no ghost when it goes, like a seed) and what they find is neither
+  // marked read nor promoted. For passes that read a store through the cache with no reader
+  // behind them (a sizing pass, an index's own pass): a reader's `cat` right after must not find
+  // the ghosts of all their chunks and promote every one (with the default 1G cache a VCF `cat`
+  // after its sizing pass filled the budget with fresh memory and took twice as long).
+  class NotReads {
+   public:
+    NotReads();
+    ~NotReads();
+    NotReads(const NotReads&) = delete;
+    NotReads& operator=(const NotReads&) = delete;
+  };
+
   // Computes and keeps `key` unless it is cached or being computed already (then returns at
   // once): for read-ahead, which must never wait on another computation.
   void Warm(const CacheKey& key, const Compute& compute);
@@ -131,6 +145,7 @@ class CachePool {
     Flight flight;
     bool read = false;     // a reader started or joined the computation
     bool protect = false;  // a ghost hit: the entry enters protected
+    bool ahead = true;     // unless read: kept as read-ahead (false: a NotReads pass's, a seed)
   };
   struct Ghost {
     uint64_t bytes = 0;
@@ -142,7 +157,7 @@ class CachePool {
   Result<Sized> RunComputation(const CacheKey& key, const ComputeObject& compute,
                                std::promise<Result<Sized>>* promise);
   static ComputeObject FromString(const Compute& compute);
-  void StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise);  // requires mu_
+  void StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise, bool pass = false);  // requires mu_
   void EvictLocked();                                    // requires mu_
   // Removes `it` (counted as an eviction unless `erase`); a probationary entry that was read
   // leaves its key in the ghost list. Returns the object for the caller to destroy outside mu_.

@@ -162,6 +162,7 @@ Result<std::string> TabixIndexSource::Build() const {
   for (uint64_t k0 = 0; k0 < n; k0 += per_batch) {
     const uint64_t m = std::min<uint64_t>(per_batch, n - k0);
     auto work = [&](uint64_t t) {
+      cache::CachePool::NotReads not_reads;  // no reader behind the pass
       for (uint64_t i = t; i < m; i += threads) {
         batch[i] = ChunkSpans();
         errors[i] = source.RecordSpans(k0 + i, &batch[i]);

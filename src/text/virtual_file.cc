@@ -213,6 +213,7 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
     }
   };
   auto work = [&] {
+    cache::CachePool::NotReads not_reads;  // no reader behind the pass: what it decodes is unread
     std::string buf;
     for (;;) {
       uint64_t k = next.fetch_add(1);
@@ -297,6 +298,7 @@ Status VirtualTextFile::SizingFailed(Status st) const {
 
 Status VirtualTextFile::EnsurePrepared() const {
   return prepared_.Get([this]() -> Status {
+    cache::CachePool::NotReads not_reads;  // one-time work over the store (a transposed copy)
     try {
       return source_->Prepare();
     } catch (const std::bad_alloc&) {

@@ -338,6 +338,47 @@ TEST(CachePoolTest, ReadAheadAndSeedingAreNotReads) {
   EXPECT_EQ(pool.Stats().protected_.entries, 1u);
 }
 
+// A pass with no reader behind it (NotReads: the sizing pass) computes unread entries: when they
+// leave they leave no ghost, so a reader's first read afterwards is a first read; a hit during
+// the pass neither marks an entry read nor promotes it; and a key the pass computes again after
+// a reader's read left its ghost enters probation, not protected.
+TEST(CachePoolTest, APassWithNoReaderIsNotReads) {
+  CachePool pool(2000);  // probation: 250 bytes
+  auto push_out = [&](uint64_t from) {
+    for (uint64_t i = from; i < from + 3; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+  };
+  {
+    CachePool::NotReads pass;
+    ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // computed by the pass
+    ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // and found by it again
+  }
+  push_out(0);
+  EXPECT_FALSE(pool.Contains(Key(1)));
+  EXPECT_EQ(pool.Stats().ghost_entries, 1u) << "only the ghost of the scan chunk that left (a reader read it)";
+  ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  EXPECT_EQ(pool.Stats().ghost_hits, 0u);
+  EXPECT_EQ(pool.Stats().protected_.entries, 0u) << "the reader's first read";
+  // Read, pushed out (a ghost), computed again by a pass: probation, and its ghost stays.
+  push_out(10);
+  EXPECT_FALSE(pool.Contains(Key(1)));
+  {
+    CachePool::NotReads pass;
+    ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
+  }
+  CacheStats s = pool.Stats();
+  EXPECT_EQ(s.ghost_hits, 0u);
+  EXPECT_EQ(s.protected_.entries, 0u);
+  // A pass's hits on a read entry promote nothing, however late they come.
+  push_out(20);
+  ASSERT_TRUE(pool.GetOrCompute(Key(2), Hundred).ok());
+  {
+    CachePool::NotReads pass;
+    for (uint64_t i = 30; i < 32; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+    ASSERT_TRUE(pool.GetOrCompute(Key(2), Hundred).ok());
+  }
+  EXPECT_EQ(pool.Stats().promotions, 0u);
+}
+
 TEST(CachePoolTest, AReaderWaitingOnReadAheadReadsTheEntry) {
   CachePool pool(2000);  // probation: 250 bytes
   std::atomic<bool> release{false};

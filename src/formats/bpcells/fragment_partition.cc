@@ -1,5 +1,7 @@
 #include "formats/bpcells/fragment_partition.h"
 
+#include "cache/cache_pool.h"
+
 namespace omicsfs::formats::bpcells {
 
 namespace {
@@ -12,6 +14,7 @@ FragmentPartition::FragmentPartition(std::shared_ptr<const Fragments> base, std:
       scratch_dirs_(std::move(scratch_dirs)) {}
 
 Status FragmentPartition::Build() const {
+  cache::CachePool::NotReads not_reads;  // a pass over the whole store, not a reader's reads
   ASSIGN_OR_RETURN(ScratchFile file, ScratchFile::Create(scratch_dirs_));
   std::vector<uint64_t> first;
   first.reserve(chunks_.size() * groups_ + 1);
