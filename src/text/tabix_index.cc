@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "codec/bgzf.h"
 #include "util/bytes.h"
 
 namespace omicsfs::text {
@@ -258,12 +259,15 @@ void InsertChunk(BinHash* h, uint32_t bin, uint64_t u, uint64_t v) {
   h->Val(k).chunks.push_back({u, v});
 }
 
+// hts.c's insert_to_l: windows b..e not set yet take `off`. A contig's records come sorted by
+// begin (PushTo refuses others), so every window from b up to the list's end is set already (the
+// record that last grew the list covered them from a begin at most b): only new windows are.
 void InsertLinear(std::vector<uint64_t>* l, int64_t beg, int64_t end, uint64_t off, int shift) {
   const int64_t b = beg >> shift, e = (end - 1) >> shift;
-  if (static_cast<int64_t>(l->size()) < e + 1) l->resize(e + 1, UINT64_MAX);
-  for (int64_t i = b; i <= e; ++i) {
-    if ((*l)[i] == UINT64_MAX) (*l)[i] = off;
-  }
+  const int64_t n = static_cast<int64_t>(l->size());
+  if (e < n) return;
+  l->resize(e + 1, UINT64_MAX);
+  for (int64_t i = std::max(b, n); i <= e; ++i) (*l)[i] = off;
 }
 
 }  // namespace
@@ -287,6 +291,27 @@ Status TabixIndexBuilder::PushSameContig(int64_t beg, int64_t end, uint64_t end_
   return PushTo(last_tid_, beg, end, end_voffset);
 }
 
+inline void TabixIndexBuilder::Record(int tid, int64_t beg, int64_t end, uint64_t end_voffset) {
+  InsertLinear(&refs_[tid]->linear, beg, end, last_off_, min_shift_);
+  const uint32_t bin = static_cast<uint32_t>(RegToBin(beg, end, min_shift_, n_lvls_));
+  if (last_bin_ != bin) {
+    if (save_bin_ != kUnset) InsertChunk(&refs_[save_tid_]->bins, save_bin_, save_off_, last_off_);
+    if (last_bin_ == kUnset && save_bin_ != kUnset) {  // a new contig: close the last one's
+      off_end_ = last_off_;
+      InsertChunk(&refs_[save_tid_]->bins, n_bins_ + 1, off_beg_, off_end_);
+      InsertChunk(&refs_[save_tid_]->bins, n_bins_ + 1, n_mapped_, 0);
+      n_mapped_ = 0;
+      off_beg_ = off_end_;
+    }
+    save_off_ = last_off_;
+    save_bin_ = last_bin_ = bin;
+    save_tid_ = tid;
+  }
+  ++n_mapped_;
+  last_off_ = end_voffset;
+  last_coor_ = beg;
+}
+
 Status TabixIndexBuilder::PushTo(int tid, int64_t beg, int64_t end, uint64_t end_voffset) {
   const int64_t maxpos = int64_t{1} << (min_shift_ + n_lvls_ * 3);
   if (beg > maxpos || end > maxpos) {
@@ -307,26 +332,30 @@ Status TabixIndexBuilder::PushTo(int tid, int64_t beg, int64_t end, uint64_t end
   if (!refs_[tid]) refs_[tid] = std::make_unique<Ref>();
   if (beg < 0) beg = 0;
   if (end <= 0) end = 1;
-  InsertLinear(&refs_[tid]->linear, beg, end, last_off_, min_shift_);
-  const uint32_t bin = static_cast<uint32_t>(RegToBin(beg, end, min_shift_, n_lvls_));
-  if (last_bin_ != bin) {
-    if (save_bin_ != kUnset) InsertChunk(&refs_[save_tid_]->bins, save_bin_, save_off_, last_off_);
-    if (last_bin_ == kUnset && save_bin_ != kUnset) {  // a new contig: close the last one's
-      off_end_ = last_off_;
-      InsertChunk(&refs_[save_tid_]->bins, n_bins_ + 1, off_beg_, off_end_);
-      InsertChunk(&refs_[save_tid_]->bins, n_bins_ + 1, n_mapped_, 0);
-      n_mapped_ = 0;
-      off_beg_ = off_end_;
-    }
-    save_off_ = last_off_;
-    save_bin_ = last_bin_ = bin;
-    save_tid_ = tid;
-  }
-  ++n_mapped_;
-  last_off_ = end_voffset;
-  last_coor_ = beg;
+  Record(tid, beg, end, end_voffset);
   return OkStatus();
 }
+
+Status TabixIndexBuilder::PushSameContigRun(const RecordSpan* r, size_t n, uint64_t chunk_start, size_t* pushed) {
+  if (last_tid_ < 0 || !refs_[last_tid_]) {
+    *pushed = 0;
+    return InternalError("tabix index: a run pushed as of the last contig before any record");
+  }
+  const int64_t maxpos = int64_t{1} << (min_shift_ + n_lvls_ * 3);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t beg = r[i].begin, end = r[i].end;
+    const uint64_t voffset = codec::bgzf::StoredVirtualOffset(chunk_start + r[i].end_in_chunk);
+    if (beg >= last_coor_ && beg >= 0 && end >= beg && end > 0 && end <= maxpos) [[likely]] {
+      Record(last_tid_, beg, end, voffset);
+    } else if (Status st = PushTo(last_tid_, beg, end, voffset); !st.ok()) {  // says why, or clamps
+      *pushed = i;
+      return st;
+    }
+  }
+  *pushed = n;
+  return OkStatus();
+}
+
 
 namespace {
 

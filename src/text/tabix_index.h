@@ -48,6 +48,11 @@ class TabixIndexBuilder {
   // As Push, for a record of the contig of the last record pushed (its name not compared again;
   // a record of another contig, or the first record, must come through Push).
   Status PushSameContig(int64_t begin, int64_t end, uint64_t end_voffset);
+  // Records r[0..n) of a chunk starting at `chunk_start` of the twin's text, all of the contig of
+  // the last record pushed and each followed by another record (none ends the text): PushSameContig
+  // of each at the virtual offset of its line's end, in one call. On an error, `*pushed` is the
+  // index of the record refused.
+  Status PushSameContigRun(const RecordSpan* r, size_t n, uint64_t chunk_start, size_t* pushed);
   // The index file's uncompressed bytes; `final_voffset` is where reading ends (the EOF block).
   std::string Finish(uint64_t final_voffset);
 
@@ -56,6 +61,8 @@ class TabixIndexBuilder {
  private:
   std::string Serialize() const;
   Status PushTo(int tid, int64_t begin, int64_t end, uint64_t end_voffset);
+  // PushTo's bookkeeping for a record that passed its checks.
+  void Record(int tid, int64_t begin, int64_t end, uint64_t end_voffset);
 
   TabixPreset preset_;
   bool csi_;

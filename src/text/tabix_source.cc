@@ -34,7 +34,9 @@ Status TabixPass::PushHeld(uint64_t text_size) {
 Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
   if (!offset0_ && spans.meta_end > 0) meta_end_ = chunk_start + spans.meta_end;
   uint32_t last = UINT32_MAX;  // the chunk's contig index of the record before
-  for (const RecordSpan& r : spans.records) {
+  const std::vector<RecordSpan>& rec = spans.records;
+  for (size_t i = 0; i < rec.size();) {
+    const RecordSpan& r = rec[i];
     if (held_) RETURN_IF_ERROR(PushHeld(UINT64_MAX));  // a later record follows: not the text's end
     if (!builder_) {
       offset0_ = meta_end_;  // a record follows it: before the text's end
@@ -53,6 +55,20 @@ Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
     held_end_offset_ = chunk_start + r.end_in_chunk;
     held_ = true;
     ++records_;
+    ++i;
+    // The records after it of its contig, up to the chunk's last: each is followed by another, so
+    // none ends the text and none need be held; pushed in one call, after the one held.
+    size_t j = i;
+    while (j + 1 < rec.size() && rec[j].contig == r.contig) ++j;
+    if (j == i) continue;
+    RETURN_IF_ERROR(PushHeld(UINT64_MAX));
+    size_t pushed = 0;
+    if (Status st = builder_->PushSameContigRun(&rec[i], j - i, chunk_start, &pushed); !st.ok()) {
+      return std::move(st).WithContext("contig " + held_contig_ + ", record " + std::to_string(records_ + 1 + pushed) +
+                                       " (position " + std::to_string(rec[i + pushed].begin + 1) + ")");
+    }
+    records_ += j - i;
+    i = j;
   }
   return OkStatus();
 }
