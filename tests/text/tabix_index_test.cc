@@ -158,6 +158,29 @@ TEST(TabixIndex, RefusesWhatTabixRefuses) {
   EXPECT_TRUE(f.Push("chr1", 600000000, 600000100, 10).ok());
 }
 
+// A pass fed chunks of spans refuses what the builder refuses wherever the record lies in a
+// chunk (the held first record, the run after it, the chunk's last), naming its contig, number
+// and position.
+TEST(TabixIndex, APassNamesTheRecordItRefuses) {
+  for (size_t bad : {0u, 1u, 5u, 9u}) {  // the record of chunk 2 out of order
+    ChunkSpans one, two;
+    one.contigs = two.contigs = {"chr7"};
+    for (int i = 0; i < 10; ++i) one.records.push_back({0, 100 + 10 * i, 105 + 10 * i, uint64_t(20 * (i + 1))});
+    one.length = 200;
+    for (int i = 0; i < 10; ++i) two.records.push_back({0, 300 + 10 * i, 305 + 10 * i, uint64_t(20 * (i + 1))});
+    two.records[bad].begin = 150;  // before the record ahead of it
+    two.records[bad].end = 155;
+    two.length = 200;
+    TabixPass pass(TabixPreset::kBed, false, 0);
+    ASSERT_TRUE(pass.Add(0, one).ok());
+    Status st = pass.Add(200, two);
+    if (st.ok()) st = pass.Finish(400).status();
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("contig chr7, record " + std::to_string(11 + bad) + " (position 151)"), std::string::npos)
+        << bad << ": " << st.message();
+  }
+}
+
 TEST(TabixIndex, ParsesLinesAsTbxParse1) {
   std::string_view contig;
   int64_t b, e;
