@@ -183,7 +183,10 @@ Result<cache::Buffer> BgzfDeflatedView::Compressed() const {
     return bgzf::Compress(all, 1);
   });
   if (!buf.ok()) {
-    Status st = std::move(buf).status().WithContext(describe_);
+    Status st = std::move(buf).status();
+    // The raw index view is named as this file is and has said what failed, and where.
+    if (plain_->Describe() == describe_) return st;
+    st = std::move(st).WithContext(describe_);
     LogError(st.message());
     return st;
   }
