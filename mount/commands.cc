@@ -236,7 +236,6 @@ int RunCat(const Options& o) {
   ConfigureArena(o);
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
-  text::SizingOptions::Progress sizing;  // outlives the tree's views, which count into it
   cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   ReclaimForArena(&pool);
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes

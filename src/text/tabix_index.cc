@@ -356,7 +356,6 @@ Status TabixIndexBuilder::PushSameContigRun(const RecordSpan* r, size_t n, uint6
   return OkStatus();
 }
 
-
 namespace {
 
 // hts.c's update_loff: fill the linear index's gaps from the right; each bin's loff.

@@ -96,6 +96,7 @@ struct ViewSpec {
   std::string_view name;
   SizeBy size;
   std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)> make;
+  // ("" rather than {}: with {} g++ 12 left string_view's constructor undefined at link time.)
   std::string_view gz = "";   // its BGZF twin (`bgzip -l 0`), "" none
   bool indexed = false;       // the twin has region indexes (Store::indexes says which)
   bool shown = true;          // false: only the twin is shown (10x/features.tsv)
@@ -165,7 +166,7 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     const std::string name = ViewName(v.name, sink.stem);
     auto plain = sink.MakeText(name, v.make(store, name));
     for (const auto& [partner, file] : made) {
-      if (!v.sized_with.empty() && partner == v.sized_with) text::VirtualTextFile::SizeTogether(*file, *plain);
+      if (partner == v.sized_with) text::VirtualTextFile::SizeTogether(*file, *plain);
     }
     made.emplace_back(v.name, plain);
     if (v.shown) sink.AddView(name, plain);
