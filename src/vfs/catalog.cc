@@ -50,7 +50,7 @@ void ViewSink::AddView(const std::string& path, std::shared_ptr<const text::Byte
 }
 
 void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain) {
-  AddView(path, std::make_shared<const text::BgzfStoredView>(std::move(plain), path + " of " + where));
+  AddView(path, std::make_shared<const text::BgzfStoredView>(std::move(plain), path + " of " + context_.where));
 }
 
 void ViewSink::AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
@@ -62,7 +62,7 @@ void ViewSink::AddRegionIndex(const std::string& gz, std::shared_ptr<const text:
   o.store = settings_->sizing.index;
   if (!index_key_.empty()) o.key = index_key_ + "\nregion index " + index;
   o.threads = settings_->sizing.threads;
-  const std::string describe = index + " of " + where;
+  const std::string describe = index + " of " + context_.where;
   auto source = std::make_shared<const text::TabixIndexSource>(plain, o, describe);
   plain->AddSpanConsumer(source);  // built by the view's sizing pass when that runs
   auto raw = std::make_shared<const text::VirtualTextFile>(std::move(source), settings_->pool);
@@ -82,8 +82,7 @@ std::optional<ViewSink> ViewSink::Sub(const std::string& path, std::string index
   const Ino at = MakeDirs(path);
   if (at == 0) return std::nullopt;
   ViewSink sub(*out_, at, meta_, std::move(index_key), *settings_);
-  sub.where = where;
-  sub.stem = stem;
+  sub.context_ = context_;
   return sub;
 }
 

@@ -31,6 +31,15 @@ struct ViewSettings {
   std::string lists_dir;  // -o lists=DIR: the lists slices name (@NAME); empty: none
 };
 
+// Where a folder's views come from, one read-only value the walk and the slice builder give the
+// sink: the store as messages name it ("matrix.mtx of WHERE"; a slice's: the store and its
+// selectors), the stem views are named by (STEM.vcf), and whether the folder is a slice's.
+struct StoreContext {
+  std::string where;
+  std::string stem;
+  bool slice = false;
+};
+
 // A store's folder being filled with views. `index_key` (the store's persisted-index key; empty:
 // nothing persisted) keys each view's size index as index_key + "\nview " + its name, and each
 // region index as index_key + "\nregion index " + its name.
@@ -42,10 +51,9 @@ class ViewSink {
   const Meta& meta() const { return meta_; }
   const std::string& index_key() const { return index_key_; }
   const ViewSettings& settings() const { return *settings_; }
-  // Where the views come from ("matrix.mtx of WHERE" in messages) and the stem views are named by.
-  std::string where;
-  std::string stem;
-  bool slice = false;  // a slice folder's views (vfs/slices.h)
+  const StoreContext& context() const { return context_; }
+  // Set by whoever shows a store here (vfs/slices.h ShowStore, the slice builder) before its views.
+  void SetContext(StoreContext context) { context_ = std::move(context); }
 
   std::shared_ptr<const text::VirtualTextFile> MakeText(const std::string& view,
                                                         std::shared_ptr<const text::RecordSource> source) const;
@@ -75,6 +83,7 @@ class ViewSink {
   Meta meta_;
   std::string index_key_;
   const ViewSettings* settings_;
+  StoreContext context_;
 };
 
 // How a view's size is known before it is read whole (documentation and --help).
@@ -150,10 +159,11 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     if (!why.ok()) {
       std::vector<std::string> names;
       for (const auto& v : catalog.views) {
-        if (v.gate == g) names.push_back(ViewName(v.name, sink.stem));
+        if (v.gate == g) names.push_back(ViewName(v.name, sink.context().stem));
       }
       // A slice's absent views are no news about the store: said once per slice, quietly.
-      (sink.slice ? LogInfo : LogWarning)((sink.slice ? sink.where : store.Describe()) + ": no " + GroupPhrase(names, sink.stem) + ": " +
+      const StoreContext& at = sink.context();
+      (at.slice ? LogInfo : LogWarning)((at.slice ? at.where : store.Describe()) + ": no " + GroupPhrase(names, at.stem) + ": " +
                                           why.message());
       return false;
     }
@@ -163,7 +173,7 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
   std::vector<std::pair<std::string_view, std::shared_ptr<const text::VirtualTextFile>>> made;
   for (const auto& v : catalog.views) {
     if (!open(v.gate)) continue;
-    const std::string name = ViewName(v.name, sink.stem);
+    const std::string name = ViewName(v.name, sink.context().stem);
     auto plain = sink.MakeText(name, v.make(store, name));
     for (const auto& [partner, file] : made) {
       if (partner == v.sized_with) text::VirtualTextFile::SizeTogether(*file, *plain);
@@ -171,7 +181,7 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     made.emplace_back(v.name, plain);
     if (v.shown) sink.AddView(name, plain);
     if (v.gz.empty()) continue;
-    const std::string gz = ViewName(v.gz, sink.stem);
+    const std::string gz = ViewName(v.gz, sink.context().stem);
     sink.AddStoredGz(gz, plain);
     if (!v.indexed) continue;
     if (store.indexes != RegionIndexes::kCsi) sink.AddRegionIndex(gz, plain, catalog.preset, false);

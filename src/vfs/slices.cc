@@ -16,6 +16,7 @@ namespace omicsfs::vfs {
 namespace {
 
 constexpr size_t kMaxListBytes = 64 << 20;  // a list of a million IDs is well below
+constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte-order mark (Excel, Notepad)
 
 bool IsListName(const std::string& name) {
   if (name.empty() || name == "." || name == "..") return false;
@@ -57,8 +58,16 @@ ListStamp StampList(const std::string& path, struct stat* st_out = nullptr) {
 }
 
 std::string ListPath(const SliceOrigin& o, const Selector& s) {
-  if (s.list.empty() || o.lists_dir.empty() || !IsListName(s.list) || !o.store->Knows(s.key)) return "";
-  return o.lists_dir + "/" + s.list + o.store->ListExtension(s.key);
+  if (s.list.empty() || o.lists_dir.empty() || !IsListName(s.list)) return "";
+  const SelectorRow* row = FindRow(o.store->Rows(), s.key);
+  if (row == nullptr || row->list_ext.empty()) return "";
+  return o.lists_dir + "/" + s.list + std::string(row->list_ext);
+}
+
+// A selection as messages name it: "samples=@cases", "cells=^@few", "region=".
+std::string SelectionName(const Selector& s) {
+  const std::string key = s.key + (s.exclude ? "=^" : "=");
+  return s.list.empty() ? key : key + "@" + s.list;
 }
 
 Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
@@ -80,32 +89,75 @@ Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
   auto text = ReadWholeFile(path, kMaxListBytes, nullptr, &out.list_stat);
   if (!text.ok()) return Status(text.status().code(), "@" + s.list + ": cannot read: " + text.status().message());
   out.list_content = std::move(text).value();
-  std::istringstream lines(out.list_content);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) out.items.push_back(std::move(line));
-  }
+  out.items = ListLines(out.list_content);
   return out;
 }
 
-// The selection a selector stands for: its items (inline or a list's lines); inside a groups
-// folder, the group's members under the kind's GroupsSelect() key. `groups` gets the parsed
-// list of a groups selector.
-Result<Selection> Select(const SliceOrigin& o, const Selector& s, Groups* groups) {
-  const bool is_groups = s.key == "groups" && !o.store->GroupsSelect().empty();
-  if (is_groups && (s.list.empty() || s.exclude)) {
-    return InvalidArgumentError("groups= takes a table of ITEM<TAB>GROUP lines: groups=@NAME (LISTS/NAME.tsv)");
+// A selector's typed form: its items read (inline or a list's lines) and parsed by its row.
+Result<Chosen> Parse(const SliceOrigin& o, const SelectorRow& row, const Selection& sel) {
+  Chosen c;
+  c.row = &row;
+  c.name = SelectionName(sel.selector);
+  const Sliceable& store = *o.store;
+  const NameChooser& names = store.Chooser(row);
+  const NameChooser::Phrase phrase{c.name, row.item, store.Where()};
+  switch (row.selects) {
+    case Selects::kNames: {
+      ASSIGN_OR_RETURN(c.indices, names.Choose(sel.items, sel.selector.exclude, phrase));
+      break;
+    }
+    case Selects::kFields: {
+      ASSIGN_OR_RETURN(c.indices, names.Keep(sel.items, sel.selector.exclude, phrase));
+      break;
+    }
+    case Selects::kRegions:
+      for (const std::string& item : sel.items) {
+        ASSIGN_OR_RETURN(RegionAt r, ParseRegion(item, row.style, names, store.Where()));
+        c.regions.push_back(r);
+      }
+      break;
+    case Selects::kBed:
+      for (const std::string& line : sel.items) {
+        ASSIGN_OR_RETURN(std::optional<RegionAt> r, ParseBedRegion(line, names, c.name, store.Where()));
+        if (r) c.regions.push_back(*r);
+      }
+      break;
+    case Selects::kGroups:
+      return InternalError(c.name + ": a groups table is not a choice");
   }
-  ASSIGN_OR_RETURN(Selection read, Read(o, s));
-  if (!is_groups) return read;
-  ASSIGN_OR_RETURN(*groups, ParseGroups(read.list_content, "@" + s.list));
-  if (!s.group) return read;
-  auto it = std::lower_bound(groups->names.begin(), groups->names.end(), *s.group);
-  if (it == groups->names.end() || *it != *s.group) return NotFoundError("@" + s.list + ": no group '" + *s.group + "'");
-  Selection out = SelectionOf(o.store->GroupsSelect(), groups->members[it - groups->names.begin()], s.text + "/" + *s.group);
-  out.selector.list = s.list;
-  out.list_content = std::move(read.list_content);
-  out.list_stat = read.list_stat;
+  if ((row.selects == Selects::kRegions || row.selects == Selects::kBed) && c.regions.empty()) {
+    return InvalidArgumentError(c.name + ": no region given");
+  }
+  return c;
+}
+
+// Each group's members as a choice of the groups row's group_key: every unknown name of the
+// table reported at once (with the count), then each group's own checks.
+Result<std::vector<Chosen>> GroupChoices(const SliceOrigin& o, const SelectorRow& groups_row, const Selector& s,
+                                         const Groups& groups) {
+  const Sliceable& store = *o.store;
+  const SelectorRow* member_row = FindRow(store.Rows(), groups_row.group_key);
+  if (member_row == nullptr) return InternalError(s.text + ": no row " + std::string(groups_row.group_key));
+  const NameChooser& names = store.Chooser(*member_row);
+  const std::string named = SelectionName(s);
+  std::vector<std::string> unknown;
+  size_t listed = 0;
+  for (const auto& m : groups.members) {
+    listed += m.size();
+    for (std::string& name : names.Unknown(m)) unknown.push_back(std::move(name));
+  }
+  if (!unknown.empty()) {
+    return NotFoundError(named + ": " + std::to_string(unknown.size()) + " of " + std::to_string(listed) + " " +
+                         std::string(groups_row.item) + "s are not in " + store.Where() + ": " + QuoteSome(unknown));
+  }
+  std::vector<Chosen> out;
+  for (size_t g = 0; g < groups.names.size(); ++g) {
+    Chosen c;
+    c.row = member_row;
+    c.name = named + " (group " + Quote(groups.names[g]) + ")";
+    ASSIGN_OR_RETURN(c.indices, names.Choose(groups.members[g], /*exclude=*/false, {c.name, member_row->item, store.Where()}));
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -127,39 +179,75 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
     sink.AddError(Status(status.code(), where + ": " + status.message()));
     return error_tree;
   };
-  std::set<std::string> keys;
-  std::vector<Selection> selections;
+  const SelectorRows& rows = o.store->Rows();
+  std::set<std::string_view> keys;
+  std::vector<Chosen> chosen;
   Groups groups;
+  const SelectorRow* groups_row = nullptr;  // the last selector's, when it is a groups table
   for (const Selector& s : path) {
-    if (!o.store->Knows(s.key)) {
-      return fail(InvalidArgumentError("no slice key '" + s.key + "' (this store knows " + o.store->KeysHelp() + ")"));
+    const SelectorRow* row = FindRow(rows, s.key);
+    if (row == nullptr) {
+      std::string hint;
+      for (const SelectorRow* r : rows) {
+        if (std::equal(s.key.begin(), s.key.end(), r->key.begin(), r->key.end(),
+                       [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
+          hint = "; keys are lower case: " + std::string(r->key) + "=";
+        }
+      }
+      return fail(InvalidArgumentError("no slice key " + Quote(s.key) + " (this store knows " + KeysHelp(rows) + hint + ")"));
     }
-    if (!keys.insert(s.key).second) return fail(InvalidArgumentError("the key " + s.key + "= is given twice on one path"));
-    auto read = Select(o, s, &groups);
+    if (!keys.insert(row->key).second) return fail(InvalidArgumentError("the key " + s.key + "= is given twice on one path"));
+    if (!row->rival.empty() && keys.count(row->rival) != 0) {
+      return fail(InvalidArgumentError(SelectionName(s) + ": " + std::string(row->rival) + "= and " + s.key +
+                                       "= cannot both be given (both choose " + std::string(row->item) + "s)"));
+    }
+    if (s.exclude && !row->exclude) return fail(InvalidArgumentError(SelectionName(s) + ": " + s.key + "= cannot exclude (^)"));
+    if (s.list.empty() && !row->inline_items) {
+      return fail(InvalidArgumentError(s.key + "= takes a list: " + s.key + "=@NAME (LISTS/NAME" + std::string(row->list_ext) + ")"));
+    }
+    if (!s.list.empty() && row->list_ext.empty()) {
+      return fail(InvalidArgumentError(s.key + "= takes its items inline, not a list" +
+                                       (row->rival.empty() ? std::string() : " (for a list: " + std::string(row->rival) + "=@NAME)")));
+    }
+    auto read = Read(o, s);
     if (!read.ok()) return fail(read.status());
-    if (read->selector.key != s.key && !keys.insert(read->selector.key).second) {
-      return fail(InvalidArgumentError("the key " + read->selector.key + "= is given twice on one path (once by " + s.text + ")"));
-    }
     // The views' access follows the lists as read (one may have changed since the lookup).
     if (!s.list.empty()) meta.perm = LimitByList(meta.perm, meta.uid, meta.gid, read->list_stat);
-    selections.push_back(std::move(read).value());
+    if (row->selects != Selects::kGroups) {
+      auto c = Parse(o, *row, *read);
+      if (!c.ok()) return fail(c.status());
+      chosen.push_back(std::move(c).value());
+      continue;
+    }
+    auto table = ParseGroups(read->list_content, "@" + s.list);
+    if (!table.ok()) return fail(table.status());
+    groups = std::move(table).value();
+    if (!s.group) {  // the groups folder itself: the last selector of its path
+      groups_row = row;
+      continue;
+    }
+    auto it = std::lower_bound(groups.names.begin(), groups.names.end(), *s.group);
+    if (it == groups.names.end() || *it != *s.group) return fail(NotFoundError("@" + s.list + ": no group " + Quote(*s.group)));
+    const size_t g = it - groups.names.begin();
+    Groups one{{groups.names[g]}, {groups.members[g]}};
+    auto member = GroupChoices(o, *row, s, one);
+    if (!member.ok()) return fail(member.status());
+    chosen.push_back(std::move(member->front()));
   }
   const std::string key_prefix = o.index_key.empty() ? "" : o.index_key + "\nslice ";
-  if (!path.empty() && path.back().key == "groups" && !path.back().group) {
-    Selection list = std::move(selections.back());
-    selections.pop_back();
-    auto cut = o.store->CutGroups(selections, list, groups);
+  if (groups_row != nullptr) {
+    auto members = GroupChoices(o, *groups_row, path.back(), groups);
+    if (!members.ok()) return fail(members.status());
+    auto cut = o.store->CutGroups(chosen, groups, *members);
     if (!cut.ok()) return fail(cut.status());
     if (cut->groups.size() != groups.names.size()) return fail(InternalError("groups cut does not match the list"));
     ViewSink here(out, kRootIno, meta, key_prefix.empty() ? "" : key_prefix + cut->here_canonical, o.settings);
-    here.where = where;
-    here.slice = true;
+    here.SetContext({where, "", true});
     if (cut->here) cut->here->AddViews(here);
     for (size_t g = 0; g < groups.names.size(); ++g) {
       auto sub = here.Sub(groups.names[g], key_prefix.empty() ? "" : key_prefix + cut->canonical[g]);
-      if (!sub) return fail(InvalidArgumentError("@" + list.selector.list + ": the group '" + groups.names[g] + "' collides with a file of the folder"));
-      sub->where = where + "/" + groups.names[g];
-      sub->slice = true;
+      if (!sub) return fail(InvalidArgumentError("@" + path.back().list + ": the group " + Quote(groups.names[g]) + " collides with a file of the folder"));
+      sub->SetContext({where + "/" + groups.names[g], cut->groups[g]->Context().stem, true});
       cut->groups[g]->AddViews(*sub);
       std::vector<Selector> group_path = path;
       group_path.back().group = groups.names[g];
@@ -168,11 +256,10 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
     return tree;
   }
   std::string canonical;
-  auto cut = o.store->Cut(selections, &canonical);
+  auto cut = o.store->Cut(chosen, &canonical);
   if (!cut.ok()) return fail(cut.status());
   ViewSink sink(out, kRootIno, meta, key_prefix.empty() ? "" : key_prefix + canonical, o.settings);
-  sink.where = where;
-  sink.slice = true;
+  sink.SetContext({where, (*cut)->Context().stem, true});
   (*cut)->AddViews(sink);
   // A slice that holds views can be cut further.
   sink.SetResolver(std::make_shared<SliceResolver>(origin, path));
@@ -184,7 +271,7 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
 Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
   std::map<std::string, std::vector<std::string>> by_group;
   std::set<std::string> seen;
-  std::istringstream lines(text);
+  std::istringstream lines(text.starts_with(kBom) ? text.substr(kBom.size()) : text);
   size_t n = 0;
   for (std::string line; std::getline(lines, line);) {
     ++n;
@@ -192,14 +279,14 @@ Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
     if (line.empty() || line[0] == '#') continue;  // comment lines (a header written as one)
     const size_t tab = line.find('\t');
     if (tab == std::string::npos || tab == 0 || line.find('\t', tab + 1) != std::string::npos) {
-      return InvalidArgumentError(list + " line " + std::to_string(n) + ": not ITEM<TAB>GROUP: '" + line + "'");
+      return InvalidArgumentError(list + " line " + std::to_string(n) + ": not ITEM<TAB>GROUP: " + Quote(line));
     }
     std::string item = line.substr(0, tab), group = line.substr(tab + 1);
     if (group.empty() || group == "." || group == ".." || group.find('/') != std::string::npos ||
         group.find('\0') != std::string::npos || group.size() > 255) {
-      return InvalidArgumentError(list + " line " + std::to_string(n) + ": the group '" + group + "' cannot be a folder's name");
+      return InvalidArgumentError(list + " line " + std::to_string(n) + ": the group " + Quote(group) + " cannot be a folder's name");
     }
-    if (!seen.insert(item).second) return InvalidArgumentError(list + ": " + item + " is listed twice");
+    if (!seen.insert(item).second) return InvalidArgumentError(list + ": " + Quote(item) + " is listed twice");
     by_group[group].push_back(std::move(item));
   }
   if (by_group.empty()) return InvalidArgumentError(list + ": no group");
@@ -211,13 +298,12 @@ Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
   return out;
 }
 
-Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Selection>& path, const Selection& groups_list,
-                                                 const Groups& groups) const {
+Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Chosen>& path, const Groups& names,
+                                                 const std::vector<Chosen>& groups) const {
   GroupCut out;
-  for (size_t g = 0; g < groups.names.size(); ++g) {
-    std::vector<Selection> group_path = path;
-    group_path.push_back(SelectionOf(GroupsSelect(), groups.members[g], groups_list.selector.text + "/" + groups.names[g]));
-    group_path.back().selector.list = groups_list.selector.list;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::vector<Chosen> group_path = path;
+    group_path.push_back(groups[g]);
     std::string canonical;
     ASSIGN_OR_RETURN(auto cut, Cut(group_path, &canonical));
     out.groups.push_back(std::move(cut));
@@ -226,15 +312,13 @@ Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Selection>& p
   return out;
 }
 
-std::string SelectionName(const Selection& s) {
-  const std::string key = s.selector.key + (s.selector.exclude ? "=^" : "=");
-  return s.selector.list.empty() ? key : key + "@" + s.selector.list;
-}
-
-std::string JoinSome(const std::vector<std::string>& items, size_t most) {
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > most) out += ", ...";
+std::vector<std::string> ListLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream lines(text.starts_with(kBom) ? text.substr(kBom.size()) : text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) out.push_back(std::move(line));
+  }
   return out;
 }
 
@@ -243,87 +327,34 @@ std::string ShortIdentity(const std::string& text) {
   return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
 }
 
-namespace {
-
-Result<uint64_t> Position(std::string_view text, const std::string& region) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
-    return InvalidArgumentError("region " + region + ": '" + std::string(text) + "' is not a position (1, 2, ...)");
-  }
-  return v;
+std::string IndicesIdentity(const std::vector<uint32_t>& v) {
+  std::string out;
+  for (uint32_t i : v) out += std::to_string(i) + ",";
+  return ShortIdentity(out);
 }
 
-}  // namespace
-
-Result<RegionText> ParseRegionText(const std::string& text, const std::function<bool(const std::string&)>& known,
-                                   const std::string& chromosome, const std::string& store) {
-  RegionText r;
-  if (known(text)) {
-    r.chr = text;
-    return r;
-  }
-  const size_t colon = text.rfind(':');
-  r.chr = colon == std::string::npos ? text : text.substr(0, colon);
-  if (!known(r.chr)) return NotFoundError("region " + text + ": no " + chromosome + " '" + r.chr + "' in " + store);
-  if (colon == std::string::npos) return r;
-  const std::string_view range = std::string_view(text).substr(colon + 1);
-  const size_t dash = range.find('-');
-  ASSIGN_OR_RETURN(r.begin, Position(range.substr(0, dash), text));
-  r.dash = dash != std::string_view::npos;
-  if (r.dash && dash + 1 < range.size()) {
-    ASSIGN_OR_RETURN(r.end, Position(range.substr(dash + 1), text));
-    if (*r.end < *r.begin) return InvalidArgumentError("region " + text + ": the end is before the start");
-  }
-  return r;
-}
-
-Result<std::optional<BedLine>> ParseBedLine(const std::string& line, const std::string& list) {
-  if (line.empty() || line[0] == '#' || line.starts_with("track") || line.starts_with("browser")) return std::optional<BedLine>();
-  std::vector<std::string_view> f;
-  for (size_t from = 0; from <= line.size() && f.size() < 3;) {
-    size_t tab = line.find_first_of("\t ", from);
-    if (tab == std::string::npos) tab = line.size();
-    if (tab > from) f.emplace_back(line.data() + from, tab - from);
-    from = tab + 1;
-  }
-  if (f.size() < 3) return InvalidArgumentError(list + ": a BED line needs CHROM, START and END: '" + line + "'");
-  BedLine b;
-  b.chrom = std::string(f[0]);
-  auto x = std::from_chars(f[1].data(), f[1].data() + f[1].size(), b.start);
-  auto y = std::from_chars(f[2].data(), f[2].data() + f[2].size(), b.end);
-  if (x.ec != std::errc() || x.ptr != f[1].data() + f[1].size() || y.ec != std::errc() || y.ptr != f[2].data() + f[2].size() ||
-      b.end < b.start) {
-    return InvalidArgumentError(list + ": not a BED interval: '" + line + "'");
-  }
-  return std::make_optional(std::move(b));
-}
-
-Selection SelectionOf(std::string key, std::vector<std::string> items, std::string text) {
-  Selection s;
-  s.selector.key = std::move(key);
-  s.selector.text = std::move(text);
-  s.items = std::move(items);
-  return s;
-}
-
-void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store, std::string where) {
+void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store) {
   auto origin = std::make_shared<SliceOrigin>();
   origin->store = std::move(store);
   origin->settings = sink.settings();
   origin->index_key = sink.index_key();
   origin->meta = sink.meta();
-  origin->where = std::move(where);
+  origin->where = sink.context().where;
   origin->lists_dir = sink.settings().lists_dir;
   sink.SetResolver(std::make_shared<const SliceResolver>(std::move(origin), std::vector<Selector>{}));
 }
 
+void ShowStore(const OpenedStore& store, ViewSink& sink) {
+  sink.SetContext(store.Context());
+  store.AddViews(sink);
+  if (auto slices = store.Slices(sink)) AttachSlices(sink, std::move(slices));
+}
+
 std::optional<Selector> ParseSelector(std::string_view name) {
+  // Any KEY=VALUE is a selector (an unknown key, or `Samples=`, gets ERROR.txt naming the
+  // known ones); a view's name never holds '='.
   const size_t eq = name.find('=');
-  if (eq == std::string_view::npos || eq == 0) return std::nullopt;
-  for (size_t i = 0; i < eq; ++i) {
-    if (name[i] < 'a' || name[i] > 'z') return std::nullopt;
-  }
+  if (eq == std::string_view::npos || eq == 0 || name.find('/') != std::string_view::npos) return std::nullopt;
   Selector s;
   s.text = std::string(name);
   s.key = std::string(name.substr(0, eq));

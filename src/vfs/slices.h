@@ -19,6 +19,7 @@
 #include "vfs/catalog.h"
 #include "vfs/kinds/kind.h"
 #include "vfs/resolver.h"
+#include "vfs/selectors.h"
 
 namespace omicsfs::vfs {
 
@@ -29,8 +30,8 @@ struct Selector {
   bool exclude = false;  // VALUE began with '^'
   std::string list;   // @NAME: the list's name; empty: the items are inline
   std::string value;  // VALUE without '^' (and without "@NAME")
-  // A group's folder inside groups=@NAME/: the group's name. Its selection is the kind's
-  // GroupsSelect() key over the group's members (e.g. cells=<the group's barcodes>).
+  // A group's folder inside groups=@NAME/: the group's name. Its selection is the groups row's
+  // group_key over the group's members (e.g. cells=<the group's barcodes>).
   std::optional<std::string> group;
 };
 
@@ -42,6 +43,15 @@ struct Selection {
   struct stat list_stat {};  // the list's, as read
 };
 
+// A selector in its typed form, parsed once at lookup by the selector table (vfs/selectors.h):
+// what the kind applies.
+struct Chosen {
+  const SelectorRow* row = nullptr;
+  std::string name;               // as messages name it: "samples=@cases", "cells=^@few"
+  std::vector<uint32_t> indices;  // kNames: positions in the order chosen; kFields: kept, in store order
+  std::vector<RegionAt> regions;  // kRegions, kBed: as given
+};
+
 // groups=@NAME: LISTS/NAME.tsv, one `ITEM<TAB>GROUP` line per item (a Seurat/ArchR cluster table).
 struct Groups {
   std::vector<std::string> names;                 // sorted bytewise
@@ -49,42 +59,45 @@ struct Groups {
 };
 
 // The groups of a list's text: each line ITEM<TAB>GROUP (empty lines and lines starting with '#'
-// skipped); an item at most once; a group
+// skipped; a UTF-8 byte-order mark and CRLF line ends accepted); an item at most once; a group
 // name must be a file name (not empty, `.`, `..`, no `/`, at most 255 bytes).
 Result<Groups> ParseGroups(const std::string& text, const std::string& list);
+// A list's lines: a UTF-8 byte-order mark and CR before LF dropped, empty lines skipped.
+std::vector<std::string> ListLines(const std::string& text);
 
-// nullopt when `name` is not of the form KEY=VALUE (KEY: [a-z]+).
+// nullopt when `name` is not of the form KEY=VALUE (KEY not empty, no '/').
 std::optional<Selector> ParseSelector(std::string_view name);
 
-// What a kind offers to slice one opened store.
+// What a kind offers to slice one opened store: the selector rows it knows and the names they
+// choose from; it applies the typed choices.
 class Sliceable {
  public:
   virtual ~Sliceable() = default;
-  // The keys it knows, for messages ("region=, regions=@NAME, samples=, format=").
-  virtual std::string KeysHelp() const = 0;
-  virtual bool Knows(const std::string& key) const = 0;
-  // The extension of the list file a key reads (`@cases` → cases.txt; regions: .bed).
-  virtual std::string ListExtension(const std::string& key) const { return key == "groups" ? ".tsv" : ".txt"; }
-  // The store cut by `path` (the path's selectors in order, each key at most once, lists read):
-  // its views, and `canonical`, the subset's identity for persisted sizes and indexes (the same
-  // for any order of the same selectors). An error is shown as the folder's ERROR.txt.
-  virtual Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Selection>& path, std::string* canonical) const = 0;
+  virtual const SelectorRows& Rows() const = 0;
+  // The names a row's items are looked up in: its axis (kNames, kFields; for kGroups the
+  // axis of its group_key), the contigs (kRegions, kBed). Built once, kept.
+  virtual const NameChooser& Chooser(const SelectorRow& row) const = 0;
+  // The store as messages name it.
+  virtual const std::string& Where() const = 0;
+  // The store cut by `path` (in path order, each key at most once): its views, and `canonical`,
+  // the subset's identity for persisted sizes and indexes (the same for any order of the same
+  // selectors). An error is shown as the folder's ERROR.txt.
+  virtual Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const = 0;
 
-  // groups=@NAME (Knows("groups") must say so too): the key each group's folder selects by
-  // ("cells", "cols"); "" when the kind has no groups.
-  virtual std::string GroupsSelect() const { return ""; }
-  // A groups folder: the store cut by `path` and by each group in turn (the group's members as
-  // a GroupsSelect() selection appended to `path`), made together so that they may share work
-  // (one pass sizes every group), and views of the folder itself (pseudobulk.tsv; may be null).
+  // A groups folder: the store cut by `path` and by each group in turn, made together so that
+  // they may share work (one pass sizes every group), and views of the folder itself
+  // (pseudobulk.tsv; may be null).
   struct GroupCut {
     std::unique_ptr<OpenedStore> here;
     std::string here_canonical;  // the folder's own views' identity (as Cut's canonical)
     std::vector<std::unique_ptr<OpenedStore>> groups;  // as Groups::names
     std::vector<std::string> canonical;                // each group's, as Cut's
   };
-  // By default each group is Cut on its own and the folder holds nothing else.
-  virtual Result<GroupCut> CutGroups(const std::vector<Selection>& path, const Selection& groups_list,
-                                     const Groups& groups) const;
+  // `groups[g]`: group g's members as a choice of the groups row's group_key (checked: every
+  // name known and unambiguous). By default each group is Cut on its own and the folder holds
+  // nothing else.
+  virtual Result<GroupCut> CutGroups(const std::vector<Chosen>& path, const Groups& names,
+                                     const std::vector<Chosen>& groups) const;
 };
 
 // What every slice folder of one store shares: the store, where its persisted data is keyed and
@@ -98,37 +111,14 @@ struct SliceOrigin {
   std::string lists_dir;  // -o lists=DIR; empty: no lists
 };
 
-// What the kinds' Sliceables share.
-constexpr size_t kShownUnknown = 10;  // the unknown names a message lists
-// How a selection is named in messages: "samples=@cases", "cells=^@few", "region=".
-std::string SelectionName(const Selection& s);
-// At most `most` items joined by ", ", then ", ..." when there are more.
-std::string JoinSome(const std::vector<std::string>& items, size_t most = kShownUnknown);
+// Makes `sink`'s folder the root of `store`'s slices (its views are added by the caller).
+void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store);
+// Shows an opened store in `sink`'s folder: its views, and its slices where it has them.
+void ShowStore(const OpenedStore& store, ViewSink& sink);
 // A part of a canonical identity: itself when short, else its length and hash.
 std::string ShortIdentity(const std::string& text);
-// A region as written: CHR, CHR:BEG, CHR:BEG-, CHR:BEG-END (1-based positions, END >= BEG);
-// CHR is the whole text when `known` knows it (names holding ':'), else what precedes the last
-// ':'. What CHR:BEG means is the kind's (bcftools: that position; tabix: to the end).
-struct RegionText {
-  std::string chr;
-  std::optional<uint64_t> begin, end;
-  bool dash = false;  // CHR:BEG-…
-};
-Result<RegionText> ParseRegionText(const std::string& text, const std::function<bool(const std::string&)>& known,
-                                   const std::string& chromosome, const std::string& store);
-// A BED line: CHROM, START, END (0-based, half-open; tabs or spaces); nullopt for the header
-// lines bcftools and tabix skip (#, track, browser).
-struct BedLine {
-  std::string chrom;
-  uint64_t start = 0, end = 0;
-};
-Result<std::optional<BedLine>> ParseBedLine(const std::string& line, const std::string& list);
-
-// Makes `sink`'s folder the root of `store`'s slices (its views are added by the caller).
-void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store, std::string where);
-
-// A selection of `key` over `items` (inline, as a group's members are given to Cut).
-Selection SelectionOf(std::string key, std::vector<std::string> items, std::string text);
+// Positions as a canonical part: "0,4,2," (ShortIdentity of it).
+std::string IndicesIdentity(const std::vector<uint32_t>& v);
 
 // The resolver of a store folder (path empty) or of a slice folder (the selectors above it).
 class SliceResolver : public DirResolver {

@@ -7,6 +7,7 @@
 #include "util/log.h"
 #include "vfs/kinds/kind.h"
 #include "vfs/kinds/registry.h"
+#include "vfs/slices.h"
 
 namespace omicsfs::vfs {
 
@@ -160,7 +161,7 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
     if (!opened.ok()) {
       sink.AddError(opened.status());
     } else {
-      (*opened)->AddViews(sink);
+      ShowStore(**opened, sink);
     }
     return true;
   }

@@ -227,7 +227,7 @@ TEST_F(DatgSlices, DuplicateRowNames) {
   const Table dups(ReadOrFail(Store("dups") + "/matrix.tsv"));
   ASSERT_EQ(dups.rows, (std::vector<std::string>{"a", "dup", "b", "dup"}));
   const std::string text = ReadOrFail(Store("dups") + "/rows=dup/ERROR.txt");
-  EXPECT_NE(text.find("dup is ambiguous: 2 rows of dups.datg"), std::string::npos) << text;
+  EXPECT_NE(text.find("row 'dup' is ambiguous: 2 rows of dups.datg"), std::string::npos) << text;
   EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=^dup/matrix.tsv"), "\tx\ty\na\t1.0\t2.0\nb\t5.0\t6.0\n");
   EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=b,a/matrix.tsv"), "\tx\ty\nb\t5.0\t6.0\na\t1.0\t2.0\n");
 }
@@ -236,11 +236,11 @@ TEST_F(DatgSlices, DuplicateRowNames) {
 TEST_F(DatgSlices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
   const std::string store = Store(kMulti);
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"rows=row1,nope", "1 of 2 names are not rows of " + kMulti + ".datg: nope"},
-      {"rows=@unknown", "rows=@unknown: 12 of 13 names are not rows of " + kMulti + ".datg: no1, no2, no3, no4, no5, no6, no7, no8, no9, no10, ..."},
-      {"cols=f1,g1", "1 of 2 names are not columns of " + kMulti + ".datg: g1"},
-      {"rows=row1,row2,row1", "row1 is listed twice"},
-      {"cols=^f1,f1", "f1 is listed twice"},
+      {"rows=row1,nope", "1 of 2 rows are not in " + kMulti + ".datg: 'nope'"},
+      {"rows=@unknown", "rows=@unknown: 12 of 13 rows are not in " + kMulti + ".datg: 'no1', 'no2', 'no3', 'no4', 'no5', 'no6', 'no7', 'no8', 'no9', 'no10', ..."},
+      {"cols=f1,g1", "1 of 2 columns are not in " + kMulti + ".datg: 'g1'"},
+      {"rows=row1,row2,row1", "row 'row1' is listed twice"},
+      {"cols=^f1,f1", "column 'f1' is listed twice"},
       {"rows=", "rows=: no row given"},
       {"rows=@empty", "rows=@empty: no row given"},
       {"rows=@absent", "@absent: cannot read"},

@@ -245,10 +245,10 @@ TEST_F(FragmentSlices, GroupsReadInParallel) {
 TEST_F(FragmentSlices, BadSelectorsAreErrorFolders) {
   const std::string s = Store("atac.packed");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"region=chrZ", "no chromosome 'chrZ'"},
+      {"region=chrZ", "no contig 'chrZ'"},
       {"region=chr1:5-2", "the end is before the start"},
       {"region=chr1:x", "is not a position"},
-      {"regions=chr1", "regions= takes a BED list"},
+      {"regions=chr1", "regions= takes a list: regions=@NAME (LISTS/NAME.bed)"},
       {"regions=@bad", "not a BED interval"},
       {"regions=@missing", "cannot read"},
       {"cells=NOPE", "1 of 1 cells are not in"},
@@ -257,11 +257,11 @@ TEST_F(FragmentSlices, BadSelectorsAreErrorFolders) {
       {"groups=@strangers", "1 of 2 cells are not in"},
       {"groups=@dotdot", "cannot be a folder's name"},
       {"groups=@notable", "not ITEM<TAB>GROUP"},
-      {"groups=B", "groups= takes a table"},
-      {"region=chr1/regions=@peaks", "not both"},
+      {"groups=B", "groups= takes a list: groups=@NAME (LISTS/NAME.tsv)"},
+      {"region=chr1/regions=@peaks", "region= and regions= cannot both be given"},
       {"cells=@few/groups=@clusters", "cannot both be given"},
       {"region=chr1/region=chr2", "given twice"},
-      {"rows=a", "no slice key 'rows'"},
+      {"rows=a", "no slice key 'rows' (this store knows region=, regions=@NAME, cells=, groups=@NAME)"},
   };
   for (const auto& [path, message] : cases) testutil::ExpectOnlyErrorTxt(s + "/" + path, message);
   // The rest of the mount is untouched.

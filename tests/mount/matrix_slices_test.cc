@@ -359,14 +359,14 @@ TEST_F(MatrixSlices, ErrorsAreTheFolderAndTheRestStillWorks) {
     std::string path, says;
   };
   const std::vector<Case> cases = {
-      {"rna.packed/cols=NOPE1," + rna_cols_[3] + ",NOPE2", "2 of 3 IDs are not in"},
+      {"rna.packed/cols=NOPE1," + rna_cols_[3] + ",NOPE2", "2 of 3 columns are not in"},
       {"rna.packed/rows=" + rna_rows_[3] + "," + rna_rows_[3], "is listed twice"},
       {"rna.packed/cols=@missing", "@missing: cannot read"},
-      {"rna.packed/cols=@empty", "no column is chosen"},
-      {"rna.packed/groups=@strangers", "2 of 3 IDs are not in"},
+      {"rna.packed/cols=@empty", "cols=@empty: no column given"},
+      {"rna.packed/groups=@strangers", "2 of 3 columns are not in"},
       {"rna.packed/cols=@cells/cols=@cells", "given twice"},
-      {"rna.packed/groups=^@clusters", "groups= takes a table"},
-      {"rna.packed/cols=@cells/groups=@clusters", "cannot follow cols="},
+      {"rna.packed/groups=^@clusters", "groups= cannot exclude (^)"},
+      {"rna.packed/cols=@cells/groups=@clusters", "cols= and groups= cannot both be given"},
       {"rna.packed/samples=x", "rows=, cols=, groups=@NAME"},
       {"rna.packed/groups=@clash", "collides with a file of the folder"},
   };
@@ -380,9 +380,9 @@ TEST_F(MatrixSlices, ErrorsAreTheFolderAndTheRestStillWorks) {
   std::string many = "cols=";
   for (int i = 0; i < 12; ++i) many += (i ? ",x" : "x") + std::to_string(i);
   const std::string error = ReadOrFail(M("rna.packed/" + many + "/ERROR.txt"));
-  const std::string text = error.substr(std::min(error.size(), error.find("12 of 12 IDs are not in")));
+  const std::string text = error.substr(std::min(error.size(), error.find("12 of 12 columns are not in")));
   EXPECT_FALSE(text.empty()) << error;
-  EXPECT_NE(text.find("x9, ..."), std::string::npos) << text;
+  EXPECT_NE(text.find("'x9', ..."), std::string::npos) << text;
   EXPECT_EQ(text.find("x10"), std::string::npos) << text;
   // The store and its good slices still read.
   EXPECT_EQ(Lines(ReadOrFail(M("rna.packed/matrix.mtx")))[1], "850 1800 61216");
@@ -409,14 +409,14 @@ TEST_F(MatrixSlices, ANameTheStoreHoldsTwiceIsAmbiguous) {
     const std::string store = mount->path() + "/dup.packed";
     EXPECT_EQ(Listing(store + "/cols=dup"), std::vector<std::string>{"ERROR.txt"});
     const std::string text = ReadOrFail(store + "/cols=dup/ERROR.txt");
-    EXPECT_NE(text.find("dup is ambiguous: 2 columns"), std::string::npos) << text;
+    EXPECT_NE(text.find("column 'dup' is ambiguous: 2 columns"), std::string::npos) << text;
     std::vector<std::string> rest;
     for (size_t c = 0; c < names.size(); ++c) {
       if (names[c] != "dup" && names[c] != names[0]) rest.push_back(names[c]);
     }
     EXPECT_EQ(ReadOrFail(store + "/cols=^dup," + names[0] + "/colnames.txt"), PerLine(rest));
     EXPECT_EQ(ReadOrFail(store + "/cols=" + names[1] + "/colnames.txt"), names[1] + "\n");
-    EXPECT_NE(ReadOrFail(store + "/groups=@dupgroups/ERROR.txt").find("dup is ambiguous"), std::string::npos);
+    EXPECT_NE(ReadOrFail(store + "/groups=@dupgroups/ERROR.txt").find("'dup' is ambiguous"), std::string::npos);
   }
   fs_error ec;
   fs::remove_all(src, ec);

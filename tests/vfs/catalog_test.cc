@@ -54,8 +54,7 @@ class CatalogTest : public ::testing::Test {
     TreeWriter out(tree_.get());
     settings_.pool = &pool_;
     ViewSink sink(out, kRootIno, Meta{}, key, settings_);
-    sink.stem = "c20";
-    sink.where = "toy.vcz";
+    sink.SetContext({"toy.vcz", "c20"});
     AddViews(ToyCatalog(), toy, sink);
     std::set<std::string> names;
     Walk(kRootIno, "", &names);

@@ -106,7 +106,11 @@ const Catalog<FragmentViews>& FragmentCatalog() {
 
 class MatrixStore : public OpenedStore {
  public:
-  MatrixStore(std::shared_ptr<const bp::Matrix> m, bool sliceable) : m_(std::move(m)), sliceable_(sliceable) {}
+  explicit MatrixStore(std::shared_ptr<const bp::Matrix> m) : m_(std::move(m)) {}
+  StoreContext Context() const override { return {m_->Describe(), ""}; }
+  std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
+    return MatrixSlices(m_, sink.context().where);
+  }
   void AddViews(ViewSink& sink) const override {
     MatrixViews s;
     s.m = m_;
@@ -115,51 +119,53 @@ class MatrixStore : public OpenedStore {
       const auto* index = sink.settings().sizing.index;
       s.persist = bp::TransposedCopy::In(s.index_dir, sink.index_key(), index != nullptr && index->rebuild());
     }
-    if (!sink.slice) sink.where = s.Describe();  // a slice's: the store and its selectors
-    if (auto slices = sliceable_ ? MatrixSlices(m_, sink.where) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
     vfs::AddViews(MatrixCatalog(), s, sink);
   }
 
  private:
   std::shared_ptr<const bp::Matrix> m_;
-  bool sliceable_;
 };
 
 class FragmentStore : public OpenedStore {
  public:
-  FragmentStore(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::optional<bool> csi,
+  FragmentStore(std::shared_ptr<const bp::Fragments> f, std::optional<bool> csi,
                 std::shared_ptr<const text::FragmentTally> tally, size_t group)
-      : f_(std::move(f)), sliceable_(sliceable), csi_(csi), tally_(std::move(tally)), group_(group),
+      : f_(std::move(f)), csi_(csi), tally_(std::move(tally)), group_(group),
         cells_(std::make_shared<const text::PackedNames>(f_, &f_->cell_names(), '\n')) {}
+  StoreContext Context() const override { return {f_->Describe(), ""}; }
+  std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
+    return FragmentSlices(f_, sink.context().where, Csi(), sink.settings().index_dir);
+  }
   void AddViews(ViewSink& sink) const override {
     FragmentViews s;
     s.f = f_;
     s.tally = tally_;
     s.group = group_;
     s.cells = cells_;
-    // CSI when an end passes 2^29 (end_max: n/128 values, read once per store); without
-    // end_max, .tbi, whose build then fails with EIO on such a position. A slice's ends are its
-    // store's at most (it takes the store's choice).
-    bool csi = false;
-    if (csi_) {
-      csi = *csi_;
-    } else {
-      auto max_end = s.f->MaxEnd();
-      csi = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
-    }
-    s.indexes = csi ? RegionIndexes::kCsi : RegionIndexes::kTbi;
-    if (!sink.slice) sink.where = s.Describe();
-    if (auto slices = sliceable_ ? FragmentSlices(f_, sink.where, csi, sink.settings().index_dir) : nullptr) AttachSlices(sink, std::move(slices), sink.where);
+    s.indexes = Csi() ? RegionIndexes::kCsi : RegionIndexes::kTbi;
     vfs::AddViews(FragmentCatalog(), s, sink);
   }
 
  private:
+  // CSI when an end passes 2^29 (end_max: n/128 values, read once per store); without
+  // end_max, .tbi, whose build then fails with EIO on such a position. A slice's ends are its
+  // store's at most (it takes the store's choice).
+  bool Csi() const {
+    if (csi_) return *csi_;
+    std::call_once(csi_once_, [this] {
+      auto max_end = f_->MaxEnd();
+      csi_found_ = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+    });
+    return csi_found_;
+  }
+
   std::shared_ptr<const bp::Fragments> f_;
-  bool sliceable_;
   std::optional<bool> csi_;
   std::shared_ptr<const text::FragmentTally> tally_;
   size_t group_;
   std::shared_ptr<const text::PackedNames> cells_;
+  mutable std::once_flag csi_once_;
+  mutable bool csi_found_ = false;
 };
 
 class BpcellsStore : public OpenedStore {
@@ -176,6 +182,9 @@ class BpcellsDirectory : public StoreKind {
   std::string Name() const override { return "BPCells matrix or fragments"; }
   std::string RecognisedBy() const override { return "directory with a `version` file"; }
   std::vector<std::string> ViewNames() const override { return BpcellsViewNames(); }
+  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override {
+    return {{"matrix", MatrixSliceRows()}, {"fragments", FragmentSliceRows()}};
+  }
   bool Recognize(const Probe& p) const override {
     if (p.entry.type != EntryType::kDirectory || !p.Lists("version")) return false;
     return !p.folder.CheapPeek() || IsBpcells(*p.folder.Space(p.entry, nullptr));
@@ -239,7 +248,7 @@ class Hdf5Kind : public StoreKind {
  public:
   std::string Name() const override { return "BPCells inside HDF5"; }
   std::string RecognisedBy() const override { return "FILE.h5 with store groups"; }
-  std::vector<std::string> ViewNames() const override { return {"FILE.h5/GROUP/ with the BPCells views"}; }
+  std::vector<std::string> ViewNames() const override { return {"FILE.h5/GROUP/ with the BPCells views and slices"}; }
   // Locally every regular file is a candidate: its signature is read only after the reuse check,
   // so a rescan of unchanged plain files costs a stat each, as before kinds existed.
   bool Recognize(const Probe& p) const override {
@@ -276,20 +285,20 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
   if (v->kind == bp::StoreKind::kFragments) {
     auto fragments = bp::Fragments::Open(*store);
     if (!fragments.ok()) return sink.AddError(fragments.status());
-    return FragmentViewsOf(*fragments, /*sliceable=*/true)->AddViews(sink);
+    return ShowStore(*FragmentViewsOf(*fragments), sink);
   }
   auto matrix = bp::Matrix::Open(*store);
   if (!matrix.ok()) return sink.AddError(matrix.status());
-  MatrixViewsOf(*matrix, /*sliceable=*/true)->AddViews(sink);
+  ShowStore(*MatrixViewsOf(*matrix), sink);
 }
 
-std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const bp::Matrix> m, bool sliceable) {
-  return std::make_unique<MatrixStore>(std::move(m), sliceable);
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const bp::Matrix> m) {
+  return std::make_unique<MatrixStore>(std::move(m));
 }
 
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, bool sliceable, std::optional<bool> csi,
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, std::optional<bool> csi,
                                              std::shared_ptr<const text::FragmentTally> tally, size_t group) {
-  return std::make_unique<FragmentStore>(std::move(f), sliceable, csi, std::move(tally), group);
+  return std::make_unique<FragmentStore>(std::move(f), csi, std::move(tally), group);
 }
 
 std::vector<std::string> BpcellsViewNames() {

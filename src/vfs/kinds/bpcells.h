@@ -25,15 +25,18 @@ const StoreKind& BpcellsHdf5Kind();
 void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSink& sink);
 std::vector<std::string> BpcellsViewNames();
 
-// The views of an opened matrix or fragments store, or of a slice of one; a `sliceable` one's
-// folder makes slice folders on lookup (bpcells_matrix_slices.cc: rows=, cols=, groups=;
-// bpcells_fragment_slices.cc: region=, regions=, cells=, groups=).
-std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::bpcells::Matrix> m, bool sliceable);
+// The views of an opened matrix or fragments store, or of a slice of one; their Slices() are
+// bpcells_matrix_slices.cc (rows=, cols=, groups=) and bpcells_fragment_slices.cc (region=,
+// regions=, cells=, groups=).
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::bpcells::Matrix> m);
 // `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
 // `csi`: a slice's region index (its store's choice); nullopt: found from the store's end_max.
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f, bool sliceable,
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f,
                                              std::optional<bool> csi = std::nullopt,
                                              std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
+// The selectors of their slices (for --help).
+const SelectorRows& MatrixSliceRows();
+const SelectorRows& FragmentSliceRows();
 // What the slices of a store select; `where` names the store in messages.
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where);
 // `csi`: the store's region index choice; `scratch_dir`: where groups are regrouped ("": $TMPDIR).

@@ -51,16 +51,15 @@ std::string Stem(const std::string& base) { return base.substr(0, base.size() - 
 
 class DatgStore : public OpenedStore {
  public:
-  DatgStore(std::shared_ptr<const DatgFile> f, std::shared_ptr<const DatgSlice> slice, std::string where, std::string base,
-            bool sliceable)
-      : f_(std::move(f)), slice_(std::move(slice)), where_(std::move(where)), base_(std::move(base)), sliceable_(sliceable) {}
+  DatgStore(std::shared_ptr<const DatgFile> f, std::shared_ptr<const DatgSlice> slice, std::string where, std::string base)
+      : f_(std::move(f)), slice_(std::move(slice)), where_(std::move(where)), base_(std::move(base)) {}
+  StoreContext Context() const override { return {where_, ""}; }
+  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override { return DatgSlices(f_, where_, base_); }
   void AddViews(ViewSink& sink) const override {
-    if (sliceable_) AttachSlices(sink, DatgSlices(f_, where_, base_), where_);
     DatgViews s;
     s.f = f_;
     s.slice = slice_;
-    if (sink.where.empty()) sink.where = where_;  // a slice: the store and its selectors
-    s.where = sink.where;
+    s.where = sink.context().where;  // a slice's: the store and its selectors
     vfs::AddViews(DatgCatalog(), s, sink);
   }
 
@@ -68,7 +67,6 @@ class DatgStore : public OpenedStore {
   std::shared_ptr<const DatgFile> f_;
   std::shared_ptr<const DatgSlice> slice_;
   std::string where_, base_;
-  bool sliceable_;
 };
 
 class Kind : public StoreKind {
@@ -76,6 +74,7 @@ class Kind : public StoreKind {
   std::string Name() const override { return "datg"; }
   std::string RecognisedBy() const override { return "NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz"; }
   std::vector<std::string> ViewNames() const override { return CatalogNames(DatgCatalog()); }
+  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override { return {{"", DatgSliceRows()}}; }
   bool Recognize(const Probe& p) const override {
     return p.entry.type == EntryType::kFile && p.entry.base.size() > 5 && p.entry.base.ends_with(".datg");
   }
@@ -111,15 +110,15 @@ class Kind : public StoreKind {
       return NotFoundError(where + ": a datg matrix needs its name files beside it; missing " + missing);
     }
     ASSIGN_OR_RETURN(auto file, DatgFile::Open(opened[0], *opened[1], *opened[2]));
-    return DatgViewsOf(std::move(file), nullptr, where, at.entry.base, /*sliceable=*/true);
+    return DatgViewsOf(std::move(file), nullptr, where, at.entry.base);
   }
 };
 
 }  // namespace
 
 std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const DatgFile> file, std::shared_ptr<const DatgSlice> slice,
-                                         std::string where, std::string base, bool sliceable) {
-  return std::make_unique<DatgStore>(std::move(file), std::move(slice), std::move(where), std::move(base), sliceable);
+                                         std::string where, std::string base) {
+  return std::make_unique<DatgStore>(std::move(file), std::move(slice), std::move(where), std::move(base));
 }
 
 const StoreKind& DatgKind() {

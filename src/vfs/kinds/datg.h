@@ -12,11 +12,13 @@ namespace omicsfs::vfs {
 
 const StoreKind& DatgKind();
 
-// The views of an opened matrix (`slice` null) or of a slice of it; a `sliceable` one's folder
-// makes slice folders on lookup (rows=, cols=: datg_slices.cc). `where` names the store.
+// The views of an opened matrix (`slice` null) or of a slice of it; its Slices() are rows=,
+// cols= (datg_slices.cc). `where` names the store.
 std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const formats::datg::DatgFile> file,
                                          std::shared_ptr<const formats::datg::DatgSlice> slice, std::string where,
-                                         std::string base, bool sliceable);
+                                         std::string base);
+// The selectors of its slices (for --help).
+const SelectorRows& DatgSliceRows();
 // What the slices of `file` select; `base` (NAME.datg) names it in messages.
 std::shared_ptr<const Sliceable> DatgSlices(std::shared_ptr<const formats::datg::DatgFile> file, std::string where,
                                             std::string base);

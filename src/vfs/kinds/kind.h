@@ -14,6 +14,7 @@
 #include "io/h5_vet.h"
 #include "vfs/catalog.h"
 #include "vfs/folder.h"
+#include "vfs/selectors.h"
 
 namespace omicsfs::vfs {
 
@@ -36,11 +37,19 @@ struct Located {
   cache::CachePool* pool;
 };
 
-// An opened store: fills its folder (the sink's meta, key and settings are set by the walk).
+class Sliceable;
+
+// An opened store: fills its folder (the sink's meta, key and settings are set by the walk; its
+// context by ShowStore, vfs/slices.h, from Context()).
 class OpenedStore {
  public:
   virtual ~OpenedStore() = default;
+  // Where and stem of its views (a slice's `where` is made by the slice builder).
+  virtual StoreContext Context() const { return {}; }
   virtual void AddViews(ViewSink& sink) const = 0;
+  // What its folder slices into (vfs/slices.h); null: no slices. Asked of a store shown in its
+  // own place (a slice's folders are cut from its store's Sliceable), after AddViews.
+  virtual std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const { return nullptr; }
 };
 
 class StoreKind {
@@ -64,6 +73,8 @@ class StoreKind {
   virtual bool Guessed(const Folder& folder) const { return false; }
   // Views dated by the entry's own mtime rather than the newest file of the store.
   virtual bool DatedByEntry() const { return false; }
+  // For --help: the selectors of its slices, per sort of store ("matrix", "fragments"; "" one).
+  virtual std::vector<std::pair<std::string, SelectorRows>> Slicing() const { return {}; }
   // Keys a store of this kind may hold where a backend has no listing (plain HTTP).
   virtual std::vector<std::string> FixedKeys() const { return {}; }
 

@@ -24,8 +24,8 @@ struct VczViews {
   text::GwasViewOptions gwas;  // the .bgi's persistence
   std::string where;
   RegionIndexes indexes = RegionIndexes::kTbiAndCsi;  // kCsi where an end passes 2^29
-  mutable std::shared_ptr<const text::BgenSource> bgen;  // made for STEM.bgen, indexed by STEM.bgen.bgi
-  mutable std::string bgen_name;
+  std::shared_ptr<const text::BgenSource> bgen;  // STEM.bgen, which STEM.bgen.bgi indexes
+  std::string bgen_name;
   std::string Describe() const { return store->Describe(); }
   std::shared_ptr<const VcfSource> Vcf(VcfSource::View view, const std::string& n) const {
     return std::make_shared<const VcfSource>(store, view, n);
@@ -62,10 +62,7 @@ const Catalog<VczViews>& VczCatalog() {
            .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkFamSource>(s.store, n); },
            .gate = kPlink},
           {.name = "STEM.bgen", .size = SizeBy::kArithmetic,
-           .make = [](const S& s, const N& n) {
-             s.bgen_name = n;
-             return s.bgen = std::make_shared<const text::BgenSource>(s.plan, n);
-           },
+           .make = [](const S& s, const N&) { return s.bgen; },
            .gate = kBgen},
           {.name = "STEM.sample", .size = SizeBy::kRendered,
            .make = [](const S& s, const N& n) { return std::make_shared<const text::BgenSampleSource>(s.store, n); },
@@ -84,10 +81,12 @@ const Catalog<VczViews>& VczCatalog() {
 
 class VczStore : public OpenedStore {
  public:
-  VczStore(std::shared_ptr<const Store> store, std::string where, std::string base, bool sliceable)
-      : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)), sliceable_(sliceable) {}
+  VczStore(std::shared_ptr<const Store> store, std::string where, std::string base)
+      : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)) {}
+  StoreContext Context() const override { return {where_, VczStem(base_)}; }
+  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override { return VczSlices(store_, where_, base_); }
   void AddViews(ViewSink& sink) const override {
-    if (sliceable_) {
+    if (!sink.context().slice) {
       // A region summary computed from the arrays (no region_index) is kept in index_dir: the
       // pass over the identifying arrays is paid once per store, not once per mount.
       const text::IndexStore* index = sink.settings().sizing.index;
@@ -96,14 +95,15 @@ class VczStore : public OpenedStore {
         store_->KeepRegionsWith({.load = [index, key] { return index->LoadBlob(key); },
                                  .save = [index, key](const std::string& bytes) { index->SaveBlob(key, bytes); }});
       }
-      AttachSlices(sink, VczSlices(store_, where_, base_), where_);
     }
     VczViews s;
     s.store = store_;
     s.plan = std::make_shared<const text::PlinkPlan>(store_);
     s.gwas = {sink.settings().sizing.index, sink.index_key(), sink.meta().mtime.tv_sec};
-    if (sink.where.empty()) sink.where = where_;  // a slice: the store and its selectors
-    s.where = sink.where;
+    s.where = sink.context().where;
+    // Made here, not by its catalog row: STEM.bgen.bgi indexes this one whatever the rows' order.
+    s.bgen_name = ViewName("STEM.bgen", sink.context().stem);
+    s.bgen = std::make_shared<const text::BgenSource>(s.plan, s.bgen_name);
     // .tbi wherever tabix writes one (every end at or before 2^29, whatever contig_length says),
     // .csi beside it always. The largest end comes from region_index; without one, a store
     // whose every contig_length is below 2^29 is taken at its word (a record past its contig's
@@ -121,14 +121,12 @@ class VczStore : public OpenedStore {
         s.indexes = RegionIndexes::kCsi;
       }
     }
-    sink.stem = VczStem(base_);
     vfs::AddViews(VczCatalog(), s, sink);
   }
 
  private:
   std::shared_ptr<const Store> store_;
   std::string where_, base_;
-  bool sliceable_;
 };
 
 bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
@@ -138,7 +136,7 @@ bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
 Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace> space, const Located& at) {
   const std::string where = space->Describe();
   ASSIGN_OR_RETURN(auto store, Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
-  return VczViewsOf(std::move(store), where, at.entry.base, /*sliceable=*/true);
+  return VczViewsOf(std::move(store), where, at.entry.base);
 }
 
 class VczDirectory : public StoreKind {
@@ -146,6 +144,7 @@ class VczDirectory : public StoreKind {
   std::string Name() const override { return "VCF Zarr (Zarr v2 or v3)"; }
   std::string RecognisedBy() const override { return "directory with .zgroup/zarr.json"; }
   std::vector<std::string> ViewNames() const override { return VczViewNames(); }
+  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override { return {{"", VczSliceRows()}}; }
   bool Recognize(const Probe& p) const override {
     if (p.entry.type != EntryType::kDirectory || !(p.Lists(".zgroup") || p.Lists("zarr.json"))) return false;
     return !p.folder.CheapPeek() || LooksVcz(p.folder.Space(p.entry, nullptr));
@@ -166,7 +165,7 @@ class ZipKind : public StoreKind {
  public:
   std::string Name() const override { return "zipped VCF Zarr"; }
   std::string RecognisedBy() const override { return "NAME.vcz.zip (keys at the archive root)"; }
-  std::vector<std::string> ViewNames() const override { return {"NAME.vcz/ with the VCF Zarr views"}; }
+  std::vector<std::string> ViewNames() const override { return {"NAME.vcz/ with the VCF Zarr views and slices"}; }
   bool Recognize(const Probe& p) const override {
     return p.entry.type == EntryType::kFile && IsZipStoreName(p.entry.base);
   }
@@ -194,8 +193,8 @@ std::string VczStem(std::string base) {
 
 std::vector<std::string> VczViewNames() { return CatalogNames(VczCatalog()); }
 
-std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const Store> store, std::string where, std::string base, bool sliceable) {
-  return std::make_unique<VczStore>(std::move(store), std::move(where), std::move(base), sliceable);
+std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const Store> store, std::string where, std::string base) {
+  return std::make_unique<VczStore>(std::move(store), std::move(where), std::move(base));
 }
 
 const StoreKind& VczDirKind() {

@@ -18,10 +18,12 @@ const StoreKind& VczZipKind();
 std::string VczStem(std::string base);
 std::vector<std::string> VczViewNames();
 
-// The views of an opened store (or of a slice of one); a `sliceable` store's folder makes slice
-// folders on lookup (region=, samples=, format=: vcz_slices.cc).
+// The views of an opened store (or of a slice of one); its Slices() are region=, samples=,
+// format= (vcz_slices.cc).
 std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const formats::vcz::Store> store, std::string where,
-                                        std::string base, bool sliceable);
+                                        std::string base);
+// The selectors of its slices (for --help).
+const SelectorRows& VczSliceRows();
 // What the slices of `store` select.
 std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const formats::vcz::Store> store, std::string where,
                                            std::string base);
