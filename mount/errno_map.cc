@@ -19,4 +19,6 @@ int ToErrno(const Status& status) {
   return EIO;
 }
 
+int ReadErrno(const Status& status) { return status.ok() ? 0 : EIO; }
+
 }  // namespace omicsfs::mount

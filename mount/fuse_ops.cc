@@ -178,7 +178,7 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, struct fuse_file
     const vfs::FileContent* content = OpenFiles::Get(fi->fh);
     if (content == nullptr) return EBADF;
     auto pieces = content->Read(static_cast<uint64_t>(off), size);
-    if (!pieces.ok()) return ToErrno(pieces.status());
+    if (!pieces.ok()) return ReadErrno(pieces.status());
     std::vector<struct iovec> iov;
     iov.reserve(pieces->size());
     for (const auto& p : *pieces) {
