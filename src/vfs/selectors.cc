@@ -10,12 +10,12 @@ namespace selectors {
 const SelectorRow kRegionBcftools{
     .key = "region", .selects = Selects::kRegions, .item = "region", .list_ext = "", .exclude = false,
     .style = RegionStyle::kBcftools,
-    .help = "records overlapping CHR, CHR:POS, CHR:BEG-END, CHR:BEG- (bcftools view -r), comma-separated",
+    .help = "records overlapping CHR, CHR:POS, CHR:BEG-END, CHR:BEG-, ... (bcftools view -r)",
     .example = "region=20:1-2000000"};
 const SelectorRow kRegionsBcftools{
     .key = "regions", .selects = Selects::kBed, .item = "region", .list_ext = ".bed", .inline_items = false,
     .exclude = false,
-    .help = "records overlapping the intervals of LISTS/NAME.bed (bcftools view -R); with region=, both",
+    .help = "records overlapping LISTS/NAME.bed (bcftools view -R); with region=: both",
     .example = "regions=@exons"};
 const SelectorRow kSamples{
     .key = "samples", .selects = Selects::kNames, .item = "sample", .list_ext = ".txt",
@@ -28,12 +28,12 @@ const SelectorRow kFormat{
 const SelectorRow kRegionTabix{
     .key = "region", .selects = Selects::kRegions, .item = "region", .list_ext = "", .exclude = false,
     .style = RegionStyle::kTabix, .rival = "regions",
-    .help = "fragments overlapping CHR, CHR:BEG (to the end), CHR:BEG-END (tabix), comma-separated",
+    .help = "fragments overlapping CHR, CHR:BEG (to its end), CHR:BEG-END, ... (tabix)",
     .example = "region=chr1:1-1000000"};
 const SelectorRow kRegionsTabix{
     .key = "regions", .selects = Selects::kBed, .item = "region", .list_ext = ".bed", .inline_items = false,
     .exclude = false, .rival = "region",
-    .help = "fragments overlapping the intervals of LISTS/NAME.bed (tabix -R)",
+    .help = "fragments overlapping LISTS/NAME.bed (tabix -R)",
     .example = "regions=@peaks"};
 const SelectorRow kCells{
     .key = "cells", .selects = Selects::kNames, .item = "cell", .list_ext = ".txt", .rival = "groups",
@@ -42,7 +42,7 @@ const SelectorRow kCells{
 const SelectorRow kGroupsCells{
     .key = "groups", .selects = Selects::kGroups, .item = "cell", .list_ext = ".tsv", .inline_items = false,
     .exclude = false, .rival = "cells", .group_key = "cells",
-    .help = "a folder per group of LISTS/NAME.tsv (BARCODE<TAB>GROUP lines), each a cells= slice",
+    .help = "a folder per group of LISTS/NAME.tsv (BARCODE<TAB>GROUP), each a cells= slice",
     .example = "groups=@clusters"};
 const SelectorRow kRows{
     .key = "rows", .selects = Selects::kNames, .item = "row", .list_ext = ".txt",
@@ -55,7 +55,7 @@ const SelectorRow kCols{
 const SelectorRow kGroupsCols{
     .key = "groups", .selects = Selects::kGroups, .item = "column", .list_ext = ".tsv", .inline_items = false,
     .exclude = false, .rival = "cols", .group_key = "cols",
-    .help = "a folder per group of LISTS/NAME.tsv (COLUMN<TAB>GROUP lines), each a cols= slice, and pseudobulk.tsv",
+    .help = "a folder per group of LISTS/NAME.tsv (COLUMN<TAB>GROUP): cols= slices, pseudobulk.tsv",
     .example = "groups=@clusters"};
 // clang-format on
 }  // namespace selectors
@@ -79,8 +79,9 @@ std::string RowsHelp(const SelectorRows& rows, std::string_view indent) {
   for (const SelectorRow* r : rows) {
     std::string head = Written(*r);
     if (r->inline_items && !r->list_ext.empty()) head += ", " + std::string(r->key) + "=@NAME";
-    out += std::string(indent) + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + std::string(r->help) +
-           " (e.g. " + std::string(r->example) + ")\n";
+    const std::string pad(head.size() < 26 ? 26 - head.size() : 1, ' ');
+    out += std::string(indent) + head + pad + "e.g. " + std::string(r->example) + "\n" + std::string(indent) + "    " +
+           std::string(r->help) + "\n";
   }
   return out;
 }

@@ -57,7 +57,7 @@ using SelectorRows = std::vector<const SelectorRow*>;
 
 // "region=, regions=@NAME, samples=, format=": the keys as written.
 std::string KeysHelp(const SelectorRows& rows);
-// One line per row: "  KEY=...   help (e.g. example)".
+// Two lines per row: "KEY=, KEY=@NAME   e.g. EXAMPLE", then its help indented.
 std::string RowsHelp(const SelectorRows& rows, std::string_view indent);
 const SelectorRow* FindRow(const SelectorRows& rows, std::string_view key);
 

@@ -17,6 +17,13 @@ TEST(CliTest, HelpAndVersion) {
   std::string out;
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--help"}, &out), 0);
   EXPECT_NE(out.find("cache_size"), std::string::npos);
+  // Every selector of every kind, with an example (the selector table, vfs/selectors.h).
+  for (const char* said : {"Slices are folders", "slices of matrix:", "slices of fragments:", "samples=NA00001,NA00003",
+                           "region=20:1-2000000", "regions=@exons", "format=GT,DP", "region=chr1:1-1000000", "cells=@tcells",
+                           "groups=@clusters", "rows=CD3E,MS4A1", "cols=@bcells"}) {
+    EXPECT_NE(out.find(said), std::string::npos) << said << " in\n" << out;
+  }
+  for (const std::string& line : testutil::Lines(out)) EXPECT_LE(line.size(), 100u) << line;
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--version"}, &out), 0);
   EXPECT_EQ(out.rfind("omicsfs ", 0), 0u);
 }

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "testutil/mount_fixture.h"
+#include "testutil/zarr_writer.h"
 #include "util/fs.h"
 
 namespace omicsfs {
@@ -87,6 +88,8 @@ class Slices : public ::testing::Test {
     ::mkfifo((lists_ + "/fifo.txt").c_str(), 0644);  // must not block a lookup
     std::ofstream(lists_ + "/unknown.txt") << "NA00001\nNA1\nNA2\nNA9\n";
     std::ofstream(lists_ + "/empty.txt") << "";
+    std::ofstream(lists_ + "/windows.txt") << "\xEF\xBB\xBFNA00003\r\nNA00001\r\n";  // Notepad's: BOM, CRLF
+    std::ofstream(lists_ + "/spaced.txt") << "NA00003\nNA00001 \n";
     fs::create_directory(lists_ + "/folder.txt");  // a list that cannot be read
     mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
     ASSERT_NE(mount_, nullptr);
@@ -309,6 +312,14 @@ TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
       {"format=XY", "1 of 1 FORMAT fields are not in sample.vcz: 'XY'"},
       {"region=20/region=19", "given twice"},
       {"colour=blue", "no slice key 'colour'"},
+      // Any KEY=VALUE is a selector: another case is told the key.
+      {"Samples=NA00001", "no slice key 'Samples' (this store knows region=, regions=@NAME, samples=, format=; keys are lower case: samples=)"},
+      {"sample=NA00001", "no slice key 'sample' (this store knows region=, regions=@NAME, samples=, format=)"},
+      {"9=x", "no slice key '9'"},
+      // A name with what a terminal would not show is quoted with it escaped.
+      {"samples=@spaced", "1 of 2 samples are not in sample.vcz: 'NA00001\\x20'"},
+      {"region={20", "not {CONTIG} or {CONTIG}:RANGE"},
+      {"region={21}:1-5", "no contig '21'"},
   };
   for (const auto& [name, says] : cases) testutil::ExpectOnlyErrorTxt(store + "/" + name, says);
   // Slices are never listed, the store's views are untouched, and names that are no selector
@@ -317,6 +328,51 @@ TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
   struct stat st;
   EXPECT_NE(::stat((store + "/notaselector").c_str(), &st), 0);
   EXPECT_EQ(ReadOrFail(store + "/sample.vcf"), ReadOrFail(kCorpus + "/sample/expected.vcf"));
+}
+
+// A list saved with a byte-order mark and CRLF line ends reads as the same names.
+TEST_F(Slices, AListWithABomAndCrlfLineEndsIsTheSameList) {
+  const std::string store = Store("sample");
+  EXPECT_EQ(ReadOrFail(store + "/samples=@windows/sample.vcf"), ReadOrFail(store + "/samples=NA00003,NA00001/sample.vcf"));
+  EXPECT_EQ(ReadOrFail(store + "/samples=@windows/samples.txt"), "NA00003\nNA00001\n");
+}
+
+// htslib's brace form names a contig whatever it holds ({NAME}:BEG-END), as tabix reads it
+// (bcftools 1.16's -r takes it without a word and selects nothing: tabix is the truth here).
+TEST_F(Slices, TheBraceFormOfARegionIsHtslibs) {
+  const std::string store = Store("sample");
+  const std::string plain = ReadOrFail(store + "/region=20:1-20000/sample.vcf");
+  EXPECT_EQ(ReadOrFail(store + "/region={20}:1-20000/sample.vcf"), plain);
+  EXPECT_EQ(ReadOrFail(store + "/region={20}/sample.vcf"), ReadOrFail(store + "/region=20/sample.vcf"));
+  const std::string want = ShOrFail("tabix " + store + "/sample.vcf.gz '{20}:1-20000' | cut -f1-5");
+  std::vector<std::string> keys;
+  for (const auto& line : Records(plain)) keys.push_back(Key(line));
+  EXPECT_EQ(Join(keys, "\n") + (keys.empty() ? "" : "\n"), want);
+}
+
+// Two samples of one ID: choosing the ID is ambiguous (refused, as every kind refuses a shared
+// name), ^ drops both. A copy of sample.vcz whose sample_id names samples 1 and 3 alike.
+TEST_F(Slices, ASampleIdTheStoreHoldsTwiceIsAmbiguous) {
+  const std::string src = testutil::MakeTempDir("omicsfs-vcz-dup-");
+  ASSERT_FALSE(src.empty());
+  ASSERT_EQ(RunCommand({"cp", "-r", kCorpus + "/sample/sample.vcz", src + "/dup.vcz"}), 0);
+  testutil::ZarrArraySpec spec;
+  spec.dtype = "|O";
+  spec.shape = spec.chunks = {3};
+  spec.dimension_names = {"samples"};
+  fs::remove_all(src + "/dup.vcz/sample_id");
+  ASSERT_TRUE(testutil::WriteZarrArray(src + "/dup.vcz", "sample_id", spec, "", {"NA00001", "NA00002", "NA00001"}).ok());
+  {
+    auto mount = MountedFs::Start(OMICSFS_BINARY, src, {});
+    ASSERT_NE(mount, nullptr);
+    const std::string store = mount->path() + "/dup.vcz";
+    testutil::ExpectOnlyErrorTxt(store + "/samples=NA00001",
+                                 "samples=: sample 'NA00001' is ambiguous: 2 samples of dup.vcz bear that name (exclude them with ^)");
+    EXPECT_EQ(ReadOrFail(store + "/samples=^NA00001/samples.txt"), "NA00002\n");
+    EXPECT_EQ(ReadOrFail(store + "/samples=NA00002/samples.txt"), "NA00002\n");
+  }
+  fs_error ec;
+  fs::remove_all(src, ec);
 }
 
 TEST_F(Slices, AnEditedListServesTheNewSubsetAndOpenFilesKeepTheirBytes) {
