@@ -12,11 +12,14 @@
 #include "io/space_array_store.h"
 #include "io/h5_array_store.h"
 #include "io/memory_array_store.h"
+#include "testutil/mount_fixture.h"
 #include "testutil/store_writer.h"
 #include "util/fs.h"
 
 namespace omicsfs::io {
 namespace {
+
+using testutil::Slurp;
 
 testutil::StoreSpec SampleSpec() {
   testutil::StoreSpec s;
@@ -183,13 +186,6 @@ INSTANTIATE_TEST_SUITE_P(
                       Backend{"h5_root", [](auto& s, auto& t) { return MakeH5(s, t, "/"); }},
                       Backend{"h5_over_byte_source", [](auto& s, auto& t) { return MakeH5Source(s, t, "/a/b/store"); }}),
     [](const auto& info) { return info.param.name; });
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string Lines(const std::vector<std::string>& v) {
   std::string out;

@@ -23,12 +23,7 @@
 
 namespace omicsfs::io::ziptest {
 
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testutil::Slurp;
 
 // An archive held in memory, as a ByteSource that counts what is read of it and can be told
 // that the object behind it changed (its reads then fail with ESTALE, as every backend's do).

@@ -24,7 +24,9 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::CopyTree;
 using testutil::ReadWhole;
+using testutil::Slurp;
 using testutil::RunCommand;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/vcf-zarr";
@@ -33,12 +35,6 @@ fs::path TempDir(const char* pattern) {
   fs::path p = fs::temp_directory_path() / fs::unique_path(pattern);
   fs::create_directories(p);
   return p;
-}
-
-std::string Slurp(const std::string& path) {
-  std::string s;
-  ReadWhole(path, &s);
-  return s;
 }
 
 // plink2 reads DIR/STEM.bgen with DIR/STEM.sample into OUT.{bed,bim,fam}; its exit status.
@@ -215,18 +211,9 @@ TEST(BgenCohort, RandomParallelReadsEqualSequentialAndPlink2) {
   fs::remove_all(src);
 }
 
-void CopyTree(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to);
-  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
-    fs::path rel = fs::relative(it->path(), from);
-    if (fs::is_directory(it->path())) fs::create_directories(to / rel);
-    else fs::copy_file(it->path(), to / rel);
-  }
-}
-
 TEST(BgenCorruption, CorruptGenotypeChunkIsEioAndNamesStoreArrayChunk) {
   const fs::path src = TempDir("omicsfs-bgenbad-%%%%%%");
-  CopyTree(kCorpus + "/sample/sample.vcz", src / "cohort.vcz");
+  CopyTree(kCorpus + "/sample/sample.vcz", (src / "cohort.vcz").string());
   const fs::path chunk = src / "cohort.vcz" / "call_genotype" / "0" / "0" / "0";
   fs::permissions(chunk, fs::owner_read | fs::owner_write);
   std::string bytes;

@@ -34,21 +34,7 @@ using testutil::ReadWhole;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/omicsfs-bgzf-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    fs_error ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testutil::TempDir;
 
 std::string Quote(const std::string& s) {
   std::string q = "'";

@@ -19,22 +19,10 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::CopyTree;
 using testutil::ReadWhole;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR;
-
-void CopyTree(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to);
-  for (fs::recursive_directory_iterator it(from), end; it != end; ++it) {
-    const fs::path rel = fs::relative(it->path(), from);
-    if (fs::is_directory(it->path())) {
-      fs::create_directories(to / rel);
-    } else {
-      fs::copy_file(it->path(), to / rel);
-      fs::permissions(to / rel, fs::owner_read | fs::owner_write);
-    }
-  }
-}
 
 std::vector<fs::path> FilesBelow(const fs::path& p) {
   std::vector<fs::path> out;
@@ -100,7 +88,7 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
     for (int c = 0; c < kCopies; ++c) {
       fs::path dst = src / (std::to_string(c) + "_" + s.name);
       if (fs::is_directory(kCorpus + "/" + s.from)) {
-        CopyTree(kCorpus + "/" + s.from, dst);
+        CopyTree(kCorpus + "/" + s.from, dst.string());
       } else {
         fs::create_directories(src);
         fs::copy_file(kCorpus + "/" + s.from, dst);
@@ -118,7 +106,7 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
     }
     Damage(src / ("d" + std::to_string(c) + ".datg"), rng);
   }
-  CopyTree(kCorpus + "/bpcells/dir/v2/counts.packed", src / "intact.packed");
+  CopyTree(kCorpus + "/bpcells/dir/v2/counts.packed", (src / "intact.packed").string());
 
   auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "cache_size=16M,index_dir=" + (src / ".index").string()});
   ASSERT_NE(m, nullptr);

@@ -94,13 +94,12 @@ std::string Joined(const std::vector<std::string>& names) {
   return out;
 }
 
-class DatgSlices : public ::testing::Test {
+class DatgSlices : public testutil::SliceSuite<DatgSlices> {
  protected:
   static void SetUpTestSuite() {
     src_ = testutil::MakeTempDir("omicsfs-datg-slices-");
-    lists_ = testutil::MakeTempDir("omicsfs-datg-lists-");
     ASSERT_FALSE(src_.empty());
-    ASSERT_FALSE(lists_.empty());
+    MakeLists("omicsfs-datg-lists-");
     auto copy = [](const std::string& from, const std::string& to) {
       for (const char* ext : {".datg", ".rows.txt.gz", ".cols.txt.gz"}) fs::copy_file(kCorpus + "/" + from + ext, src_ + "/" + to + ext);
     };
@@ -123,18 +122,14 @@ class DatgSlices : public ::testing::Test {
     std::ofstream(lists_ + "/features.txt") << "f7\nf499\nf0\n";
     std::ofstream(lists_ + "/empty.txt") << "";
     std::ofstream(lists_ + "/unknown.txt") << "row1\nno1\nno2\nno3\nno4\nno5\nno6\nno7\nno8\nno9\nno10\nno11\nno12\n";
-    mount_ = MountedFs::Start(OMICSFS_BINARY, src_, {"-o", "lists=" + lists_}).release();
-    ASSERT_NE(mount_, nullptr);
+    Mount(src_);
     multi_ = new Table(ReadOrFail(Store(kMulti) + "/matrix.tsv"));
   }
   static void TearDownTestSuite() {
     delete multi_;
     multi_ = nullptr;
-    delete mount_;
-    mount_ = nullptr;
-    fs_error ec;
-    fs::remove_all(src_, ec);
-    fs::remove_all(lists_, ec);
+    SliceSuite::TearDownTestSuite();
+    testutil::RemoveTree(src_);
   }
   static std::string Store(const std::string& name) { return mount_->path() + "/" + name + ".datg"; }
 
@@ -152,8 +147,7 @@ class DatgSlices : public ::testing::Test {
     EXPECT_EQ(ReadOrFail(dir + "/colnames.txt"), Lines(cols.empty() ? full.cols : cols));
   }
 
-  static inline std::string src_, lists_;
-  static inline MountedFs* mount_ = nullptr;
+  static inline std::string src_;
   static inline const Table* multi_ = nullptr;
 };
 

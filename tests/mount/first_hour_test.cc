@@ -27,6 +27,7 @@ namespace {
 
 using testutil::MountedFs;
 using testutil::ReadMaybeGz;
+using testutil::CopyTree;
 using testutil::ReadWhole;
 using testutil::RunCommand;
 
@@ -49,18 +50,6 @@ class Dir {
  private:
   fs::path path_;
 };
-
-void CopyTree(const std::string& from, const std::string& to) {
-  fs::create_directories(to);
-  for (fs::recursive_directory_iterator it(from), end; it != end; ++it) {
-    const fs::path dst = fs::path(to) / fs::relative(it->path(), from);
-    if (fs::is_directory(it->status())) {
-      fs::create_directories(dst);
-    } else {
-      fs::copy_file(it->path(), dst);
-    }
-  }
-}
 
 void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 

@@ -45,13 +45,11 @@ std::string Filter(const std::string& full, Keep keep) {
   return out;
 }
 
-class FragmentSlices : public ::testing::Test {
+class FragmentSlices : public testutil::SliceSuite<FragmentSlices> {
  protected:
   static void SetUpTestSuite() {
-    lists_ = testutil::MakeTempDir("omicsfs-lists-");
-    ASSERT_FALSE(lists_.empty());
-    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
-    ASSERT_NE(mount_, nullptr);
+    MakeLists("omicsfs-lists-");
+    Mount(kCorpus);
     // Lists made from the store's own names: every third cell, and a clusters table.
     const auto cells = Lines(ReadOrFail(Store("atac.packed") + "/cells.txt"));
     ASSERT_GT(cells.size(), 100u);
@@ -72,20 +70,9 @@ class FragmentSlices : public ::testing::Test {
     std::ofstream(lists_ + "/dotdot.tsv") << cells[0] << "\t..\n";
     std::ofstream(lists_ + "/notable.tsv") << cells[0] << "\n";
   }
-  static void TearDownTestSuite() {
-    delete mount_;
-    mount_ = nullptr;
-    fs_error ec;
-    fs::remove_all(lists_, ec);
-  }
   static std::string Store(const std::string& name) { return mount_->path() + "/" + name; }
-
-  static MountedFs* mount_;
-  static std::string lists_;
 };
 
-MountedFs* FragmentSlices::mount_ = nullptr;
-std::string FragmentSlices::lists_;
 
 // One region: exactly tabix's lines from the full view's twin; the .tsv slice the same
 // fragments in the 10x form (the full .tsv's lines at the same places).

@@ -141,12 +141,11 @@ std::string PerLine(const std::vector<std::string>& v) {
   return out;
 }
 
-class MatrixSlices : public ::testing::Test {
+class MatrixSlices : public testutil::SliceSuite<MatrixSlices> {
  protected:
   // rna.packed (850 × 1800, col-major uint), its names, and the lists the tests name.
   static void SetUpTestSuite() {
-    lists_ = testutil::MakeTempDir("omicsfs-matrix-lists-");
-    ASSERT_FALSE(lists_.empty());
+    MakeLists("omicsfs-matrix-lists-");
     rna_rows_ = Lines(ReadFile(kCorpus + "/../../expected/rna.rownames.txt"));
     rna_cols_ = Lines(ReadFile(kCorpus + "/../../expected/rna.colnames.txt"));
     ASSERT_EQ(rna_rows_.size(), 850u);
@@ -167,14 +166,7 @@ class MatrixSlices : public ::testing::Test {
     std::ofstream(lists_ + "/strangers.tsv") << rna_cols_[0] << "\tA\nNOT_A_CELL\tA\nNOR_THIS\tB\n";
     // A group named as the folder's own file: the folder is an error, nothing else in it.
     std::ofstream(lists_ + "/clash.tsv") << rna_cols_[0] << "\tA\n" << rna_cols_[1] << "\tpseudobulk.tsv\n";
-    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
-    ASSERT_NE(mount_, nullptr);
-  }
-  static void TearDownTestSuite() {
-    delete mount_;
-    mount_ = nullptr;
-    fs_error ec;
-    fs::remove_all(lists_, ec);
+    Mount(kCorpus);
   }
   static std::string ReadFile(const std::string& path) {
     std::ifstream in(path);
@@ -209,8 +201,6 @@ class MatrixSlices : public ::testing::Test {
 
   static inline const std::vector<uint32_t> kGenes = {17, 3, 849, 400, 0, 512};
   static inline const std::vector<uint32_t> kCells = {1799, 5, 6, 7, 900, 0, 1234};
-  static inline MountedFs* mount_ = nullptr;
-  static inline std::string lists_;
   static inline std::vector<std::string> rna_rows_, rna_cols_;
 };
 

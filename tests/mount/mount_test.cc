@@ -27,19 +27,7 @@ using testutil::ReadWhole;
 
 const std::string kData = OMICSFS_TEST_DATA;
 
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / fs::unique_path("omicsfs-src-%%%%%%")) { fs::create_directories(path_); }
-  ~TempDir() {
-    fs_error ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string str() const { return path_.string(); }
-  fs::path path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testutil::TempDir;
 
 std::string Expected(const char* name) {
   std::string s;
@@ -110,10 +98,10 @@ class GeneratedMount : public ::testing::Test {
   void SetUp() override {
     // ~120k entries: several chunks of matrix.mtx; a small cache forces eviction and re-rendering.
     auto spec = testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kFloat32, false, true, 2, 77);
-    ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.str() + "/big.packed").ok());
+    ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.path() + "/big.packed").ok());
     auto spec2 = testutil::RandomMatrix(500, 700, 0.05, testutil::ValueKind::kUInt32, true, true, 1, 78);
-    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec2), src_.str() + "/more.h5", "/a/rowmajor").ok());
-    m_ = MountedFs::Start(OMICSFS_BINARY, src_.str(), {"-o", "cache_size=1M"});
+    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec2), src_.path() + "/more.h5", "/a/rowmajor").ok());
+    m_ = MountedFs::Start(OMICSFS_BINARY, src_.path(), {"-o", "cache_size=1M"});
     ASSERT_NE(m_, nullptr);
   }
   TempDir src_;
@@ -127,7 +115,7 @@ TEST_F(GeneratedMount, RandomPreadsFromManyThreadsEqualSequentialBytes) {
     std::string seq;
     ASSERT_TRUE(ReadWhole(path, &seq));
     std::string cat;
-    ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src_.str(), f}, &cat), 0);
+    ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src_.path(), f}, &cat), 0);
     EXPECT_TRUE(cat == seq) << "omicsfs cat differs from the mount";
     struct stat st;
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
@@ -208,10 +196,10 @@ TEST_F(GeneratedMount, EverythingIsReadOnly) {
 class CorruptMount : public ::testing::Test {
  protected:
   void Copy(const std::string& name) {
-    fs::create_directories(src_.path() / name);
+    fs::create_directories(fs::path(src_.path()) / name);
     for (auto& e : fs::directory_iterator(kData + "/examples/counts.packed")) {
-      fs::copy_file(e.path(), src_.path() / name / e.path().filename());
-      fs::permissions(src_.path() / name / e.path().filename(), fs::owner_read | fs::owner_write | fs::others_read | fs::group_read);
+      fs::copy_file(e.path(), fs::path(src_.path()) / name / e.path().filename());
+      fs::permissions(fs::path(src_.path()) / name / e.path().filename(), fs::owner_read | fs::owner_write | fs::others_read | fs::group_read);
     }
   }
   void Patch(const std::string& file, uint64_t offset, uint32_t value) {
@@ -232,7 +220,7 @@ TEST_F(CorruptMount, CorruptChunkFailsWithEioAndOthersKeepWorking) {
   // badwidth: index_idx entry 6 grows by 4 words per block afterwards → block 5 claims > 32 bits
   // would need a consistent end; instead shift one interior boundary so a block spans 132 words.
   {
-    const std::string idx = src_.str() + "/badwidth/index_idx";
+    const std::string idx = src_.path() + "/badwidth/index_idx";
     std::string bytes;
     ASSERT_TRUE(ReadWhole(idx, &bytes));
     uint32_t v5, v6;
@@ -240,17 +228,17 @@ TEST_F(CorruptMount, CorruptChunkFailsWithEioAndOthersKeepWorking) {
     std::memcpy(&v6, bytes.data() + 8 + 6 * 4, 4);
     Patch(idx, 8 + 6 * 4, v5 + 132);  // block 5: 33 bits; block 6 then runs backwards or short
   }
-  fs::resize_file(src_.path() / "truncated" / "val_data", fs::file_size(src_.path() / "truncated" / "val_data") - 4);
-  { std::ofstream(src_.str() + "/badversion/version") << "packed-uint-matrix-v7\n"; }
+  fs::resize_file(fs::path(src_.path()) / "truncated" / "val_data", fs::file_size(fs::path(src_.path()) / "truncated" / "val_data") - 4);
+  { std::ofstream(src_.path() + "/badversion/version") << "packed-uint-matrix-v7\n"; }
 
-  auto m = MountedFs::Start(OMICSFS_BINARY, src_.str());
+  auto m = MountedFs::Start(OMICSFS_BINARY, src_.path());
   ASSERT_NE(m, nullptr);
   std::string got;
   int err = 0;
   EXPECT_FALSE(ReadWhole(m->path() + "/badwidth/matrix.mtx", &got, &err));
   EXPECT_EQ(err, EIO);
   std::string log = m->Log();
-  EXPECT_NE(log.find(src_.str() + "/badwidth"), std::string::npos) << log;
+  EXPECT_NE(log.find(src_.path() + "/badwidth"), std::string::npos) << log;
   EXPECT_NE(log.find("index_idx"), std::string::npos) << log;
   EXPECT_NE(log.find("block 5"), std::string::npos) << log;
   // The names of the same store, and every other store, still work.
@@ -275,8 +263,8 @@ TEST_F(CorruptMount, RowIndexBeyondShapeIsEio) {
   // An unpacked store whose index points past nrow: a clean EIO, never bytes.
   auto spec = testutil::RandomMatrix(30, 10, 0.3, testutil::ValueKind::kUInt32, false, false, 2, 3);
   spec.inner[5] = 30;
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.str() + "/rows").ok());
-  auto m = MountedFs::Start(OMICSFS_BINARY, src_.str());
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.path() + "/rows").ok());
+  auto m = MountedFs::Start(OMICSFS_BINARY, src_.path());
   ASSERT_NE(m, nullptr);
   std::string got;
   int err = 0;
@@ -323,7 +311,7 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
   const uint32_t kRows = 20000, kCols = 200000;
   auto spec = testutil::SparseColMajor(kRows, kCols, 0.0004, 11);
   TempDir src;
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/wide.packed").ok());
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/wide.packed").ok());
   // Reference: per-row entries (CSR) and row byte offsets.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rows(kRows);
   for (uint32_t c = 0; c < kCols; ++c) {
@@ -370,7 +358,7 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
     return out;
   };
 
-  auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), {"-o", "cache_size=32M,index_dir=" + src.str() + "/index"});
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "cache_size=32M,index_dir=" + src.path() + "/index"});
   ASSERT_NE(m, nullptr);
   const std::string path = m->path() + "/wide.packed/matrix.tsv";
   struct stat st;
@@ -419,14 +407,14 @@ namespace {
 TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   TempDir src, idx;
   auto spec = testutil::RandomMatrix(400, 300, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 5);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
   // The last two levels are created when missing (a fresh $HOME has no ~/.cache).
-  fs::create_directories(idx.path() / "home");
-  const std::string index_dir = idx.str() + "/home/.cache/omicsfs";
+  fs::create_directories(fs::path(idx.path()) / "home");
+  const std::string index_dir = idx.path() + "/home/.cache/omicsfs";
   const std::vector<std::string> opts = {"-o", "index_dir=" + index_dir};
   std::string first;
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &first));
   }
@@ -436,16 +424,16 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   EXPECT_EQ(fs::status(index_dir).permissions(), fs::owner_all);
   {
     std::vector<std::string> dbg = {"-d", "-o", "index_dir=" + index_dir};
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), dbg);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), dbg);
     ASSERT_NE(m, nullptr);
     std::string again;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &again));
     EXPECT_TRUE(again == first);
-    EXPECT_NE(m->Log().find("matrix.mtx of " + src.str() + "/m.packed: size from the persisted index"), std::string::npos);
+    EXPECT_NE(m->Log().find("matrix.mtx of " + src.path() + "/m.packed: size from the persisted index"), std::string::npos);
   }
   for (const auto& f : files) std::ofstream(f.string(), std::ios::binary | std::ios::trunc) << "garbage";
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
     std::string again;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &again));
@@ -453,12 +441,12 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   }
   // Rewrite the store with other values: the fingerprint changes, so the old index is not used.
   auto spec2 = testutil::RandomMatrix(400, 300, 0.3, testutil::ValueKind::kFloat64, false, true, 2, 6);
-  fs::remove_all(src.path() / "m.packed");
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec2), src.str() + "/m.packed").ok());
+  fs::remove_all(fs::path(src.path()) / "m.packed");
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec2), src.path() + "/m.packed").ok());
   std::string want2;
-  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + index_dir, src.str(), "m.packed/matrix.mtx"}, &want2), 0);
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + index_dir, src.path(), "m.packed/matrix.mtx"}, &want2), 0);
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
     std::string got;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &got));
@@ -472,17 +460,17 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
 TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
   TempDir src, idx;
   auto spec = testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kUInt32, false, true, 2, 8);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
   std::string want;
-  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src.str(), "m.packed/matrix.tsv"}, &want), 0);
-  const std::vector<std::string> opts = {"-d", "-o", "index_dir=" + idx.str()};
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src.path(), "m.packed/matrix.tsv"}, &want), 0);
+  const std::vector<std::string> opts = {"-d", "-o", "index_dir=" + idx.path()};
   auto csr_files = [&] {
     std::vector<fs::path> out;
     for (auto& e : fs::directory_iterator(idx.path())) if (e.path().extension() == ".csr") out.push_back(e.path());
     return out;
   };
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
     std::string got;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
@@ -492,7 +480,7 @@ TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
   ASSERT_EQ(csr_files().size(), 1u);
   const fs::path csr = csr_files()[0];
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
     std::string got;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
@@ -508,7 +496,7 @@ TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
     f.put(static_cast<char>(c ^ 0x5a));
   }
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), opts);
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
     std::string got;
     int err = 0;
@@ -518,7 +506,7 @@ TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
     EXPECT_NE(m->Log().find("fails its checksum"), std::string::npos) << m->Log();
   }
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), {"-o", "index_dir=" + idx.str() + ",rebuild_index"});
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + idx.path() + ",rebuild_index"});
     ASSERT_NE(m, nullptr);
     std::string got;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
@@ -528,12 +516,12 @@ TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
 
 TEST(PersistedIndex, OldIndexFilesAreCollectedAtMount) {
   TempDir idx;
-  const fs::path old_file = idx.path() / "0123456789abcdef.idx";
+  const fs::path old_file = fs::path(idx.path()) / "0123456789abcdef.idx";
   for (const std::string age : {"0", "30"}) {
     std::ofstream(old_file.string()) << "stale";
     struct timespec t[2] = {{::time(nullptr) - 40 * 86400, 0}, {::time(nullptr) - 40 * 86400, 0}};
     ASSERT_EQ(::utimensat(AT_FDCWD, old_file.c_str(), t, 0), 0);
-    auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=" + idx.str() + ",index_max_age=" + age});
+    auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=" + idx.path() + ",index_max_age=" + age});
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(fs::exists(old_file), age == "0") << "index_max_age=" << age;
   }
@@ -554,15 +542,15 @@ TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
 TEST(PersistedIndex, IndexDirInsideSourceIsNotMirrored) {
   TempDir src;
   auto spec = testutil::RandomMatrix(200, 100, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 7);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.str() + "/m.packed").ok());
-  fs::create_directories(src.path() / "sub" / ".idx");
-  std::ofstream(src.str() + "/sub/.idx/mine.txt") << "a user's file\n";
+  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
+  fs::create_directories(fs::path(src.path()) / "sub" / ".idx");
+  std::ofstream(src.path() + "/sub/.idx/mine.txt") << "a user's file\n";
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.str(), {"-o", "index_dir=" + src.str() + "/.idx"});
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + src.path() + "/.idx"});
     ASSERT_NE(m, nullptr);
     std::string mtx;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &mtx));  // writes an index
-    ASSERT_FALSE(fs::is_empty(src.path() / ".idx"));
+    ASSERT_FALSE(fs::is_empty(fs::path(src.path()) / ".idx"));
     std::vector<std::string> names;
     for (auto& e : fs::directory_iterator(m->path())) names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
@@ -572,7 +560,7 @@ TEST(PersistedIndex, IndexDirInsideSourceIsNotMirrored) {
     EXPECT_EQ(mine, "a user's file\n");
   }
   // A store as SOURCE, its index directory inside it (spelled differently on the second mount).
-  const std::string store = src.str() + "/m.packed";
+  const std::string store = src.path() + "/m.packed";
   const std::vector<std::string> opts = {"-d", "-o", "index_dir=" + store + "/idx"};
   std::string first;
   {

@@ -21,7 +21,9 @@ namespace omicsfs {
 namespace {
 
 using testutil::MountedFs;
+using testutil::CopyTree;
 using testutil::ReadWhole;
+using testutil::Slurp;
 using testutil::RunCommand;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/vcf-zarr";
@@ -54,12 +56,6 @@ fs::path TempDir(const char* pattern) {
 int Plink2MakeBed(const std::string& vcf, const std::string& out) {
   return RunCommand({"plink2", "--vcf", vcf, "--make-bed", "--double-id", "--max-alleles", "2", "--vcf-half-call",
                      "m", "--allow-extra-chr", "--threads", "1", "--out", out});
-}
-
-std::string Slurp(const std::string& path) {
-  std::string s;
-  ReadWhole(path, &s);
-  return s;
 }
 
 class PlinkMount : public testutil::SharedMountTest<PlinkMount> {
@@ -221,18 +217,9 @@ TEST(PlinkChromosome, MatchesPlink2OnEveryNameKind) {
   fs::remove_all(tmp);
 }
 
-void CopyTree(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to);
-  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
-    fs::path rel = fs::relative(it->path(), from);
-    if (fs::is_directory(it->path())) fs::create_directories(to / rel);
-    else fs::copy_file(it->path(), to / rel);
-  }
-}
-
 TEST(PlinkCorruption, CorruptGenotypeChunkIsEioAndNamesStoreArrayChunk) {
   const fs::path src = TempDir("omicsfs-plinkbad-%%%%%%");
-  CopyTree(kCorpus + "/sample/sample.vcz", src / "cohort.vcz");
+  CopyTree(kCorpus + "/sample/sample.vcz", (src / "cohort.vcz").string());
   // Truncated: blosc stores tiny chunks uncompressed without a checksum, a short chunk is caught.
   const fs::path chunk = src / "cohort.vcz" / "call_genotype" / "0" / "0" / "0";
   fs::permissions(chunk, fs::owner_read | fs::owner_write);

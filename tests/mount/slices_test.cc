@@ -74,11 +74,10 @@ std::string InfoBesidesCounts(const std::string& info) {
   return kept.empty() ? "." : Join(kept, ";");
 }
 
-class Slices : public ::testing::Test {
+class Slices : public testutil::SliceSuite<Slices> {
  protected:
   static void SetUpTestSuite() {
-    lists_ = testutil::MakeTempDir("omicsfs-lists-");
-    ASSERT_FALSE(lists_.empty());
+    MakeLists("omicsfs-lists-");
     std::ofstream(lists_ + "/cases.txt") << "NA00003\nNA00001\n";
     std::ofstream(lists_ + "/chr22.txt") << "HG00262\nHG00100\nHG00141\nHG00182\nHG00183\n";
     std::ofstream(lists_ + "/two.bed") << "# a comment\n20\t1110695\t1234567\nX\t0\t100\n19\t0\t111\n";
@@ -91,14 +90,7 @@ class Slices : public ::testing::Test {
     std::ofstream(lists_ + "/windows.txt") << "\xEF\xBB\xBFNA00003\r\nNA00001\r\n";  // Notepad's: BOM, CRLF
     std::ofstream(lists_ + "/spaced.txt") << "NA00003\nNA00001 \n";
     fs::create_directory(lists_ + "/folder.txt");  // a list that cannot be read
-    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "lists=" + lists_}).release();
-    ASSERT_NE(mount_, nullptr);
-  }
-  static void TearDownTestSuite() {
-    delete mount_;
-    mount_ = nullptr;
-    fs_error ec;
-    fs::remove_all(lists_, ec);
+    Mount(kCorpus);
   }
   static std::string Store(const std::string& folder) {
     for (auto& e : fs::directory_iterator(mount_->path() + "/" + folder)) {
@@ -127,9 +119,6 @@ class Slices : public ::testing::Test {
     const std::string want = ShOrFail("bcftools view -H -r '" + region + "' " + store + "/" + stem + ".vcf.gz | cut -f1-5");
     EXPECT_EQ(Join(keys, "\n") + (keys.empty() ? "" : "\n"), want);
   }
-
-  static inline MountedFs* mount_ = nullptr;
-  static inline std::string lists_;
 };
 
 TEST_F(Slices, RegionsSelectWhatBcftoolsSelectsAndKeepTheParentsLines) {

@@ -87,21 +87,7 @@ std::string BarcodesText(const Store& s) {
   return t;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/omicsfs-10x-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    fs_error ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testutil::TempDir;
 
 std::string Quote(const std::string& s) {
   std::string q = "'";

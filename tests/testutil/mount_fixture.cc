@@ -274,4 +274,31 @@ std::string MakeTempDir(const char* prefix) {
   return p ? std::string(p) : std::string();
 }
 
+TempDir::~TempDir() {
+  if (!path_.empty()) RemoveTree(path_);
+}
+
+void RemoveTree(const std::string& path) {
+  fs_error ec;
+  fs::remove_all(path, ec);
+}
+
+void CopyTree(const std::string& from, const std::string& to) {
+  fs::create_directories(to);
+  for (fs::recursive_directory_iterator it(from), end; it != end; ++it) {
+    const fs::path dst = fs::path(to) / fs::relative(it->path(), from);
+    if (fs::is_directory(it->status())) {
+      fs::create_directories(dst);
+    } else {
+      fs::copy_file(it->path(), dst);
+      fs::permissions(dst, fs::add_perms | fs::owner_read | fs::owner_write);
+    }
+  }
+}
+
+std::string Slurp(const std::string& path) {
+  std::string s;
+  return ReadWhole(path, &s) ? s : std::string();
+}
+
 }  // namespace omicsfs::testutil

@@ -65,6 +65,7 @@ class SharedMountTest : public ::testing::Test {
   }
   static inline MountedFs* mount_ = nullptr;
 };
+
 #endif
 
 // Runs a command (argv) with a timeout; returns its exit status (or -1), capturing stdout.
@@ -74,6 +75,25 @@ int RunCommand(const std::vector<std::string>& argv, std::string* out = nullptr,
 bool IsMountPoint(const std::string& path);
 // A fresh directory /tmp/PREFIXxxxxxx ("" when it cannot be made).
 std::string MakeTempDir(const char* prefix);
+// A fresh directory removed with all it holds when this goes.
+class TempDir {
+ public:
+  explicit TempDir(const char* prefix = "omicsfs-test-") : path_(MakeTempDir(prefix)) {}
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+// Removes a tree, ignoring errors.
+void RemoveTree(const std::string& path);
+// Copies the tree `from` to `to` (made), its files readable and writable by their owner too
+// (tests damage them).
+void CopyTree(const std::string& from, const std::string& to);
+// A file's bytes ("" when it cannot be read; ReadOrFail where that is a failure).
+std::string Slurp(const std::string& path);
 // Reads a whole file with read(2); returns false (and sets *err) on a failed read.
 bool ReadWhole(const std::string& path, std::string* out, int* err = nullptr);
 // The file's bytes; a failed read is a test failure (naming the path and errno) and gives "".
@@ -90,5 +110,31 @@ std::string ReadMaybeGz(const std::string& path);
 // The number written just before `phrase` in `text` ("... 8 requests in flight ..." with phrase
 // " requests in flight"), as the status file writes its figures; -1 when the phrase is absent.
 long NumberBefore(const std::string& text, const std::string& phrase);
+
+#ifdef OMICSFS_BINARY
+// The slice tests' preamble: a lists directory (`-o lists=DIR`) and one mount for the whole
+// suite, both gone after it. `class X : public SliceSuite<X>`, whose SetUpTestSuite calls
+// MakeLists, writes its lists and calls Mount (in the order its lists need: some are made of
+// the mounted store's own names).
+template <typename Derived>
+class SliceSuite : public ::testing::Test {
+ protected:
+  static void MakeLists(const char* prefix) {
+    lists_ = MakeTempDir(prefix);
+    ASSERT_FALSE(lists_.empty());
+  }
+  static void Mount(const std::string& source) {
+    mount_ = MountedFs::Start(OMICSFS_BINARY, source, {"-o", "lists=" + lists_}).release();
+    ASSERT_NE(mount_, nullptr);
+  }
+  static void TearDownTestSuite() {
+    delete mount_;
+    mount_ = nullptr;
+    if (!lists_.empty()) RemoveTree(lists_);
+  }
+  static inline MountedFs* mount_ = nullptr;
+  static inline std::string lists_;
+};
+#endif
 
 }  // namespace omicsfs::testutil
