@@ -3,11 +3,13 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "io/h5_array_store.h"
 #include "io/h5_handle.h"
+#include "io/local/local_space.h"
 #include "util/subprocess.h"
 
 namespace omicsfs::io {
@@ -16,15 +18,13 @@ namespace {
 constexpr uint64_t kBlockElems = uint64_t{1} << 20;  // numeric reads, like the formats' ranges
 constexpr uint64_t kEndElems = uint64_t{1} << 16;    // beyond the budget: this much at each end
 
-// The file being vetted: a local path, or a ByteSource read through the driver (io/h5_vfd.h).
+// The file being probed or vetted: a local path, or a ByteSource read through the driver
+// (io/h5_vfd.h).
 struct Target {
   std::string path;
   std::shared_ptr<const ByteSource> source;
 
   Result<h5::Handle> Open() const { return source ? h5::OpenFile(source) : h5::OpenFile(path); }
-  Result<std::vector<H5GroupAttribute>> Groups() const {
-    return source ? ListGroupsWithStringAttribute(source, "version") : ListGroupsWithStringAttribute(path, "version");
-  }
   Result<std::unique_ptr<H5ArrayStore>> Store(const std::string& group) const {
     return source ? H5ArrayStore::Open(source, group) : H5ArrayStore::Open(path, group);
   }
@@ -78,20 +78,106 @@ void ReadNumeric(const H5ArrayStore& store, const std::string& name, const Array
 
 namespace {
 
-Status VetTarget(const Target& target, uint64_t full_read_bytes, std::string* notes,
-                 std::vector<H5GroupAttribute>* stores) {
-  auto groups = target.Groups();
-  if (!groups.ok()) return groups.status();
-  *stores = *groups;
+// The probe's walk: every group (H5Ovisit visits the root first, then in name order) and its
+// string attributes, within the bounds.
+struct ProbeWalk {
+  const H5Bounds* bounds;
+  H5Probe* probe;
+  size_t bytes = 0;  // names and values reported so far
+
+  bool Fits(size_t more) {
+    if (bytes + more > bounds->bytes) return false;
+    bytes += more;
+    return true;
+  }
+  // One attribute of the group being reported (`loc`): kept when it is a string attribute within
+  // the bounds; clean libhdf5 errors leave it out.
+  void Attribute(hid_t loc, const char* name) {
+    H5Group& g = probe->groups.back();
+    h5::Handle attr = h5::AttributeHandle(H5Aopen(loc, name, H5P_DEFAULT));
+    if (!attr.valid()) return (void)h5::TakeErrorStack();
+    h5::Handle type = h5::TypeHandle(H5Aget_type(attr.get()));
+    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) return (void)h5::TakeErrorStack();
+    h5::Handle space = h5::DataspaceHandle(H5Aget_space(attr.get()));
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    if (n < 0) return (void)h5::TakeErrorStack();
+    if (g.attributes.size() >= bounds->attributes || static_cast<uint64_t>(n) > bounds->values) {
+      probe->cut = true;
+      return;
+    }
+    auto values = h5::ReadStringValues(attr.get(), true, name);
+    if (!values.ok()) return;
+    size_t size = std::strlen(name);
+    for (const auto& v : *values) size += v.size();
+    if (!Fits(size)) {
+      probe->cut = true;
+      return;
+    }
+    g.attributes.push_back({name, std::move(*values)});
+  }
+};
+
+Status ProbeTarget(const Target& target, const H5Bounds& bounds, H5Probe* probe) {
+  ASSIGN_OR_RETURN(h5::Handle f, target.Open());
+  *probe = H5Probe();
+  ProbeWalk walk{&bounds, probe};
+  herr_t rc = H5Ovisit2(
+      f.get(), H5_INDEX_NAME, H5_ITER_INC,
+      [](hid_t obj, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+        auto* w = static_cast<ProbeWalk*>(data);
+        if (info->type != H5O_TYPE_GROUP) return 0;
+        // GCC 12 at -O3 warns that "/" + std::string&& (an insert at 0) may memcpy overlapping
+        // ranges of 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug
+        // 105651), silenced here only.
+#pragma GCC diagnostic push
+#ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+        std::string path = std::strcmp(name, ".") == 0 ? "/" : "/" + std::string(name);
+#pragma GCC diagnostic pop
+        // Past a bound the walk stops: a file of a million groups costs no more than 10,000.
+        if (w->probe->groups.size() >= w->bounds->groups || !w->Fits(path.size())) {
+          w->probe->cut = true;
+          return 1;
+        }
+        w->probe->groups.push_back({std::move(path), {}});
+        h5::Handle group = h5::GroupHandle(H5Gopen2(obj, name, H5P_DEFAULT));
+        if (!group.valid()) return (void)h5::TakeErrorStack(), 0;
+        std::vector<std::string> names;
+        hsize_t at = 0;
+        if (H5Aiterate2(group.get(), H5_INDEX_NAME, H5_ITER_INC, &at,
+                        [](hid_t, const char* attr, const H5A_info_t*, void* out) -> herr_t {
+                          static_cast<std::vector<std::string>*>(out)->push_back(attr);
+                          return 0;
+                        },
+                        &names) < 0) {
+          h5::TakeErrorStack();
+        }
+        for (const std::string& a : names) w->Attribute(group.get(), a.c_str());
+        return 0;
+      },
+      &walk, H5O_INFO_BASIC);
+  if (rc < 0) return h5::Error(target.path + ": walk groups");
+  return OkStatus();
+}
+
+bool Marked(const H5Group& g, const std::vector<std::string>& marks) {
+  return std::any_of(g.attributes.begin(), g.attributes.end(), [&](const H5Attribute& a) {
+    return std::find(marks.begin(), marks.end(), a.name) != marks.end();
+  });
+}
+
+void VetTarget(const Target& target, const H5Probe& probe, const std::vector<std::string>& marks,
+               uint64_t full_read_bytes, std::string* notes) {
   uint64_t budget = full_read_bytes;
-  for (const auto& g : *groups) {
-    auto store = target.Store(g.group);
+  for (const H5Group& g : probe.groups) {
+    if (!Marked(g, marks)) continue;
+    auto store = target.Store(g.path);
     if (!store.ok()) {
       *notes += store.status().message() + "\n";
       continue;
     }
     const H5ArrayStore& s = **store;
-    if (auto v = s.Version(); !v.ok()) *notes += v.status().message() + "\n";
     auto names = s.DatasetNames();
     if (!names.ok()) {
       *notes += names.status().message() + "\n";
@@ -110,23 +196,38 @@ Status VetTarget(const Target& target, uint64_t full_read_bytes, std::string* no
       }
       const bool whole = a.length <= budget / ElemSize(a.type);  // no overflow on a damaged length
       if (whole) budget -= a.length * ElemSize(a.type);
-      if (!whole) WalkChunkIndex(target, g.group == "/" ? "/" + name : g.group + "/" + name, notes);
+      if (!whole) WalkChunkIndex(target, g.path == "/" ? "/" + name : g.path + "/" + name, notes);
       if (a.length > 0) ReadNumeric(s, name, a, whole, notes);
     }
   }
-  return OkStatus();
 }
 
 }  // namespace
 
-Status VetHdf5InProcess(const std::string& path, uint64_t full_read_bytes, std::string* notes,
-                        std::vector<H5GroupAttribute>* stores) {
-  return VetTarget(Target{path, nullptr}, full_read_bytes, notes, stores);
+const std::string* H5Group::Attribute(std::string_view name) const {
+  for (const auto& a : attributes) {
+    if (a.name == name) return a.values.size() == 1 ? &a.values[0] : nullptr;
+  }
+  return nullptr;
 }
 
-Status VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, uint64_t full_read_bytes,
-                        std::string* notes, std::vector<H5GroupAttribute>* stores) {
-  return VetTarget(Target{source->Describe(), source}, full_read_bytes, notes, stores);
+Status ProbeHdf5InProcess(const std::string& path, const H5Bounds& bounds, H5Probe* probe) {
+  return ProbeTarget(Target{path, nullptr}, bounds, probe);
+}
+
+Status ProbeHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const H5Bounds& bounds,
+                          H5Probe* probe) {
+  return ProbeTarget(Target{source->Describe(), source}, bounds, probe);
+}
+
+void VetHdf5InProcess(const std::string& path, const H5Probe& probe, const std::vector<std::string>& marks,
+                      uint64_t full_read_bytes, std::string* notes) {
+  VetTarget(Target{path, nullptr}, probe, marks, full_read_bytes, notes);
+}
+
+void VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const H5Probe& probe,
+                      const std::vector<std::string>& marks, uint64_t full_read_bytes, std::string* notes) {
+  VetTarget(Target{source->Describe(), source}, probe, marks, full_read_bytes, notes);
 }
 
 namespace {
@@ -163,82 +264,148 @@ std::optional<std::string> Unhex(std::string_view s) {
 std::string FormatVetReport(const VetReport& report) {
   std::string out(kReportHeader);
   if (!report.error.empty()) out += "error " + Hex(report.error) + "\n";
-  for (const auto& g : report.stores) out += "store " + Hex(g.group) + " " + Hex(g.value) + "\n";
-  return out + "end " + std::to_string(report.stores.size()) + "\n";
+  if (report.probe.cut) out += "cut\n";
+  for (const H5Group& g : report.probe.groups) {
+    out += "group " + Hex(g.path) + "\n";
+    for (const H5Attribute& a : g.attributes) {
+      out += "attr " + Hex(a.name);
+      for (const auto& v : a.values) out += " " + Hex(v);  // "" is an empty token: one space
+      out += "\n";
+    }
+  }
+  return out + "end " + std::to_string(report.probe.groups.size()) + "\n";
 }
 
-Result<VetReport> ParseVetReport(std::string_view output) {
-  size_t at = output.rfind(kReportHeader);
+Result<VetReport> ParseVetReport(std::string_view output, std::string_view* after) {
+  // The first report at the start of a line: whatever follows it (notes quoting names from the
+  // file) cannot forge one before it.
+  size_t at = output.find(kReportHeader);
   while (at != std::string_view::npos && at != 0 && output[at - 1] != '\n') {
-    at = at == 0 ? std::string_view::npos : output.rfind(kReportHeader, at - 1);
+    at = output.find(kReportHeader, at + 1);
   }
   if (at == std::string_view::npos) return CorruptError("no report");
   std::string_view rest = output.substr(at + kReportHeader.size());
   VetReport report;
-  std::vector<H5GroupAttribute>& stores = report.stores;
+  std::vector<H5Group>& groups = report.probe.groups;
+  bool first = true;
   while (!rest.empty()) {
     const size_t nl = rest.find('\n');
     if (nl == std::string_view::npos) return CorruptError("report cut short");
     std::string_view line = rest.substr(0, nl);
     rest.remove_prefix(nl + 1);
+    const bool was_first = first;
+    first = false;
     if (line.starts_with("end ")) {
-      if (!rest.empty() || line.substr(4) != std::to_string(stores.size())) return CorruptError("report miscounted");
+      if (line.substr(4) != std::to_string(groups.size())) return CorruptError("report miscounted");
+      if (after != nullptr) *after = rest;
       return report;
     }
-    if (line.starts_with("error ") && report.error.empty() && stores.empty()) {
+    if (line.starts_with("error ") && was_first) {
       auto error = Unhex(line.substr(6));
       if (!error || error->empty()) return CorruptError("report line unreadable");
       report.error = std::move(*error);
+      first = true;  // "cut" may follow
       continue;
     }
-    const size_t space = line.find(' ', 6);
-    if (!line.starts_with("store ") || space == std::string_view::npos) return CorruptError("report line unreadable");
-    auto group = Unhex(line.substr(6, space - 6));
-    auto value = Unhex(line.substr(space + 1));
-    if (!group || !value || group->empty() || (*group)[0] != '/') return CorruptError("report line unreadable");
-    stores.push_back({std::move(*group), std::move(*value)});
+    if (line == "cut" && was_first) {
+      report.probe.cut = true;
+      continue;
+    }
+    if (line.starts_with("group ")) {
+      auto path = Unhex(line.substr(6));
+      if (!path || path->empty() || (*path)[0] != '/') return CorruptError("report line unreadable");
+      groups.push_back({std::move(*path), {}});
+      continue;
+    }
+    if (!line.starts_with("attr ") || groups.empty()) return CorruptError("report line unreadable");
+    std::string_view fields = line.substr(5);
+    H5Attribute a;
+    for (bool name = true;; name = false) {
+      const size_t space = fields.find(' ');
+      auto field = Unhex(fields.substr(0, space));
+      if (!field || (name && field->empty())) return CorruptError("report line unreadable");
+      (name ? a.name : a.values.emplace_back()) = std::move(*field);
+      if (space == std::string_view::npos) break;
+      fields.remove_prefix(space + 1);
+    }
+    groups.back().attributes.push_back(std::move(a));
   }
   return CorruptError("report cut short");
 }
 
 namespace {
 
+// What the helper prints of its notes, at most: the report before them must stay inside what
+// RunChild keeps of the output (its last 8 MiB).
+constexpr size_t kMaxNotes = 64 << 10;
+constexpr size_t kMaxOutput = size_t{8} << 20;
+
 // Runs the helper on `path` (a local path or a URL; `extra` flags before it).
-Result<std::vector<H5GroupAttribute>> RunHelper(const H5Vetter& vetter, const std::vector<std::string>& extra,
-                                                const std::string& path) {
+Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>& extra, const std::string& path) {
   std::vector<std::string> argv = {vetter.helper, "--budget", std::to_string(vetter.full_read_bytes)};
+  for (const std::string& mark : vetter.store_marks) argv.insert(argv.end(), {"--vet-groups-with", mark});
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back(path);
-  auto outcome = RunChild(argv, vetter.timeout_s, vetter.max_rss_bytes, size_t{8} << 20);
+  auto outcome = RunChild(argv, vetter.timeout_s, vetter.max_rss_bytes, kMaxOutput);
   if (!outcome.ok()) return outcome.status();
+  std::string_view notes;
+  auto report = ParseVetReport(outcome->output, &notes);
+  if (report.ok() && !report->error.empty()) return CorruptError(report->error);
   if (outcome->Succeeded()) {
-    auto report = ParseVetReport(outcome->output);
     if (!report.ok()) {
       return CorruptError(path + ": not opened: the report of " + vetter.helper + " is unreadable (" +
                           report.status().message() + ")");
     }
-    if (!report->error.empty()) return CorruptError(report->error);
-    return std::move(report->stores);
+    return std::move(report->probe);
   }
-  if (outcome->too_big) {
-    return CorruptError(path + ": not opened: libhdf5 needed more than " + std::to_string(vetter.max_rss_bytes >> 20) +
-                        " MiB of memory to parse it in a separate process");
-  }
-  return CorruptError(path + ": not opened: libhdf5 did not survive parsing it in a separate process (" +
-                      vetter.helper + ": " + outcome->Describe() + ")");
+  // The probe stands when the helper died vetting after it: the kinds that recognise the file
+  // refuse it with this reason; to the others it stays a plain file.
+  if (report.ok()) outcome->output = std::string(notes);  // the reason quotes its last note, not the report
+  Status failed = outcome->too_big
+                      ? CorruptError(path + ": not opened: libhdf5 needed more than " +
+                                     std::to_string(vetter.max_rss_bytes >> 20) +
+                                     " MiB of memory to parse it in a separate process")
+                      : CorruptError(path + ": not opened: libhdf5 did not survive parsing it in a separate process (" +
+                                     vetter.helper + ": " + outcome->Describe() + ")");
+  if (!report.ok()) return failed;
+  report->probe.vetted = std::move(failed);
+  return std::move(report->probe);
 }
 
 }  // namespace
 
-Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter, const std::string& path) {
-  if (!vetter.enabled()) return ListGroupsWithStringAttribute(path, "version");
-  return RunHelper(vetter, {}, path);
+Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::string& path, const H5Bounds& bounds) {
+  if (vetter.enabled()) return RunHelper(vetter, {}, path);
+  H5Probe probe;
+  RETURN_IF_ERROR(ProbeHdf5InProcess(path, bounds, &probe));
+  return probe;
 }
 
-Result<std::vector<H5GroupAttribute>> VetHdf5File(const H5Vetter& vetter,
-                                                  const std::shared_ptr<const ByteSource>& source) {
-  if (!vetter.enabled()) return ListGroupsWithStringAttribute(source, "version");
-  return RunHelper(vetter, vetter.remote_args, source->Describe());
+Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::shared_ptr<const ByteSource>& source,
+                              const H5Bounds& bounds) {
+  if (dynamic_cast<const LocalByteSource*>(source.get()) != nullptr) {
+    return ProbeHdf5File(vetter, source->Describe(), bounds);
+  }
+  if (vetter.enabled()) return RunHelper(vetter, vetter.remote_args, source->Describe());
+  H5Probe probe;
+  RETURN_IF_ERROR(ProbeHdf5InProcess(source, bounds, &probe));
+  return probe;
+}
+
+Result<bool> HasHdf5Signature(const ByteSource& source) {
+  if (dynamic_cast<const LocalByteSource*>(&source) != nullptr) return IsHdf5File(source.Describe());
+  return IsHdf5Source(source);
+}
+
+Result<std::unique_ptr<H5ArrayStore>> OpenHdf5Group(const std::shared_ptr<const ByteSource>& source,
+                                                    const std::string& group,
+                                                    std::optional<std::string> version) {
+  // Local files through libhdf5's own driver, as before sources existed: no block cache in the
+  // way of its page reads, and the store's change guard checked on a descriptor of its own.
+  if (const auto* local = dynamic_cast<const LocalByteSource*>(source.get())) {
+    return H5ArrayStore::Open(local->Describe(), group, local->guard(), std::move(version));
+  }
+  return H5ArrayStore::Open(source, group, std::move(version));
 }
 
 }  // namespace omicsfs::io

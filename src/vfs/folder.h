@@ -12,9 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/array_store.h"
 #include "io/byte_source.h"
-#include "io/h5_vet.h"
 #include "util/file.h"
 #include "util/status.h"
 #include "vfs/node.h"
@@ -95,15 +93,9 @@ class Folder {
   virtual std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
                                                          std::string* change) const = 0;
 
-  // HDF5 files: whether `e` carries the signature; the groups the vetting helper reads.
-  virtual Result<bool> IsHdf5(const Entry& e) const = 0;
-  virtual Result<std::vector<io::H5GroupAttribute>> VetHdf5(const Entry& e, const io::H5Vetter& vetter) const = 0;
-  // One group of an HDF5 file as a store; `version` as the helper read it.
-  virtual Result<std::unique_ptr<io::ArrayStore>> OpenHdf5Group(const Entry& e, const StoreStamp& stamp,
-                                                                const std::string& group,
-                                                                const std::string& version) const = 0;
-  // The index key of one group's store, from its file's stamp.
-  virtual std::string GroupIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& group) const = 0;
+  // The index key of one part of a one-file store (an HDF5 file's group, vfs/kinds/hdf5.h), from
+  // the file's kObject stamp. Persisted: never changes for the same bytes.
+  virtual std::string PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const = 0;
 };
 
 }  // namespace omicsfs::vfs

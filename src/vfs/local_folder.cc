@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "io/h5_array_store.h"
 #include "io/local/local_space.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -207,23 +206,10 @@ std::shared_ptr<const FileContent> LocalFolder::PassThrough(const Entry& e, cons
   return std::make_shared<const LocalFileContent>(path, st, stamp->guard);
 }
 
-Result<bool> LocalFolder::IsHdf5(const Entry& e) const { return io::IsHdf5File(PathOf(e.key)); }
-
-Result<std::vector<io::H5GroupAttribute>> LocalFolder::VetHdf5(const Entry& e, const io::H5Vetter& vetter) const {
-  return io::VetHdf5File(vetter, PathOf(e.key));
-}
-
-Result<std::unique_ptr<io::ArrayStore>> LocalFolder::OpenHdf5Group(const Entry& e, const StoreStamp& stamp,
-                                                                   const std::string& group,
-                                                                   const std::string& version) const {
-  ASSIGN_OR_RETURN(auto store, io::H5ArrayStore::Open(PathOf(e.key), group, stamp.guard, version));
-  return std::unique_ptr<io::ArrayStore>(std::move(store));
-}
-
-std::string LocalFolder::GroupIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& group) const {
-  // "store FILE:GROUP" in place of the file's own first line.
+std::string LocalFolder::PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const {
+  // "store FILE:PART" in place of the file's own first line.
   const std::string path = PathOf(e.key);
-  return "store " + path + ":" + group + "\n" + stamp.index_key.substr(stamp.index_key.find('\n') + 1);
+  return "store " + path + ":" + part + "\n" + stamp.index_key.substr(stamp.index_key.find('\n') + 1);
 }
 
 }  // namespace omicsfs::vfs

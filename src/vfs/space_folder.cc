@@ -4,7 +4,6 @@
 
 #include <ctime>
 
-#include "io/h5_array_store.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "vfs/files.h"
@@ -150,30 +149,8 @@ std::shared_ptr<const FileContent> SpaceFolder::PassThrough(const Entry& e, cons
   return std::make_shared<const ByteSourceContent>(*source);
 }
 
-Result<bool> SpaceFolder::IsHdf5(const Entry& e) const {
-  ASSIGN_OR_RETURN(auto source, Object(e.key));
-  if (source == nullptr) return NotFoundError(Where(e.key) + ": not found");
-  auto hdf5 = io::IsHdf5Source(*source);
-  if (!hdf5.ok()) return Status(hdf5.status().code(), source->Describe() + ": " + hdf5.status().message());
-  return *hdf5;
-}
-
-Result<std::vector<io::H5GroupAttribute>> SpaceFolder::VetHdf5(const Entry& e, const io::H5Vetter& vetter) const {
-  ASSIGN_OR_RETURN(auto source, Object(e.key));
-  if (source == nullptr) return NotFoundError(Where(e.key) + ": not found");
-  return io::VetHdf5File(vetter, source);
-}
-
-Result<std::unique_ptr<io::ArrayStore>> SpaceFolder::OpenHdf5Group(const Entry& e, const StoreStamp&, const std::string& group,
-                                                                   const std::string& version) const {
-  ASSIGN_OR_RETURN(auto source, Object(e.key));
-  if (source == nullptr) return NotFoundError(Where(e.key) + ": not found");
-  ASSIGN_OR_RETURN(auto store, io::H5ArrayStore::Open(source, group, version));
-  return std::unique_ptr<io::ArrayStore>(std::move(store));
-}
-
-std::string SpaceFolder::GroupIndexKey(const Entry&, const StoreStamp& stamp, const std::string& group) const {
-  return stamp.index_key + "group " + group + "\n";
+std::string SpaceFolder::PartIndexKey(const Entry&, const StoreStamp& stamp, const std::string& part) const {
+  return stamp.index_key + "group " + part + "\n";  // "group": the word persisted keys were made with
 }
 
 }  // namespace omicsfs::vfs

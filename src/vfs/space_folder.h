@@ -33,11 +33,7 @@ class SpaceFolder : public Folder {
   Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name, const StoreStamp* stamp) const override;
   std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
                                                  std::string* change) const override;
-  Result<bool> IsHdf5(const Entry& e) const override;
-  Result<std::vector<io::H5GroupAttribute>> VetHdf5(const Entry& e, const io::H5Vetter& vetter) const override;
-  Result<std::unique_ptr<io::ArrayStore>> OpenHdf5Group(const Entry& e, const StoreStamp& stamp, const std::string& group,
-                                                        const std::string& version) const override;
-  std::string GroupIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& group) const override;
+  std::string PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const override;
 
  private:
   std::string KeyOf(const std::string& name) const;

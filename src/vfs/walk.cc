@@ -123,6 +123,7 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
   // One stamp per scope: a kind that declines leaves it to the next (a remote tree's stamp is a
   // recursive listing).
   std::optional<std::pair<std::pair<StampScope, std::vector<std::string>>, Result<StoreStamp>>> taken;
+  const Hdf5File hdf5(folder, e, settings_->h5vet);  // one probe, whichever HDF5 kinds ask
   for (const StoreKind* kind : Kinds()) {
     if (!kind->Recognize(probe)) continue;
     const bool from_file = kind->Scope() != StampScope::kTree;
@@ -134,12 +135,12 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
     if (stamp.ok() && Reuse(parent, name, stamp->change)) return true;
     Result<std::unique_ptr<OpenedStore>> opened = std::unique_ptr<OpenedStore>();
     if (stamp.ok()) {
-      opened = kind->Open(Located{folder, e, *stamp, settings_->h5vet, settings_->views.pool});
+      opened = kind->Open(Located{folder, e, *stamp, hdf5, settings_->views.pool});
     } else {
       // A guess the stamp cannot back is claimed only if opening confirms it (the stamp's error
       // is then shown); an object that cannot be opened is passed over as a plain one would be.
       if (kind->Guessed(folder)) {
-        auto confirmed = kind->Open(Located{folder, e, StoreStamp{}, settings_->h5vet, settings_->views.pool});
+        auto confirmed = kind->Open(Located{folder, e, StoreStamp{}, hdf5, settings_->views.pool});
         if (!confirmed.ok() || *confirmed == nullptr) continue;
       }
       opened = stamp.status();

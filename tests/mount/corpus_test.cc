@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "testutil/mount_fixture.h"
+#include "util/fs.h"
 
 namespace omicsfs {
 namespace {
@@ -218,6 +219,33 @@ TEST_F(CorpusMount, StoreInternalsAreHidden) {
   EXPECT_NE(::stat((mount_->path() + "/dir/v2/counts.packed/index_data").c_str(), &st), 0);
   EXPECT_EQ(::stat((mount_->path() + "/h5/stores_v2.h5/nested/deeper/counts_packed/matrix.mtx").c_str(), &st), 0);
   EXPECT_EQ(::stat((mount_->path() + "/h5/counts_root_group.h5/matrix.mtx").c_str(), &st), 0);
+}
+
+// AnnData files are HDF5 files of no kind yet: the BPCells kind matches their probe (a root
+// `encoding-type` of "anndata", no group with a BPCells `version`) and passes them by, so they are
+// plain files, byte for byte, as before HDF5 kinds matched on probes.
+class AnnDataCorpusMount : public testutil::SharedMountTest<AnnDataCorpusMount> {
+ public:
+  static std::string Source() { return OMICSFS_CORPUS_DIR "/anndata"; }
+};
+
+TEST_F(AnnDataCorpusMount, H5adFilesPassThroughByteIdentical) {
+  ASSERT_NE(mount_, nullptr);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(std::string(OMICSFS_CORPUS_DIR) + "/anndata")) {
+    if (e.path().extension() != ".h5ad") continue;
+    ++files;
+    const std::string name = e.path().filename().string();
+    struct stat st;
+    ASSERT_EQ(::stat((mount_->path() + "/" + name).c_str(), &st), 0) << name;
+    EXPECT_TRUE(S_ISREG(st.st_mode)) << name;
+    EXPECT_EQ(static_cast<uintmax_t>(st.st_size), fs::file_size(e.path())) << name;
+    std::string got, want;
+    ASSERT_TRUE(ReadWhole(mount_->path() + "/" + name, &got)) << name;
+    ASSERT_TRUE(ReadWhole(e.path().string(), &want)) << name;
+    EXPECT_TRUE(got == want) << name;
+  }
+  EXPECT_GE(files, 5);
 }
 
 }  // namespace

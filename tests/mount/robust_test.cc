@@ -177,6 +177,38 @@ TEST(Robust, HdfFileThatCrashesLibhdf5IsVettedOut) {
   fs::remove_all(src);
 }
 
+// A helper that dies after its probe (a script running the real helper, then SIGSEGV): a file
+// the probe shows as BPCells is refused with ERROR.txt, as one the helper dies on before its probe
+// is; an AnnData file, which no kind claims on its probe, stays a plain file, byte for byte.
+TEST(Robust, HdfFileVettedOutAfterItsProbeIsRefusedOnlyByItsKind) {
+  fs::path src = fs::temp_directory_path() / fs::unique_path("omicsfs-h5vet-%%%%%%");
+  fs::create_directories(src);
+  const std::string helper = (fs::path(OMICSFS_BINARY).parent_path() / "omicsfs-h5vet").string();
+  const std::string script = (src.parent_path() / (src.filename().string() + "-dies.sh")).string();
+  std::ofstream(script) << "#!/bin/sh\n\"" << helper << "\" \"$@\"\nkill -SEGV $$\n";
+  ::chmod(script.c_str(), 0755);
+  fs::copy_file(kShared + "/bpcells/h5/counts_root_group.h5", src / "bpcells.h5");
+  fs::copy_file(kShared + "/anndata/dense_f32.h5ad", src / "dense_f32.h5ad");
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "h5vet_helper=" + script});
+  ASSERT_NE(m, nullptr);
+  struct stat st;
+  ASSERT_EQ(::stat((m->path() + "/bpcells.h5").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  std::string shown;
+  ASSERT_TRUE(ReadWhole(m->path() + "/bpcells.h5/ERROR.txt", &shown));
+  EXPECT_NE(shown.find("bpcells.h5: not opened: libhdf5 did not survive"), std::string::npos) << shown;
+  ASSERT_EQ(::stat((m->path() + "/dense_f32.h5ad").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  std::string got, want;
+  ASSERT_TRUE(ReadWhole(m->path() + "/dense_f32.h5ad", &got));
+  ASSERT_TRUE(ReadWhole(kShared + "/anndata/dense_f32.h5ad", &want));
+  EXPECT_TRUE(got == want);
+  EXPECT_TRUE(m->alive());
+  m.reset();
+  fs::remove_all(src);
+  fs::remove(script);
+}
+
 TEST(Robust, MissingHdfVettingHelperIsAClearStartupError) {
   std::string out;
   const int rc = testutil::RunCommand({OMICSFS_BINARY, "ls", "-o", "h5vet_helper=/nonexistent/omicsfs-h5vet",

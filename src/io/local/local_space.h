@@ -30,6 +30,8 @@ class LocalByteSource : public ByteSource {
   const std::string& Describe() const override { return path_; }
   const ObjectInfo& Info() const override { return info_; }
   Status ReadExact(uint64_t offset, void* out, size_t length) const override;
+  // What its reads check the file against (readers that open the path themselves check it too).
+  const ChangeGuard& guard() const { return guard_; }
 
  private:
   std::string path_;

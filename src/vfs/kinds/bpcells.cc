@@ -216,21 +216,27 @@ bool IsHdf5Name(const std::string& n) {
   return false;
 }
 
-// The BPCells store groups of an HDF5 file (FILE.h5/GROUP/...), vetted by the helper process
-// before libhdf5 parses the file here. A file the helper refuses (truncated, damaged, crashing
-// libhdf5) is a folder with ERROR.txt, never silently a plain file; one with no store group is.
+struct StoreGroup {
+  std::string path;
+  std::string version;  // as the probe read it: the daemon never reads attributes itself
+};
+
+// The BPCells store groups of an HDF5 file (FILE.h5/GROUP/...): groups whose `version` attribute
+// looks like a BPCells version, as the file's probe reports them (vfs/kinds/hdf5.h). A file the
+// helper could not probe or vet (truncated, damaged, crashing libhdf5) is a folder with ERROR.txt,
+// never silently a plain file; one with no store group is a plain file.
 class Hdf5Stores : public OpenedStore {
  public:
-  Hdf5Stores(const Located& at, std::vector<io::H5GroupAttribute> groups)
-      : folder_(at.folder), entry_(at.entry), stamp_(at.stamp), groups_(std::move(groups)) {}
+  Hdf5Stores(const Located& at, std::vector<StoreGroup> groups)
+      : file_(at.hdf5), stamp_(at.stamp), groups_(std::move(groups)) {}
   void AddViews(ViewSink& sink) const override {
     for (const auto& g : groups_) {
-      auto sub = sink.Sub(g.group.substr(1), folder_.GroupIndexKey(entry_, stamp_, g.group));
+      auto sub = sink.Sub(g.path.substr(1), file_.GroupIndexKey(stamp_, g.path));
       if (!sub) {
-        LogWarning(folder_.Where(entry_.key) + ":" + g.group + ": group name collides with a view; not shown");
+        LogWarning(file_.Where() + ":" + g.path + ": group name collides with a view; not shown");
         continue;
       }
-      auto store = folder_.OpenHdf5Group(entry_, stamp_, g.group, g.value);
+      auto store = file_.OpenGroup(g.path, g.version);
       AddBpcellsViews(store.ok() ? Result<std::shared_ptr<const io::ArrayStore>>(std::move(store).value())
                                  : Result<std::shared_ptr<const io::ArrayStore>>(store.status()),
                       *sub);
@@ -238,10 +244,9 @@ class Hdf5Stores : public OpenedStore {
   }
 
  private:
-  const Folder& folder_;
-  const Entry& entry_;
+  const Hdf5File& file_;
   const StoreStamp& stamp_;
-  std::vector<io::H5GroupAttribute> groups_;
+  std::vector<StoreGroup> groups_;
 };
 
 class Hdf5Kind : public StoreKind {
@@ -258,16 +263,17 @@ class Hdf5Kind : public StoreKind {
   StampScope Scope() const override { return StampScope::kObject; }
   bool Guessed(const Folder&) const override { return true; }
   bool DatedByEntry() const override { return true; }
+  std::vector<std::string> Hdf5StoreMarks() const override { return {"version"}; }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
-    auto hdf5 = at.folder.IsHdf5(at.entry);
-    if (!hdf5.ok()) LogWarning(hdf5.status().message() + "; shown as a plain file");
-    if (!hdf5.ok() || !*hdf5) return std::unique_ptr<OpenedStore>();
-    ASSIGN_OR_RETURN(auto groups, at.folder.VetHdf5(at.entry, at.h5vet));
-    std::vector<io::H5GroupAttribute> stores;
-    for (auto& g : groups) {
-      if (bp::LooksLikeVersion(g.value)) stores.push_back(std::move(g));
+    ASSIGN_OR_RETURN(const io::H5Probe* probe, at.hdf5.Probe(at.stamp));
+    if (probe == nullptr) return std::unique_ptr<OpenedStore>();  // not HDF5
+    std::vector<StoreGroup> stores;
+    for (const io::H5Group& g : probe->groups) {
+      const std::string* version = g.Attribute("version");
+      if (version != nullptr && bp::LooksLikeVersion(*version)) stores.push_back({g.path, *version});
     }
-    if (stores.empty()) return std::unique_ptr<OpenedStore>();
+    if (stores.empty()) return std::unique_ptr<OpenedStore>();  // HDF5, not BPCells: the next kind's
+    if (!probe->vetted.ok()) return probe->vetted;
     return std::unique_ptr<OpenedStore>(new Hdf5Stores(at, std::move(stores)));
   }
 };

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "io/h5_vet.h"
 #include "vfs/catalog.h"
 #include "vfs/folder.h"
+#include "vfs/kinds/hdf5.h"
 #include "vfs/selectors.h"
 
 namespace omicsfs::vfs {
@@ -33,7 +33,7 @@ struct Located {
   const Folder& folder;
   const Entry& entry;
   const StoreStamp& stamp;
-  const io::H5Vetter& h5vet;
+  const Hdf5File& hdf5;  // the entry as HDF5 kinds match on it: probed once, when first asked
   cache::CachePool* pool;
 };
 
@@ -77,6 +77,10 @@ class StoreKind {
   virtual std::vector<std::pair<std::string, SelectorRows>> Slicing() const { return {}; }
   // Keys a store of this kind may hold where a backend has no listing (plain HTTP).
   virtual std::vector<std::string> FixedKeys() const { return {}; }
+  // HDF5 kinds: the string attributes that mark the groups they open (BPCells' `version`). The
+  // vetting helper reads those groups' datasets before the daemon may (io/h5_vet.h); the kinds
+  // match on the file's probe (Located::hdf5), which reports every group.
+  virtual std::vector<std::string> Hdf5StoreMarks() const { return {}; }
 
   // The store, an error (shown as ERROR.txt), or nullptr: not of this kind after all.
   virtual Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const = 0;

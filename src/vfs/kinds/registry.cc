@@ -1,5 +1,7 @@
 #include "vfs/kinds/registry.h"
 
+#include <algorithm>
+
 #include "vfs/kinds/bpcells.h"
 #include "vfs/kinds/datg.h"
 #include "vfs/kinds/vcz.h"
@@ -21,6 +23,16 @@ std::vector<std::string> FixedStoreKeys() {
   std::vector<std::string> out;
   for (const StoreKind* k : Kinds()) {
     for (auto& key : k->FixedKeys()) out.push_back(std::move(key));
+  }
+  return out;
+}
+
+std::vector<std::string> Hdf5StoreMarks() {
+  std::vector<std::string> out;
+  for (const StoreKind* k : Kinds()) {
+    for (auto& mark : k->Hdf5StoreMarks()) {
+      if (std::find(out.begin(), out.end(), mark) == out.end()) out.push_back(std::move(mark));
+    }
   }
   return out;
 }
