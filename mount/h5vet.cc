@@ -25,10 +25,11 @@
 namespace {
 
 int Usage(const std::string& why) {
-  std::fprintf(stderr,
-               "omicsfs-h5vet: %s\nusage: omicsfs-h5vet [--budget BYTES] [--vet-groups-with ATTRIBUTE]... "
-               "[REMOTE FLAGS] FILE\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "omicsfs-h5vet: %s\nusage: omicsfs-h5vet [--budget BYTES] [--vet-groups-with ATTRIBUTE]... "
+      "[REMOTE FLAGS] FILE\n",
+      why.c_str());
   return 1;
 }
 
@@ -74,7 +75,8 @@ int main(int argc, char** argv) {
     remote.pool = &pool;
     auto opened = io::OpenRemoteObject(file, remote);
     if (opened.ok()) source = *opened;
-    st = opened.ok() ? io::ProbeHdf5InProcess(source, io::H5Bounds{}, &report.probe) : opened.status();
+    st = opened.ok() ? io::ProbeHdf5InProcess(source, io::H5Bounds{}, &report.probe)
+                     : opened.status();
   } else {
     st = io::ProbeHdf5InProcess(file, io::H5Bounds{}, &report.probe);
   }

@@ -101,7 +101,12 @@ struct ProbeWalk {
     h5::Handle space = h5::DataspaceHandle(H5Aget_space(attr.get()));
     const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
     if (n < 0) return (void)h5::TakeErrorStack();
-    if (g.attributes.size() >= bounds->attributes || static_cast<uint64_t>(n) > bounds->values) {
+    // Fixed-length strings take their stored size: a width of 1 MiB times 1,024 values is not read.
+    const bool wide = H5Tis_variable_str(type.get()) <= 0 &&
+                      H5Aget_storage_size(attr.get()) > bounds->bytes - bytes;
+    if (g.attributes.size() >= bounds->attributes || static_cast<uint64_t>(n) > bounds->values ||
+        wide) {
+      h5::TakeErrorStack();
       probe->cut = true;
       return;
     }
@@ -126,9 +131,9 @@ Status ProbeTarget(const Target& target, const H5Bounds& bounds, H5Probe* probe)
       [](hid_t obj, const char* name, const H5O_info_t* info, void* data) -> herr_t {
         auto* w = static_cast<ProbeWalk*>(data);
         if (info->type != H5O_TYPE_GROUP) return 0;
-        // GCC 12 at -O3 warns that "/" + std::string&& (an insert at 0) may memcpy overlapping
-        // ranges of 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug
-        // 105651), silenced here only.
+      // GCC 12 at -O3 warns that "/" + std::string&& (an insert at 0) may memcpy overlapping
+      // ranges of 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug
+      // 105651), silenced here only.
 #pragma GCC diagnostic push
 #ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -143,17 +148,25 @@ Status ProbeTarget(const Target& target, const H5Bounds& bounds, H5Probe* probe)
         w->probe->groups.push_back({std::move(path), {}});
         h5::Handle group = h5::GroupHandle(H5Gopen2(obj, name, H5P_DEFAULT));
         if (!group.valid()) return (void)h5::TakeErrorStack(), 0;
-        std::vector<std::string> names;
+        // The names first (at most 16 times the bound: most attributes of a group may be numeric),
+        // then the string ones read.
+        struct Names {
+          std::vector<std::string> names;
+          size_t most;
+        } names{{}, 16 * w->bounds->attributes};
         hsize_t at = 0;
-        if (H5Aiterate2(group.get(), H5_INDEX_NAME, H5_ITER_INC, &at,
-                        [](hid_t, const char* attr, const H5A_info_t*, void* out) -> herr_t {
-                          static_cast<std::vector<std::string>*>(out)->push_back(attr);
-                          return 0;
-                        },
-                        &names) < 0) {
-          h5::TakeErrorStack();
-        }
-        for (const std::string& a : names) w->Attribute(group.get(), a.c_str());
+        const herr_t listed = H5Aiterate2(
+            group.get(), H5_INDEX_NAME, H5_ITER_INC, &at,
+            [](hid_t, const char* attr, const H5A_info_t*, void* out) -> herr_t {
+              auto* n = static_cast<Names*>(out);
+              if (n->names.size() >= n->most) return 1;
+              n->names.push_back(attr);
+              return 0;
+            },
+            &names);
+        if (listed < 0) h5::TakeErrorStack();
+        if (listed > 0) w->probe->cut = true;
+        for (const std::string& a : names.names) w->Attribute(group.get(), a.c_str());
         return 0;
       },
       &walk, H5O_INFO_BASIC);
@@ -220,13 +233,15 @@ Status ProbeHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const
   return ProbeTarget(Target{source->Describe(), source}, bounds, probe);
 }
 
-void VetHdf5InProcess(const std::string& path, const H5Probe& probe, const std::vector<std::string>& marks,
-                      uint64_t full_read_bytes, std::string* notes) {
+void VetHdf5InProcess(const std::string& path, const H5Probe& probe,
+                      const std::vector<std::string>& marks, uint64_t full_read_bytes,
+                      std::string* notes) {
   VetTarget(Target{path, nullptr}, probe, marks, full_read_bytes, notes);
 }
 
 void VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const H5Probe& probe,
-                      const std::vector<std::string>& marks, uint64_t full_read_bytes, std::string* notes) {
+                      const std::vector<std::string>& marks, uint64_t full_read_bytes,
+                      std::string* notes) {
   VetTarget(Target{source->Describe(), source}, probe, marks, full_read_bytes, notes);
 }
 
@@ -313,7 +328,8 @@ Result<VetReport> ParseVetReport(std::string_view output, std::string_view* afte
     }
     if (line.starts_with("group ")) {
       auto path = Unhex(line.substr(6));
-      if (!path || path->empty() || (*path)[0] != '/') return CorruptError("report line unreadable");
+      if (!path || path->empty() || (*path)[0] != '/')
+        return CorruptError("report line unreadable");
       groups.push_back({std::move(*path), {}});
       continue;
     }
@@ -341,9 +357,11 @@ constexpr size_t kMaxNotes = 64 << 10;
 constexpr size_t kMaxOutput = size_t{8} << 20;
 
 // Runs the helper on `path` (a local path or a URL; `extra` flags before it).
-Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>& extra, const std::string& path) {
+Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>& extra,
+                          const std::string& path) {
   std::vector<std::string> argv = {vetter.helper, "--budget", std::to_string(vetter.full_read_bytes)};
-  for (const std::string& mark : vetter.store_marks) argv.insert(argv.end(), {"--vet-groups-with", mark});
+  for (const std::string& mark : vetter.store_marks)
+    argv.insert(argv.end(), {"--vet-groups-with", mark});
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back(path);
   auto outcome = RunChild(argv, vetter.timeout_s, vetter.max_rss_bytes, kMaxOutput);
@@ -360,13 +378,16 @@ Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>
   }
   // The probe stands when the helper died vetting after it: the kinds that recognise the file
   // refuse it with this reason; to the others it stays a plain file.
-  if (report.ok()) outcome->output = std::string(notes);  // the reason quotes its last note, not the report
-  Status failed = outcome->too_big
-                      ? CorruptError(path + ": not opened: libhdf5 needed more than " +
-                                     std::to_string(vetter.max_rss_bytes >> 20) +
-                                     " MiB of memory to parse it in a separate process")
-                      : CorruptError(path + ": not opened: libhdf5 did not survive parsing it in a separate process (" +
-                                     vetter.helper + ": " + outcome->Describe() + ")");
+  if (report.ok())
+    outcome->output = std::string(notes);  // the reason quotes its last note, not the report
+  Status failed =
+      outcome->too_big
+          ? CorruptError(path + ": not opened: libhdf5 needed more than " +
+                         std::to_string(vetter.max_rss_bytes >> 20) +
+                         " MiB of memory to parse it in a separate process")
+          : CorruptError(
+                path + ": not opened: libhdf5 did not survive parsing it in a separate process (" +
+                vetter.helper + ": " + outcome->Describe() + ")");
   if (!report.ok()) return failed;
   report->probe.vetted = std::move(failed);
   return std::move(report->probe);
@@ -374,14 +395,16 @@ Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>
 
 }  // namespace
 
-Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::string& path, const H5Bounds& bounds) {
+Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::string& path,
+                              const H5Bounds& bounds) {
   if (vetter.enabled()) return RunHelper(vetter, {}, path);
   H5Probe probe;
   RETURN_IF_ERROR(ProbeHdf5InProcess(path, bounds, &probe));
   return probe;
 }
 
-Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::shared_ptr<const ByteSource>& source,
+Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter,
+                              const std::shared_ptr<const ByteSource>& source,
                               const H5Bounds& bounds) {
   if (dynamic_cast<const LocalByteSource*>(source.get()) != nullptr) {
     return ProbeHdf5File(vetter, source->Describe(), bounds);
@@ -393,7 +416,8 @@ Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::shared_ptr<cons
 }
 
 Result<bool> HasHdf5Signature(const ByteSource& source) {
-  if (dynamic_cast<const LocalByteSource*>(&source) != nullptr) return IsHdf5File(source.Describe());
+  if (dynamic_cast<const LocalByteSource*>(&source) != nullptr)
+    return IsHdf5File(source.Describe());
   return IsHdf5Source(source);
 }
 

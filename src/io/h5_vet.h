@@ -65,7 +65,7 @@ struct H5Attribute {
 };
 
 struct H5Group {
-  std::string path;  // absolute, "/" for the root
+  std::string path;                     // absolute, "/" for the root
   std::vector<H5Attribute> attributes;  // its string attributes, in name order
   // The value of its string attribute `name` when that holds exactly one string; else nullptr.
   const std::string* Attribute(std::string_view name) const;
@@ -91,7 +91,8 @@ Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::string& path,
 // The same for any ByteSource: a local file by its path; any other through its URL
 // (source->Describe()), which the helper opens itself, with vetter.remote_args. With vetting
 // disabled, `source` is probed in this process.
-Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter, const std::shared_ptr<const ByteSource>& source,
+Result<H5Probe> ProbeHdf5File(const H5Vetter& vetter,
+                              const std::shared_ptr<const ByteSource>& source,
                               const H5Bounds& bounds = {});
 
 // Whether `source` carries the HDF5 signature (IsHdf5Source); a local file read through one
@@ -112,10 +113,12 @@ Result<std::unique_ptr<H5ArrayStore>> OpenHdf5Group(const std::shared_ptr<const 
 Status ProbeHdf5InProcess(const std::string& path, const H5Bounds& bounds, H5Probe* probe);
 Status ProbeHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const H5Bounds& bounds,
                           H5Probe* probe);
-void VetHdf5InProcess(const std::string& path, const H5Probe& probe, const std::vector<std::string>& marks,
-                      uint64_t full_read_bytes, std::string* notes);
+void VetHdf5InProcess(const std::string& path, const H5Probe& probe,
+                      const std::vector<std::string>& marks, uint64_t full_read_bytes,
+                      std::string* notes);
 void VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const H5Probe& probe,
-                      const std::vector<std::string>& marks, uint64_t full_read_bytes, std::string* notes);
+                      const std::vector<std::string>& marks, uint64_t full_read_bytes,
+                      std::string* notes);
 
 // The helper prints its probe first, in this form (hex-encoded, so names cannot forge it), before
 // it vets the file: a helper that dies while vetting leaves its probe behind. The daemon parses
@@ -123,7 +126,8 @@ void VetHdf5InProcess(const std::shared_ptr<const ByteSource>& source, const H5P
 // `error`: the file could not be opened at all (truncated, not HDF5 inside): the daemon shows it
 // as a store folder with ERROR.txt giving this reason.
 struct VetReport {
-  H5Probe probe;  // `vetted` is not part of the report: the daemon knows it from how the helper ended
+  // `vetted` is not part of the report: the daemon knows it from how the helper ended.
+  H5Probe probe;
   std::string error;
 };
 std::string FormatVetReport(const VetReport& report);

@@ -95,7 +95,8 @@ class Folder {
 
   // The index key of one part of a one-file store (an HDF5 file's group, vfs/kinds/hdf5.h), from
   // the file's kObject stamp. Persisted: never changes for the same bytes.
-  virtual std::string PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const = 0;
+  virtual std::string PartIndexKey(const Entry& e, const StoreStamp& stamp,
+                                   const std::string& part) const = 0;
 };
 
 }  // namespace omicsfs::vfs

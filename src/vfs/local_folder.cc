@@ -206,10 +206,12 @@ std::shared_ptr<const FileContent> LocalFolder::PassThrough(const Entry& e, cons
   return std::make_shared<const LocalFileContent>(path, st, stamp->guard);
 }
 
-std::string LocalFolder::PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const {
+std::string LocalFolder::PartIndexKey(const Entry& e, const StoreStamp& stamp,
+                                      const std::string& part) const {
   // "store FILE:PART" in place of the file's own first line.
   const std::string path = PathOf(e.key);
-  return "store " + path + ":" + part + "\n" + stamp.index_key.substr(stamp.index_key.find('\n') + 1);
+  return "store " + path + ":" + part + "\n" +
+         stamp.index_key.substr(stamp.index_key.find('\n') + 1);
 }
 
 }  // namespace omicsfs::vfs

@@ -43,7 +43,8 @@ class LocalFolder : public Folder {
   Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name, const StoreStamp* stamp) const override;
   std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
                                                  std::string* change) const override;
-  std::string PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const override;
+  std::string PartIndexKey(const Entry& e, const StoreStamp& stamp,
+                           const std::string& part) const override;
 
  private:
   std::string PathOf(const std::string& key) const;

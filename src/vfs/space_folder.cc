@@ -149,8 +149,10 @@ std::shared_ptr<const FileContent> SpaceFolder::PassThrough(const Entry& e, cons
   return std::make_shared<const ByteSourceContent>(*source);
 }
 
-std::string SpaceFolder::PartIndexKey(const Entry&, const StoreStamp& stamp, const std::string& part) const {
-  return stamp.index_key + "group " + part + "\n";  // "group": the word persisted keys were made with
+std::string SpaceFolder::PartIndexKey(const Entry&, const StoreStamp& stamp,
+                                      const std::string& part) const {
+  return stamp.index_key + "group " + part +
+         "\n";  // "group": the word persisted keys were made with
 }
 
 }  // namespace omicsfs::vfs

@@ -33,7 +33,8 @@ class SpaceFolder : public Folder {
   Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name, const StoreStamp* stamp) const override;
   std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
                                                  std::string* change) const override;
-  std::string PartIndexKey(const Entry& e, const StoreStamp& stamp, const std::string& part) const override;
+  std::string PartIndexKey(const Entry& e, const StoreStamp& stamp,
+                           const std::string& part) const override;
 
  private:
   std::string KeyOf(const std::string& name) const;

@@ -65,7 +65,8 @@ void ExpectSameProbe(const H5Probe& got, const H5Probe& want, const std::string&
   ASSERT_EQ(got.groups.size(), want.groups.size()) << what;
   for (size_t i = 0; i < want.groups.size(); ++i) {
     EXPECT_EQ(got.groups[i].path, want.groups[i].path) << what;
-    ASSERT_EQ(got.groups[i].attributes.size(), want.groups[i].attributes.size()) << what << want.groups[i].path;
+    ASSERT_EQ(got.groups[i].attributes.size(), want.groups[i].attributes.size())
+        << what << want.groups[i].path;
     for (size_t a = 0; a < want.groups[i].attributes.size(); ++a) {
       EXPECT_EQ(got.groups[i].attributes[a].name, want.groups[i].attributes[a].name) << what;
       EXPECT_EQ(got.groups[i].attributes[a].values, want.groups[i].attributes[a].values) << what;
@@ -120,7 +121,8 @@ TEST(H5Vet, AnnDataFilesReportTheirEncodings) {
       EXPECT_EQ(*g.Attribute("encoding-type"), "dataframe") << f;
       // An array of strings is reported whole (Attribute() gives scalars only); a frame with no
       // column has an empty one, which h5py writes as floats: not reported.
-      for (const auto& a : g.attributes) column_orders += a.name == "column-order" && !a.values.empty();
+      for (const auto& a : g.attributes)
+        column_orders += a.name == "column-order" && !a.values.empty();
     }
     EXPECT_TRUE(obs) << f;
     EXPECT_TRUE(Versions(*probe).empty()) << f;
@@ -135,8 +137,8 @@ std::string TempH5(const char* name = "omicsfs-probe-%%%%%%.h5") {
 
 // Writes a string attribute of `values` (a scalar when `scalar`) on `obj`; fixed-length strings
 // when `width` > 0.
-void PutStringAttribute(hid_t obj, const char* name, const std::vector<std::string>& values, bool scalar = true,
-                        size_t width = 0) {
+void PutStringAttribute(hid_t obj, const char* name, const std::vector<std::string>& values,
+                        bool scalar = true, size_t width = 0) {
   hid_t type = H5Tcopy(H5T_C_S1);
   H5Tset_size(type, width > 0 ? width : H5T_VARIABLE);
   H5Tset_cset(type, H5T_CSET_UTF8);
@@ -237,9 +239,11 @@ TEST(H5Vet, TheProbeIsBounded) {
   const std::string path = TempH5();
   {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);  // compact groups: a quick write
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST,
+                         H5F_LIBVER_LATEST);  // compact groups: a quick write
     hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     PutStringAttribute(f, "encoding-type", {"anndata"});
+    PutStringAttribute(f, "wide", {"w"}, true, /*width=*/4096);
     for (size_t i = 0; i < bounds.groups + 50; ++i) {
       char name[32];
       std::snprintf(name, sizeof name, "g%06zu", i);
@@ -249,7 +253,8 @@ TEST(H5Vet, TheProbeIsBounded) {
     for (size_t i = 0; i < bounds.attributes + 3; ++i) {
       PutStringAttribute(g, ("a" + std::to_string(100 + i)).c_str(), {"x"});
     }
-    PutStringAttribute(g, "many", std::vector<std::string>(bounds.values + 1, "y"), /*scalar=*/false);
+    PutStringAttribute(g, "many", std::vector<std::string>(bounds.values + 1, "y"),
+                       /*scalar=*/false);
     H5Gclose(g);
     H5Fclose(f);
     H5Pclose(fapl);
@@ -259,6 +264,7 @@ TEST(H5Vet, TheProbeIsBounded) {
   EXPECT_TRUE(probe->cut);
   ASSERT_EQ(probe->groups.size(), bounds.groups);
   EXPECT_EQ(*probe->Root()->Attribute("encoding-type"), "anndata");
+  EXPECT_EQ(*probe->Root()->Attribute("wide"), "w");
   EXPECT_EQ(probe->groups[1].path, "/g000000");
   EXPECT_EQ(probe->groups[1].attributes.size(), bounds.attributes);
   for (const auto& a : probe->groups[1].attributes) EXPECT_NE(a.name, "many");
@@ -282,6 +288,8 @@ TEST(H5Vet, TheProbeIsBounded) {
   }
   EXPECT_LE(bytes, small.bytes);
   EXPECT_GE(cut.groups.size(), 2u);
+  EXPECT_EQ(*cut.Root()->Attribute("encoding-type"), "anndata");
+  EXPECT_EQ(cut.Root()->Attribute("wide"), nullptr);  // 4 KiB stored: not read past the byte bound
   fs::remove(path);
 }
 
@@ -289,10 +297,11 @@ TEST(H5Vet, TheProbeIsBounded) {
 // miscounted report is not taken.
 TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
   VetReport sent;
-  sent.probe.groups = {{"/", {{"encoding-type", {"anndata"}}, {"empty array", {}}, {"empty", {""}}}},
-                       {"/odd name\nomicsfs-h5vet report\nend 0", {{"version", {"unpacked-uint-matrix-v2"}}}},
-                       {"/\xc3\xa9", {{"a b", {"", "x y", ""}}}},
-                       {"/bare", {}}};
+  sent.probe.groups = {
+      {"/", {{"encoding-type", {"anndata"}}, {"empty array", {}}, {"empty", {""}}}},
+      {"/odd name\nomicsfs-h5vet report\nend 0", {{"version", {"unpacked-uint-matrix-v2"}}}},
+      {"/\xc3\xa9", {{"a b", {"", "x y", ""}}}},
+      {"/bare", {}}};
   sent.probe.cut = true;
   const std::string report = FormatVetReport(sent);
   for (const std::string& notes : {std::string(), std::string("omicsfs-h5vet report\nerror 41\nend 0\nsome note\n")}) {
@@ -306,7 +315,8 @@ TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
   // Something printed before the report (a library's warning) is passed over.
   EXPECT_TRUE(ParseVetReport("warning\n" + report).ok());
   // A file that cannot be opened at all: its reason travels in the report.
-  auto refused = ParseVetReport(FormatVetReport({{}, "x.h5: truncated file: eof = 10\nend 0"}) + "note\n");
+  auto refused =
+      ParseVetReport(FormatVetReport({{}, "x.h5: truncated file: eof = 10\nend 0"}) + "note\n");
   ASSERT_TRUE(refused.ok()) << refused.status().message();
   EXPECT_EQ(refused->error, "x.h5: truncated file: eof = 10\nend 0");
   EXPECT_FALSE(ParseVetReport("").ok());
@@ -314,7 +324,8 @@ TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
   const size_t end = report.rfind("end ");
   EXPECT_FALSE(ParseVetReport(report.substr(0, end) + "end 2\n").ok());
   EXPECT_FALSE(ParseVetReport(report.substr(0, end)).ok());
-  EXPECT_FALSE(ParseVetReport("omicsfs-h5vet report\nattr 41\nend 0\n").ok());  // an attribute of no group
+  EXPECT_FALSE(
+      ParseVetReport("omicsfs-h5vet report\nattr 41\nend 0\n").ok());  // an attribute of no group
   EXPECT_FALSE(ParseVetReport("omicsfs-h5vet report\ngroup 41\nend 1\n").ok());  // a relative path
   EXPECT_FALSE(ParseVetReport("omicsfs-h5vet report\ngroup 2f\nattr 4\nend 1\n").ok());  // bad hex
 }
@@ -335,8 +346,10 @@ TEST(H5Vet, CrashInLibhdf5IsReportedNotSuffered) {
 // ran it): the probe stands, so the kinds can tell whether the file is theirs, and says why the
 // file was not vetted, quoting the helper's last note rather than its report.
 TEST(H5Vet, AHelperThatDiesAfterItsProbeLeavesTheProbe) {
-  const std::string script = (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-dies-%%%%%%.sh")).string();
-  std::ofstream(script) << "#!/bin/sh\n\"" << OMICSFS_H5VET << "\" \"$@\"\necho 'last note'\nkill -SEGV $$\n";
+  const std::string script =
+      (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-dies-%%%%%%.sh")).string();
+  std::ofstream(script) << "#!/bin/sh\n\"" << OMICSFS_H5VET
+                        << "\" \"$@\"\necho 'last note'\nkill -SEGV $$\n";
   ::chmod(script.c_str(), 0755);
   H5Vetter v = Helper();
   v.helper = script;
@@ -348,8 +361,11 @@ TEST(H5Vet, AHelperThatDiesAfterItsProbeLeavesTheProbe) {
   EXPECT_EQ(Versions(*probe).size(), listed->size());
   ASSERT_FALSE(probe->vetted.ok());
   const std::string why = probe->vetted.message();
-  EXPECT_NE(why.find("stores_v2.h5: not opened: libhdf5 did not survive parsing it in a separate process"),
-            std::string::npos) << why;
+  EXPECT_NE(
+      why.find(
+          "stores_v2.h5: not opened: libhdf5 did not survive parsing it in a separate process"),
+      std::string::npos)
+      << why;
   EXPECT_NE(why.find("signal 11 (Segmentation fault): last note"), std::string::npos) << why;
   fs::remove(script);
 }

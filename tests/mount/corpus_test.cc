@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <fstream>
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "testutil/mount_fixture.h"

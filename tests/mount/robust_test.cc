@@ -196,7 +196,8 @@ TEST(Robust, HdfFileVettedOutAfterItsProbeIsRefusedOnlyByItsKind) {
   EXPECT_TRUE(S_ISDIR(st.st_mode));
   std::string shown;
   ASSERT_TRUE(ReadWhole(m->path() + "/bpcells.h5/ERROR.txt", &shown));
-  EXPECT_NE(shown.find("bpcells.h5: not opened: libhdf5 did not survive"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("bpcells.h5: not opened: libhdf5 did not survive"), std::string::npos)
+      << shown;
   ASSERT_EQ(::stat((m->path() + "/dense_f32.h5ad").c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
   std::string got, want;

@@ -270,9 +270,11 @@ class Hdf5Kind : public StoreKind {
     std::vector<StoreGroup> stores;
     for (const io::H5Group& g : probe->groups) {
       const std::string* version = g.Attribute("version");
-      if (version != nullptr && bp::LooksLikeVersion(*version)) stores.push_back({g.path, *version});
+      if (version != nullptr && bp::LooksLikeVersion(*version))
+        stores.push_back({g.path, *version});
     }
-    if (stores.empty()) return std::unique_ptr<OpenedStore>();  // HDF5, not BPCells: the next kind's
+    if (stores.empty())
+      return std::unique_ptr<OpenedStore>();  // HDF5, not BPCells: the next kind's
     if (!probe->vetted.ok()) return probe->vetted;
     return std::unique_ptr<OpenedStore>(new Hdf5Stores(at, std::move(stores)));
   }

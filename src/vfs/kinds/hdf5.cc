@@ -5,12 +5,13 @@
 namespace omicsfs::vfs {
 namespace {
 
-Result<std::optional<io::H5Probe>> Look(const Folder& folder, const Entry& entry, const StoreStamp& stamp,
-                                        const io::H5Vetter& vetter,
+Result<std::optional<io::H5Probe>> Look(const Folder& folder, const Entry& entry,
+                                        const StoreStamp& stamp, const io::H5Vetter& vetter,
                                         std::shared_ptr<const io::ByteSource>* source) {
   auto opened = folder.Open(entry.key, &stamp);
   if (!opened.ok() || *opened == nullptr) {
-    LogWarning((opened.ok() ? folder.Where(entry.key) + ": gone since the listing" : opened.status().message()) +
+    LogWarning((opened.ok() ? folder.Where(entry.key) + ": gone since the listing"
+                            : opened.status().message()) +
                "; shown as a plain file");
     return std::optional<io::H5Probe>();
   }
@@ -23,7 +24,8 @@ Result<std::optional<io::H5Probe>> Look(const Folder& folder, const Entry& entry
   *source = *opened;
   ASSIGN_OR_RETURN(io::H5Probe probe, io::ProbeHdf5File(vetter, *source));
   if (probe.cut) {
-    LogWarning((*source)->Describe() + ": more groups or attributes than a probe reports; those past its bounds "
+    LogWarning((*source)->Describe() +
+               ": more groups or attributes than a probe reports; those past its bounds "
                "are not looked at");
   }
   return std::optional<io::H5Probe>(std::move(probe));

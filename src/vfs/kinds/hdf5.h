@@ -20,13 +20,14 @@ class Hdf5File {
   Hdf5File(const Hdf5File&) = delete;
   Hdf5File& operator=(const Hdf5File&) = delete;
 
-  // The file's probe, its file opened under `stamp` (the first caller's: one entry has one). nullptr
-  // when it is not an HDF5 file (no signature; or unreadable now: logged, then passed through as a
-  // plain file would be); an error when it carries the signature but could not be probed (shown
-  // as ERROR.txt). Only called from the walk's thread.
+  // The file's probe, its file opened under `stamp` (the first caller's: one entry has one).
+  // nullptr when it is not an HDF5 file (no signature; or unreadable now: logged, then passed
+  // through as a plain file would be); an error when it carries the signature but could not be
+  // probed (shown as ERROR.txt). Only called from the walk's thread.
   Result<const io::H5Probe*> Probe(const StoreStamp& stamp) const;
   // One group of the probed file as an array store (`version` as the probe read it).
-  Result<std::unique_ptr<io::ArrayStore>> OpenGroup(const std::string& group, const std::string& version) const;
+  Result<std::unique_ptr<io::ArrayStore>> OpenGroup(const std::string& group,
+                                                    const std::string& version) const;
   // The index key of one group's store, from the file's stamp.
   std::string GroupIndexKey(const StoreStamp& stamp, const std::string& group) const {
     return folder_.PartIndexKey(entry_, stamp, group);
