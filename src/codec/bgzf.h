@@ -53,6 +53,51 @@ inline constexpr uint64_t StoredVirtualOffset(uint64_t pos) {
   return (StoredBlockStart(pos / kBlockPayload) << 16) | (pos % kBlockPayload);
 }
 
+// A file of stored blocks whose first block holds at most `first` (1 to 65 280) bytes of text and
+// every later block 65 280: `bgzip -l 0` writes first = 65 280 (the functions above). Every
+// offset stays arithmetic, so a twin of this layout is sized as soon as its text is.
+struct StoredLayout {
+  uint64_t first = kBlockPayload;
+
+  constexpr uint64_t Blocks(uint64_t text) const {
+    return text <= first ? (text > 0 ? 1 : 0) : 1 + StoredBlocks(text - first);
+  }
+  // Where block b's text starts, and the block holding text offset `pos`.
+  constexpr uint64_t BlockText(uint64_t b) const {
+    return b == 0 ? 0 : first + (b - 1) * kBlockPayload;
+  }
+  constexpr uint64_t BlockOfText(uint64_t pos) const {
+    return pos < first ? 0 : 1 + (pos - first) / kBlockPayload;
+  }
+  // Where block b starts in the file, and the block holding file offset `at` (of the data blocks).
+  constexpr uint64_t BlockStart(uint64_t b) const {
+    return b == 0 ? 0 : first + kStoredOverhead + (b - 1) * kFullBlockSize;
+  }
+  constexpr uint64_t BlockAt(uint64_t at) const {
+    return at < first + kStoredOverhead ? 0 : 1 + (at - first - kStoredOverhead) / kFullBlockSize;
+  }
+  constexpr uint64_t Payload(uint64_t b, uint64_t text) const {
+    const uint64_t begin = BlockText(b), most = b == 0 ? first : kBlockPayload;
+    return text - begin < most ? text - begin : most;
+  }
+  constexpr uint64_t DataEnd(uint64_t text) const { return text + kStoredOverhead * Blocks(text); }
+  constexpr uint64_t FileSize(uint64_t text) const { return DataEnd(text) + kEofSize; }
+  // As StoredVirtualOffset: at a block's end, already the next block.
+  constexpr uint64_t VirtualOffset(uint64_t pos) const {
+    const uint64_t b = BlockOfText(pos);
+    return (BlockStart(b) << 16) | (pos - BlockText(b));
+  }
+};
+inline constexpr StoredLayout kBgzipLayout{};
+// bedtools 2.30 reads a BGZF file through a probe for BAM that sees only the first 32 KiB of the
+// file again (InputStreamMgr::detectBamOrBgzip pushes back 32 768 bytes, BAM_SCAN_BUFFER_SIZE,
+// while the probe's htslib reader takes a whole block): when the first block is longer, the rest
+// of the stream is misaligned and bedtools reads nothing from BED text, exiting 0 (measured: first
+// blocks of 32 768 bytes read, of 32 769 not; stored or deflated alike; `bgzip -l 0` of VCF text
+// reads fine). A first block of half the payload (32 671 bytes on disk) keeps BED-like twins
+// readable by bedtools, whatever the text.
+inline constexpr StoredLayout kBedtoolsLayout{kBlockPayload / 2};
+
 // The 23 bytes before a stored block's payload of `payload` (≤ 65 280) bytes.
 std::array<uint8_t, kStoredHeaderSize> StoredHeader(uint32_t payload);
 // The 8 bytes after a block's payload.

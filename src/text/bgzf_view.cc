@@ -72,12 +72,13 @@ void Clip(const cache::Buffer& buf, size_t buf_offset, uint64_t base, uint64_t l
 
 }  // namespace
 
-BgzfStoredView::BgzfStoredView(std::shared_ptr<const ByteView> plain, std::string name)
-    : plain_(std::move(plain)), describe_(std::move(name)) {}
+BgzfStoredView::BgzfStoredView(std::shared_ptr<const ByteView> plain, std::string name,
+                               bgzf::StoredLayout layout)
+    : plain_(std::move(plain)), describe_(std::move(name)), layout_(layout) {}
 
 Result<uint64_t> BgzfStoredView::Size() const {
   ASSIGN_OR_RETURN(uint64_t text, plain_->Size());
-  return bgzf::StoredFileSize(text);
+  return layout_.FileSize(text);
 }
 
 std::optional<uint32_t> BgzfStoredView::CachedCrc(uint64_t b) const {
@@ -99,25 +100,26 @@ void BgzfStoredView::KeepCrc(uint64_t b, uint32_t crc) const {
 
 Result<std::vector<Piece>> BgzfStoredView::Read(uint64_t offset, uint64_t length) const {
   ASSIGN_OR_RETURN(const uint64_t text, plain_->Size());
-  const uint64_t size = bgzf::StoredFileSize(text);
+  const bgzf::StoredLayout& lay = layout_;
+  const uint64_t size = lay.FileSize(text);
   std::vector<Piece> out;
   if (offset >= size || length == 0) return out;
   const uint64_t end = offset + std::min(length, size - offset);
-  const uint64_t blocks = bgzf::StoredBlocks(text), data_end = bgzf::StoredDataEnd(text);
+  const uint64_t blocks = lay.Blocks(text), data_end = lay.DataEnd(text);
   // The blocks touched and the text their payload parts need; a trailer needs the whole payload
   // of its block (unless its CRC is known): only the first block's may start before `offset`.
-  const uint64_t b0 = std::min(offset, data_end) / bgzf::kFullBlockSize;
-  const uint64_t b1 = end > data_end ? blocks : (end - 1) / bgzf::kFullBlockSize + 1;  // exclusive
-  auto payload_at = [](uint64_t b) { return bgzf::StoredBlockStart(b) + bgzf::kStoredHeaderSize; };
+  const uint64_t b0 = lay.BlockAt(std::min(offset, data_end));
+  const uint64_t b1 = end > data_end ? blocks : lay.BlockAt(end - 1) + 1;  // exclusive
+  auto payload_at = [&lay](uint64_t b) { return lay.BlockStart(b) + bgzf::kStoredHeaderSize; };
   uint64_t t0 = text, t1 = text;
   if (b0 < b1) {
     const uint64_t p0 = payload_at(b0);
-    t0 = b0 * bgzf::kBlockPayload + (offset > p0 ? offset - p0 : 0);
-    const uint64_t trailer0 = p0 + bgzf::StoredPayload(b0, text);
-    if (end > trailer0 && !CachedCrc(b0)) t0 = b0 * bgzf::kBlockPayload;
+    t0 = lay.BlockText(b0) + (offset > p0 ? offset - p0 : 0);
+    const uint64_t trailer0 = p0 + lay.Payload(b0, text);
+    if (end > trailer0 && !CachedCrc(b0)) t0 = lay.BlockText(b0);
     const uint64_t last = b1 - 1, pl = payload_at(last);
-    t1 = std::min(last * bgzf::kBlockPayload + bgzf::StoredPayload(last, text),
-                  last * bgzf::kBlockPayload + (end > pl ? end - pl : 0));
+    t1 = std::min(lay.BlockText(last) + lay.Payload(last, text),
+                  lay.BlockText(last) + (end > pl ? end - pl : 0));
     t0 = std::min(t0, t1);
   }
   std::vector<Piece> inner;
@@ -136,8 +138,8 @@ Result<std::vector<Piece>> BgzfStoredView::Read(uint64_t offset, uint64_t length
     gen.append(reinterpret_cast<const char*>(bytes), n);
   };
   for (uint64_t b = b0; b < b1; ++b) {
-    const uint64_t base = bgzf::StoredBlockStart(b), len = bgzf::StoredPayload(b, text);
-    const uint64_t tb = b * bgzf::kBlockPayload;
+    const uint64_t base = lay.BlockStart(b), len = lay.Payload(b, text);
+    const uint64_t tb = lay.BlockText(b);
     if (len == bgzf::kBlockPayload) {
       Clip(FullHeader(), 0, base, bgzf::kStoredHeaderSize, offset, end, &out);
     } else {

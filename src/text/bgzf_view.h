@@ -1,6 +1,7 @@
 // BGZF twins of byte views.
 // - BgzfStoredView: the bytes `bgzip -l 0 -c` writes for the inner view: every 65 280 bytes of
-//   it one gzip member holding one deflate stored block, then the EOF block. Offsets are
+//   it one gzip member holding one deflate stored block, then the EOF block; or, with another
+//   layout (codec/bgzf.h: kBedtoolsLayout), the same with a shorter first block. Offsets are
 //   arithmetic (codec/bgzf.h), so the size is known as soon as the inner size is, and a read
 //   passes the inner view's pieces through without copying; only block headers and trailers are
 //   made here. A block's CRC32 needs its whole payload: it is computed once, when a read first
@@ -15,13 +16,15 @@
 #include <vector>
 
 #include "cache/cache_pool.h"
+#include "codec/bgzf.h"
 #include "text/byte_view.h"
 
 namespace omicsfs::text {
 
 class BgzfStoredView : public ByteView {
  public:
-  BgzfStoredView(std::shared_ptr<const ByteView> plain, std::string name);
+  BgzfStoredView(std::shared_ptr<const ByteView> plain, std::string name,
+                 codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
   Result<uint64_t> Size() const override;
   bool SizeKnown() const override { return plain_->SizeKnown(); }
   Result<std::vector<Piece>> Read(uint64_t offset, uint64_t length) const override;
@@ -34,6 +37,7 @@ class BgzfStoredView : public ByteView {
 
   std::shared_ptr<const ByteView> plain_;
   std::string describe_;
+  codec::bgzf::StoredLayout layout_;
   static constexpr uint64_t kCrcPage = 4096;  // blocks per page of the CRC table
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<uint64_t[]>> crc_pages_;  // 0 = unknown, else 1<<32 | crc

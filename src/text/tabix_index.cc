@@ -237,8 +237,8 @@ struct TabixIndexBuilder::Ref {
 };
 
 TabixIndexBuilder::TabixIndexBuilder(TabixPreset preset, bool csi, uint64_t offset0,
-                                     int64_t max_ref_len)
-    : preset_(preset), csi_(csi) {
+                                     int64_t max_ref_len, codec::bgzf::StoredLayout layout)
+    : preset_(preset), csi_(csi), layout_(layout) {
   if (csi_) {
     n_lvls_ = (kTbxMaxShift - min_shift_ + 2) / 3;
     int64_t s = int64_t{1} << (min_shift_ + n_lvls_ * 3);  // adjust_n_lvls
@@ -344,7 +344,7 @@ Status TabixIndexBuilder::PushSameContigRun(const RecordSpan* r, size_t n, uint6
   const int64_t maxpos = int64_t{1} << (min_shift_ + n_lvls_ * 3);
   for (size_t i = 0; i < n; ++i) {
     const int64_t beg = r[i].begin, end = r[i].end;
-    const uint64_t voffset = codec::bgzf::StoredVirtualOffset(chunk_start + r[i].end_in_chunk);
+    const uint64_t voffset = layout_.VirtualOffset(chunk_start + r[i].end_in_chunk);
     if (beg >= last_coor_ && beg >= 0 && end >= beg && end > 0 && end <= maxpos) [[likely]] {
       Record(last_tid_, beg, end, voffset);
     } else if (Status st = PushTo(last_tid_, beg, end, voffset); !st.ok()) {  // says why, or clamps

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "codec/bgzf.h"
 #include "text/record_source.h"
 #include "util/status.h"
 
@@ -39,8 +40,10 @@ inline constexpr int64_t kTbiMaxPosition = int64_t{1} << 29;
 
 class TabixIndexBuilder {
  public:
-  // `offset0`: virtual offset where the first record starts (after leading header lines).
-  TabixIndexBuilder(TabixPreset preset, bool csi, uint64_t offset0, int64_t max_ref_len = 0);
+  // `offset0`: virtual offset where the first record starts (after leading header lines);
+  // `layout`: the twin's blocks (PushSameContigRun's virtual offsets).
+  TabixIndexBuilder(TabixPreset preset, bool csi, uint64_t offset0, int64_t max_ref_len = 0,
+                    codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
   ~TabixIndexBuilder();
 
   // One record, in file order; `end_voffset` is the virtual offset just past its line.
@@ -66,6 +69,7 @@ class TabixIndexBuilder {
 
   TabixPreset preset_;
   bool csi_;
+  codec::bgzf::StoredLayout layout_;
   int min_shift_ = 14;
   int n_lvls_ = 5;
   uint32_t n_bins_;

@@ -7,18 +7,11 @@
 #include "util/log.h"
 
 namespace omicsfs::text {
-namespace {
 
-namespace bgzf = codec::bgzf;
-
-// Where htslib's bgzf_tell stands after reading up to text offset `pos` of a `text`-byte twin:
-// at the end of the last block it has moved on to the EOF block.
-uint64_t TellAfter(uint64_t pos, uint64_t text) {
-  return pos == text ? bgzf::StoredDataEnd(text) << 16
-                     : bgzf::StoredVirtualOffset(pos);
+// At the end of the last block htslib's bgzf_tell has moved on to the EOF block.
+uint64_t TabixPass::TellAfter(uint64_t pos, uint64_t text) const {
+  return pos == text ? layout_.DataEnd(text) << 16 : layout_.VirtualOffset(pos);
 }
-
-}  // namespace
 
 Status TabixPass::PushHeld(uint64_t text_size) {
   held_ = false;
@@ -40,7 +33,8 @@ Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
     if (held_) RETURN_IF_ERROR(PushHeld(UINT64_MAX));  // a later record follows: not the text's end
     if (!builder_) {
       offset0_ = meta_end_;  // a record follows it: before the text's end
-      builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, bgzf::StoredVirtualOffset(*offset0_), max_ref_len_);
+      builder_ = std::make_unique<TabixIndexBuilder>(
+          preset_, csi_, layout_.VirtualOffset(*offset0_), max_ref_len_, layout_);
     }
     if (r.contig != last) {  // names compared once per run of a contig in the chunk, not per record
       last = r.contig;
@@ -76,7 +70,8 @@ Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
 Result<std::string> TabixPass::Finish(uint64_t text_size) {
   if (held_) RETURN_IF_ERROR(PushHeld(text_size));
   if (!builder_) {
-    builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, TellAfter(meta_end_, text_size), max_ref_len_);
+    builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, TellAfter(meta_end_, text_size),
+                                                   max_ref_len_, layout_);
   }
   return builder_->Finish(TellAfter(text_size, text_size));
 }
@@ -86,7 +81,9 @@ Result<std::string> TabixPass::Finish(uint64_t text_size) {
 class TabixIndexSource::PassBuilder : public SpanBuilder {
  public:
   PassBuilder(const TabixIndexSource* source, int64_t max_ref_len)
-      : source_(source), pass_(source->options_.preset, source->options_.csi, max_ref_len) {}
+      : source_(source),
+        pass_(source->options_.preset, source->options_.csi, max_ref_len,
+              source->options_.layout) {}
   Status Add(uint64_t chunk_start, const ChunkSpans& spans) override {
     if (failed_) return OkStatus();
     failed_ = !pass_.Add(chunk_start, spans).ok();
@@ -168,7 +165,7 @@ Result<std::string> TabixIndexSource::Build() const {
   const uint64_t n = source.ChunkCount();
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, threads);
-  TabixPass pass(options_.preset, options_.csi, max_ref_len);
+  TabixPass pass(options_.preset, options_.csi, max_ref_len, options_.layout);
   // Batches of kPerThread chunks per thread (a thread started per chunk cost more than the
   // chunks of a small view: a group's of a fragments groups=@NAME folder).
   constexpr uint64_t kPerThread = 16;

@@ -23,17 +23,21 @@ namespace omicsfs::text {
 // end offset, except where it ends the text: the last record is held back until Finish).
 class TabixPass {
  public:
-  TabixPass(TabixPreset preset, bool csi, int64_t max_ref_len)
-      : preset_(preset), csi_(csi), max_ref_len_(max_ref_len) {}
+  TabixPass(TabixPreset preset, bool csi, int64_t max_ref_len,
+            codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout)
+      : preset_(preset), csi_(csi), max_ref_len_(max_ref_len), layout_(layout) {}
   Status Add(uint64_t chunk_start, const ChunkSpans& spans);
   Result<std::string> Finish(uint64_t text_size);
 
  private:
   Status PushHeld(uint64_t text_size);  // the record held back, ending at or before text_size
+  // Where htslib's bgzf_tell stands after reading up to text offset `pos` of a `text`-byte twin.
+  uint64_t TellAfter(uint64_t pos, uint64_t text) const;
 
   TabixPreset preset_;
   bool csi_;
   int64_t max_ref_len_;
+  codec::bgzf::StoredLayout layout_;
   std::unique_ptr<TabixIndexBuilder> builder_;
   std::optional<uint64_t> offset0_;  // where the first record starts, once known
   uint64_t meta_end_ = 0;            // past the header lines seen so far
@@ -53,6 +57,7 @@ class TabixIndexSource : public RecordSource, public SpanConsumer {
     const IndexStore* store = nullptr;  // persistence (optional)
     std::string key;                    // store fingerprint + view; empty = not persisted
     unsigned threads = 0;               // 0: hardware concurrency
+    codec::bgzf::StoredLayout layout;   // the twin's blocks
   };
   TabixIndexSource(std::shared_ptr<const VirtualTextFile> plain, Options options, std::string name);
 

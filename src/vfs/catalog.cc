@@ -49,18 +49,28 @@ void ViewSink::AddView(const std::string& path, std::shared_ptr<const text::Byte
   }
 }
 
-void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain) {
-  AddView(path, std::make_shared<const text::BgzfStoredView>(std::move(plain), path + " of " + context_.where));
+void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain,
+                           codec::bgzf::StoredLayout layout) {
+  AddView(path, std::make_shared<const text::BgzfStoredView>(std::move(plain),
+                                                             path + " of " + context_.where, layout));
 }
 
-void ViewSink::AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
-                              text::TabixPreset preset, bool csi) {
+void ViewSink::AddRegionIndex(const std::string& gz,
+                              std::shared_ptr<const text::VirtualTextFile> plain,
+                              text::TabixPreset preset, bool csi,
+                              codec::bgzf::StoredLayout layout) {
   const std::string index = gz + (csi ? ".csi" : ".tbi");
   text::TabixIndexSource::Options o;
   o.preset = preset;
   o.csi = csi;
   o.store = settings_->sizing.index;
+  o.layout = layout;
   if (!index_key_.empty()) o.key = index_key_ + "\nregion index " + index;
+  // Its virtual offsets are the layout's: an index persisted for `bgzip -l 0` bytes (under the
+  // plain key) never serves a twin of another layout.
+  if (!o.key.empty() && layout.first != codec::bgzf::kBlockPayload) {
+    o.key += "\nbgzf first block " + std::to_string(layout.first);
+  }
   o.threads = settings_->sizing.threads;
   const std::string describe = index + " of " + context_.where;
   auto source = std::make_shared<const text::TabixIndexSource>(plain, o, describe);

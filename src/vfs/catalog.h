@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cache/cache_pool.h"
+#include "codec/bgzf.h"
 #include "text/byte_view.h"
 #include "text/record_source.h"
 #include "text/tabix_source.h"
@@ -59,11 +60,14 @@ class ViewSink {
                                                         std::shared_ptr<const text::RecordSource> source) const;
   // `path` may name a sub-folder ("10x/matrix.mtx.gz"), made on first use.
   void AddView(const std::string& path, std::shared_ptr<const text::ByteView> view);
-  // PATH: `bgzip -l 0` of `plain` (stored blocks, no index).
-  void AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain);
-  // GZ.tbi, or GZ.csi with `csi`: what `tabix [-C]` writes for the twin GZ of `plain`.
+  // PATH: `bgzip -l 0` of `plain` (stored blocks, no index), or the same in another layout.
+  void AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain,
+                   codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
+  // GZ.tbi, or GZ.csi with `csi`: what `tabix [-C]` writes for the twin GZ of `plain` (of that
+  // layout).
   void AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
-                      text::TabixPreset preset, bool csi);
+                      text::TabixPreset preset, bool csi,
+                      codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
   // Folders made on lookup in this folder (slices: vfs/slices.h).
   void SetResolver(std::shared_ptr<const DirResolver> resolver);
   // ERROR.txt with the status, which is logged. Its text is at hand: nothing is sized or persisted
@@ -107,6 +111,8 @@ struct ViewSpec {
   std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)> make;
   // ("" rather than {}: with {} g++ 12 left string_view's constructor undefined at link time.)
   std::string_view gz = "";   // its BGZF twin (`bgzip -l 0`), "" none
+  // The twin's blocks: `bgzip -l 0`'s, or kBedtoolsLayout for text bedtools reads (BED-like).
+  codec::bgzf::StoredLayout gz_layout = codec::bgzf::kBgzipLayout;
   bool indexed = false;       // the twin has region indexes (Store::indexes says which)
   bool shown = true;          // false: only the twin is shown (10x/features.tsv)
   int gate = -1;              // present only when the catalog's gate of this number passes
@@ -182,10 +188,14 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     if (v.shown) sink.AddView(name, plain);
     if (v.gz.empty()) continue;
     const std::string gz = ViewName(v.gz, sink.context().stem);
-    sink.AddStoredGz(gz, plain);
+    sink.AddStoredGz(gz, plain, v.gz_layout);
     if (!v.indexed) continue;
-    if (store.indexes != RegionIndexes::kCsi) sink.AddRegionIndex(gz, plain, catalog.preset, false);
-    if (store.indexes != RegionIndexes::kTbi) sink.AddRegionIndex(gz, plain, catalog.preset, true);
+    if (store.indexes != RegionIndexes::kCsi) {
+      sink.AddRegionIndex(gz, plain, catalog.preset, false, v.gz_layout);
+    }
+    if (store.indexes != RegionIndexes::kTbi) {
+      sink.AddRegionIndex(gz, plain, catalog.preset, true, v.gz_layout);
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace omicsfs::codec::bgzf {
 namespace {
@@ -26,6 +27,29 @@ std::string Stored(const std::string& text) {
   }
   out.append(reinterpret_cast<const char*>(kEofBlock.data()), kEofSize);
   return out;
+}
+
+// The same, cut where `cuts` says (text offsets of the blocks' starts after the first).
+std::string StoredCut(const std::string& text, const std::vector<uint64_t>& cuts) {
+  std::string out;
+  for (size_t b = 0; b <= cuts.size() && !text.empty(); ++b) {
+    const uint64_t from = b == 0 ? 0 : cuts[b - 1], to = b == cuts.size() ? text.size() : cuts[b];
+    const uint32_t n = static_cast<uint32_t>(to - from);
+    const auto h = StoredHeader(n);
+    out.append(reinterpret_cast<const char*>(h.data()), h.size());
+    out.append(text, from, n);
+    const auto t = Trailer(Crc32(0, text.data() + from, n), n);
+    out.append(reinterpret_cast<const char*>(t.data()), t.size());
+  }
+  out.append(reinterpret_cast<const char*>(kEofBlock.data()), kEofSize);
+  return out;
+}
+
+// The blocks' starts after the first, for a first block of `first` bytes and 65 280 after it.
+std::vector<uint64_t> Cuts(uint64_t size, uint64_t first) {
+  std::vector<uint64_t> cuts;
+  for (uint64_t at = first; at < size; at += kBlockPayload) cuts.push_back(at);
+  return cuts;
 }
 
 std::string Bgzip0(const std::string& text) {
@@ -56,6 +80,48 @@ TEST(Bgzf, StoredLayoutIsBgzipLevel0) {
     EXPECT_TRUE(mine == Bgzip0(text)) << "size " << size;
   }
   EXPECT_EQ(StoredFileSize(155048), 155169u);  // the corpus VCF
+}
+
+// The layout of bgzip -l 0 is the functions above; the bedtools layout cuts its first block at
+// 32 640 bytes: its sizes, block starts and virtual offsets point where the bytes are.
+TEST(Bgzf, StoredLayouts) {
+  std::mt19937 rng(9);
+  const uint64_t half = kBlockPayload / 2;
+  EXPECT_EQ(kBedtoolsLayout.first, half);
+  for (uint64_t size : {uint64_t{0}, uint64_t{1}, half - 1, half, half + 1, kBlockPayload,
+                        half + kBlockPayload, half + kBlockPayload + 1, 3 * kBlockPayload + 17}) {
+    SCOPED_TRACE(size);
+    EXPECT_EQ(kBgzipLayout.Blocks(size), StoredBlocks(size));
+    EXPECT_EQ(kBgzipLayout.FileSize(size), StoredFileSize(size));
+    EXPECT_EQ(kBgzipLayout.DataEnd(size), StoredDataEnd(size));
+    std::string text(size, '\0');
+    for (auto& c : text) c = static_cast<char>('A' + rng() % 26);
+    EXPECT_TRUE(StoredCut(text, Cuts(size, kBlockPayload)) == Stored(text));
+    const StoredLayout& lay = kBedtoolsLayout;
+    const std::string file = StoredCut(text, Cuts(size, half));
+    EXPECT_EQ(file.size(), lay.FileSize(size));
+    EXPECT_EQ(lay.DataEnd(size) + kEofSize, file.size());
+    EXPECT_EQ(lay.Blocks(size), Cuts(size, half).size() + (size > 0));
+    // The first block fits the 32 768 bytes bedtools sees again.
+    if (size > 0) {
+      EXPECT_LE(((uint8_t(file[17]) << 8) | uint8_t(file[16])) + 1, 32768);
+    }
+    for (uint64_t b = 0; b < lay.Blocks(size); ++b) {
+      EXPECT_EQ(lay.BlockAt(lay.BlockStart(b)), b);
+      EXPECT_EQ(lay.BlockAt(lay.BlockStart(b) + kStoredOverhead + lay.Payload(b, size) - 1), b);
+      EXPECT_EQ(lay.BlockOfText(lay.BlockText(b)), b);
+      EXPECT_EQ(file.substr(lay.BlockStart(b) + kStoredHeaderSize, lay.Payload(b, size)),
+                text.substr(lay.BlockText(b), lay.Payload(b, size)));
+    }
+    if (size > half) {
+      EXPECT_EQ(lay.VirtualOffset(half), lay.BlockStart(1) << 16);
+    }
+    for (int i = 0; i < 50 && size > 0; ++i) {
+      const uint64_t pos = rng() % size;
+      const uint64_t v = lay.VirtualOffset(pos);
+      EXPECT_EQ(file[(v >> 16) + kStoredHeaderSize + (v & 0xffff)], text[pos]) << pos;
+    }
+  }
 }
 
 TEST(Bgzf, VirtualOffsets) {

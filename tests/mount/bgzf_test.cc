@@ -1,7 +1,9 @@
 // BGZF twins and their region indexes through real mounts, with the real tools as reference:
 // every corpus VCF Zarr and BPCells fragments view's `.gz` equals `bgzip -l 0 -c` of the plain
-// view and passes `bgzip -t`; its `.tbi` and `.csi` decompress to what `tabix [-C]` writes for a
-// copy (or both refuse); bcftools view -r, tabix REGION and pysam fetch answer the same on the
+// view (fragments: the same with a first block of 32 640 bytes, which bedtools needs) and passes
+// `bgzip -t`; bedtools intersect (the twin as -a and as -b) and merge read it as they read the
+// plain view; its `.tbi` and `.csi` decompress to what `tabix [-C]` writes for a copy (or both
+// refuse); bcftools view -r, tabix REGION and pysam fetch answer the same on the
 // mount as on the indexed copy, without a warning, and so do tabix -l, tabix and bcftools over
 // the mount's `.gz` with one of its indexes alone beside it; random reads and tail equal a
 // sequential read. VCF stores get a .csi always and a .tbi where tabix writes one: stores written
@@ -103,6 +105,73 @@ void ExpectSameQuery(const std::string& what, const std::string& on_mount,
   }
 }
 
+// What the twin of `plain` must be, from bgzip itself: `bgzip -l 0 -c`, or for a BED-like view
+// (`bedtools_layout`) the same with its first block cut at 32 640 bytes: bgzip's blocks of the
+// first 32 640 bytes (without their EOF block), then bgzip's of the rest.
+std::string Twin(const std::string& plain, bool bedtools_layout, const std::string& tmp) {
+  const size_t cut = bedtools_layout ? std::min<size_t>(plain.size(), 32640) : plain.size();
+  std::string head, tail;
+  EXPECT_TRUE(WriteFile(tmp + "/head", plain.substr(0, cut)));
+  EXPECT_TRUE(WriteFile(tmp + "/tail", plain.substr(cut)));
+  EXPECT_EQ(Sh("bgzip -l 0 -c " + Quote(tmp + "/head"), &head, nullptr, tmp), 0);
+  if (cut == plain.size()) return head;
+  EXPECT_EQ(Sh("bgzip -l 0 -c " + Quote(tmp + "/tail"), &tail, nullptr, tmp), 0);
+  return head.substr(0, head.size() - 28) + tail;
+}
+
+// About 60 intervals of 1 kb around records spread over the text (BED: col 2; VCF: POS - 1).
+std::string PeaksOf(const std::string& text, bool vcf) {
+  std::vector<std::pair<std::string, int64_t>> starts;
+  std::istringstream ss(text);
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+    const int64_t pos = std::stoll(line.substr(t1 + 1, t2 - t1 - 1));
+    starts.emplace_back(line.substr(0, t1), pos - (vcf ? 1 : 0));
+  }
+  std::string out;
+  const size_t step = std::max<size_t>(1, starts.size() / 60);
+  for (size_t i = 0; i < starts.size(); i += step) {
+    const auto& [contig, at] = starts[i];
+    out += contig + "\t" + std::to_string(std::max<int64_t>(0, at - 500)) + "\t" +
+           std::to_string(at + 500) + "\n";
+  }
+  return out;
+}
+
+// bedtools reads the twin NAME.gz as it reads NAME: intersect with it as -b (counts per peak) and
+// as -a, and merge print the same, or refuse the same record (a zero-length fragment in the
+// 10x form). (bedtools 2.30 read nothing from `bgzip -l 0` bytes of BED text longer than 32 KiB,
+// and exited 0.)
+void ExpectBedtoolsReads(const std::string& dir, const std::string& name, bool vcf,
+                         const std::string& tmp) {
+  SCOPED_TRACE("bedtools " + dir + "/" + name + ".gz");
+  std::string plain;
+  ASSERT_TRUE(ReadWhole(dir + "/" + name, &plain));
+  const std::string peaks = tmp + "/peaks.bed";
+  ASSERT_TRUE(WriteFile(peaks, PeaksOf(plain, vcf)));
+  const std::string gz = dir + "/" + name + ".gz", text = dir + "/" + name;
+  for (const std::string& cmd :
+       {"bedtools intersect -c -a " + Quote(peaks) + " -b ",
+        "bedtools intersect -u -b " + Quote(peaks) + " -a ", std::string("bedtools merge -i ")}) {
+    std::string mine, theirs, err, text_err;
+    const int rc = Sh(cmd + Quote(gz), &mine, &err, tmp);
+    EXPECT_EQ(rc, Sh(cmd + Quote(text), &theirs, &text_err, tmp)) << cmd << ": " << err;
+    EXPECT_TRUE(mine == theirs) << cmd << "GZ: " << mine.size() << " bytes, on the text "
+                                << theirs.size();
+    for (size_t at = 0; (at = err.find(gz, at)) != std::string::npos; at += text.size()) {
+      err.replace(at, gz.size(), text);
+    }
+    EXPECT_EQ(err, text_err) << cmd;
+    if (rc == 0) {
+      EXPECT_EQ(err, "") << cmd;
+      EXPECT_NE(theirs, "") << cmd;
+    } else {
+      EXPECT_NE(text_err.find("Invalid record"), std::string::npos) << cmd << ": " << text_err;
+    }
+  }
+}
+
 const char kPysam[] = R"(
 import sys, pysam
 path, region, kind, ext = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
@@ -130,13 +199,13 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
   int err = 0;
   ASSERT_TRUE(ReadWhole(dir + "/" + name, &plain, &err)) << "errno " << err;
   ASSERT_TRUE(ReadWhole(dir + "/" + name + ".gz", &gz, &err)) << "errno " << err;
-  ASSERT_TRUE(WriteFile(tmp + "/plain", plain));
-  std::string ref;
-  ASSERT_EQ(Sh("bgzip -l 0 -c " + Quote(tmp + "/plain"), &ref, nullptr, tmp), 0);
-  EXPECT_TRUE(gz == ref) << name << ".gz: " << gz.size() << " bytes, bgzip -l 0 wrote " << ref.size();
+  const std::string ref = Twin(plain, !vcf, tmp);
+  EXPECT_TRUE(gz == ref) << name << ".gz: " << gz.size() << " bytes, bgzip -l 0 wrote "
+                         << ref.size() << (vcf ? "" : " (cut at 32 640)");
   std::string out, serr;
   EXPECT_EQ(Sh("bgzip -t " + Quote(dir + "/" + name + ".gz"), &out, &serr, tmp), 0) << serr;
   EXPECT_EQ(serr, "");
+  ExpectBedtoolsReads(dir, name, vcf, tmp);
 
   // From the listing (a stat would wait for the index, and fail with it when tabix refuses).
   // VCF: a .csi always, and a .tbi where tabix writes one; fragments: one of them.

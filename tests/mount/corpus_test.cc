@@ -200,6 +200,62 @@ TEST_F(CorpusMount, BedtoolsReadsFragmentsBed) {
   }
 }
 
+// Every fragments twin (fragments.bed.gz, fragments.tsv.gz) is read by bedtools as the corpus'
+// text: merge, intersect -c with the twin as -b and intersect -u with it as -a print the same, or
+// refuse the same record (the 10x form of a zero-length fragment). bedtools 2.30 read nothing
+// from `bgzip -l 0` bytes of these texts, and exited 0.
+TEST_F(CorpusMount, BedtoolsReadsEveryFragmentsTwin) {
+  ASSERT_NE(mount_, nullptr);
+  const std::string tmp = testutil::MakeTempDir("omicsfs-bedtools-");
+  ASSERT_FALSE(tmp.empty());
+  // stdout and stderr, the file's path written as FILE; and the exit status.
+  auto run = [](const std::string& cmd, const std::string& file, std::string* out) {
+    const int rc = testutil::RunCommand({"sh", "-c", cmd + " '" + file + "' 2>&1"}, out);
+    for (size_t at = 0; (at = out->find(file, at)) != std::string::npos;) {
+      out->replace(at, file.size(), "FILE");
+    }
+    return rc;
+  };
+  int twins = 0, read = 0;
+  for (const Row& r : Manifest()) {
+    if (r.kind != "fragments") continue;
+    std::string tenx = r.expected;
+    tenx.replace(tenx.find(".bed.tsv"), 8, ".10x.tsv");
+    for (const auto& [view, expected] :
+         {std::pair<std::string, std::string>{"fragments.bed", r.expected}, {"fragments.tsv", tenx}}) {
+      SCOPED_TRACE(r.store + " " + r.group + " " + view);
+      ++twins;
+      const std::string twin = mount_->path() + "/" + VirtualDir(r) + "/" + view + ".gz";
+      const std::string text = tmp + "/" + std::to_string(twins) + ".bed";
+      std::ofstream(text, std::ios::binary) << ReadMaybeGz(kCorpus + "/" + expected);
+      std::string merged, got;
+      const int rc = run("bedtools merge -i", text, &merged);
+      EXPECT_EQ(run("bedtools merge -i", twin, &got), rc);
+      EXPECT_TRUE(got == merged) << "merge: " << got.size() << " vs " << merged.size() << " bytes";
+      if (rc != 0) {
+        EXPECT_NE(merged.find("Invalid record"), std::string::npos) << merged;
+        continue;
+      }
+      ++read;
+      ASSERT_FALSE(merged.empty());
+      const std::string peaks = text + ".peaks";
+      std::ofstream(peaks, std::ios::binary) << merged;
+      for (const std::string& cmd : {"bedtools intersect -c -a '" + peaks + "' -b",
+                                     "bedtools intersect -u -b '" + peaks + "' -a"}) {
+        std::string want;
+        ASSERT_EQ(run(cmd, text, &want), 0) << want;
+        EXPECT_EQ(run(cmd, twin, &got), 0) << got;
+        EXPECT_TRUE(got == want) << cmd << ": " << got.size() << " vs " << want.size() << " bytes";
+        EXPECT_FALSE(want.empty());
+      }
+    }
+  }
+  EXPECT_EQ(twins, 24);
+  EXPECT_GE(read, 13);  // every .bed, and the 10x form of the stores without a zero-length fragment
+  fs_error ec;
+  fs::remove_all(tmp, ec);
+}
+
 TEST_F(CorpusMount, PlainFilesPassThroughByteIdentical) {
   ASSERT_NE(mount_, nullptr);
   for (const char* f : {"h5/filtered_feature_bc_matrix.h5", "manifest.tsv", "README.md", "expected/counts.col.mtx"}) {

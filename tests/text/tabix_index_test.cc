@@ -36,13 +36,23 @@ std::string Run(const std::string& cmd) {
   return out;
 }
 
-// What tabix writes for `text` (bgzip -l 0 first), decompressed.
-std::string Tabix(const std::string& text, bool vcf, bool csi) {
+// What tabix writes for `text` (bgzip -l 0 first), decompressed. With `layout`'s short first
+// block: bgzip -l 0 of the first block's text (its EOF block cut off), then of the rest.
+std::string Tabix(const std::string& text, bool vcf, bool csi,
+                  bgzf::StoredLayout layout = bgzf::kBgzipLayout) {
   char dir[] = "/tmp/omicsfs-tabix-unit-XXXXXX";
   EXPECT_NE(::mkdtemp(dir), nullptr);
   const std::string plain = std::string(dir) + "/t", gz = plain + ".gz";
-  std::ofstream(plain, std::ios::binary) << text;
-  Run("bgzip -l 0 " + plain);
+  if (layout.first == bgzf::kBlockPayload || text.size() <= layout.first) {
+    std::ofstream(plain, std::ios::binary) << text;
+    Run("bgzip -l 0 " + plain);
+  } else {
+    std::ofstream(plain + "1", std::ios::binary) << text.substr(0, layout.first);
+    std::ofstream(plain + "2", std::ios::binary) << text.substr(layout.first);
+    const std::string head = Run("bgzip -l 0 -c " + plain + "1");
+    std::ofstream(gz, std::ios::binary) << head.substr(0, head.size() - bgzf::kEofSize)
+                                        << Run("bgzip -l 0 -c " + plain + "2");
+  }
   Run(std::string("tabix ") + (csi ? "-C " : "") + (vcf ? "-p vcf " : "-p bed ") + gz);
   std::string index = Run("bgzip -dc " + gz + (csi ? ".csi" : ".tbi"));
   Run(std::string("rm -rf ") + dir);
@@ -270,7 +280,9 @@ class LinesSource : public RecordSource {
 };
 
 // The view's .tbi and .csi, read after its size (`passes`: its sizing pass builds them) or alone.
-std::pair<std::string, std::string> Indexes(const std::string& text, bool vcf, bool one_pass, int* span_calls) {
+std::pair<std::string, std::string> Indexes(const std::string& text, bool vcf, bool one_pass,
+                                            int* span_calls,
+                                            bgzf::StoredLayout layout = bgzf::kBgzipLayout) {
   const TabixPreset preset = vcf ? TabixPreset::kVcf : TabixPreset::kBed;
   cache::CachePool pool(64 << 20);
   auto source = std::make_shared<const LinesSource>(text, 997, preset);
@@ -280,6 +292,7 @@ std::pair<std::string, std::string> Indexes(const std::string& text, bool vcf, b
     TabixIndexSource::Options o;
     o.preset = preset;
     o.csi = csi;
+    o.layout = layout;
     indexes.push_back(std::make_shared<const TabixIndexSource>(plain, o, csi ? "t.csi" : "t.tbi"));
     if (one_pass) plain->AddSpanConsumer(indexes.back());
   }
@@ -303,6 +316,19 @@ TEST(TabixIndex, ViewSizingPassBuildsItsIndexes) {
     EXPECT_TRUE(tbi == tbi2 && csi == csi2) << "vcf " << vcf;
     EXPECT_TRUE(tbi == Tabix(text, vcf, false)) << "vcf " << vcf;
     EXPECT_TRUE(csi == Tabix(text, vcf, true)) << "vcf " << vcf;
+  }
+}
+
+// The fragments twins' layout (a first block of 32 640 bytes): the indexes of a view's sizing
+// pass and of their own passes are what tabix writes for the twin in that layout.
+TEST(TabixIndex, BedtoolsLayoutLikeTabix) {
+  const std::string text = BedText(8, 15000, 3000);
+  for (bool one_pass : {true, false}) {
+    int calls = 0;
+    const auto [tbi, csi] = Indexes(text, false, one_pass, &calls, bgzf::kBedtoolsLayout);
+    EXPECT_TRUE(tbi == Tabix(text, false, false, bgzf::kBedtoolsLayout)) << one_pass;
+    EXPECT_TRUE(csi == Tabix(text, false, true, bgzf::kBedtoolsLayout)) << one_pass;
+    EXPECT_FALSE(tbi == Tabix(text, false, false)) << "not bgzip -l 0's offsets";
   }
 }
 

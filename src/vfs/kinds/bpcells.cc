@@ -85,15 +85,18 @@ struct FragmentViews {
   }
 };
 
+// The twins have a short first block (codec/bgzf.h, kBedtoolsLayout): `bgzip -l 0` bytes of a
+// fragments file are empty to bedtools 2.30.
 const Catalog<FragmentViews>& FragmentCatalog() {
   static const Catalog<FragmentViews> c{
       .views = {
           {.name = "fragments.bed", .size = SizeBy::kRendered,
            .make = [](const FragmentViews& s, const std::string& n) { return s.Bed(text::BedSource::Style::kBed, n); },
-           .gz = "fragments.bed.gz", .indexed = true},
+           .gz = "fragments.bed.gz", .gz_layout = codec::bgzf::kBedtoolsLayout, .indexed = true},
           {.name = "fragments.tsv", .size = SizeBy::kRendered,
            .make = [](const FragmentViews& s, const std::string& n) { return s.Bed(text::BedSource::Style::kTenX, n); },
-           .gz = "fragments.tsv.gz", .indexed = true, .sized_with = "fragments.bed"},
+           .gz = "fragments.tsv.gz", .gz_layout = codec::bgzf::kBedtoolsLayout, .indexed = true,
+           .sized_with = "fragments.bed"},
           {.name = "chromosomes.txt", .size = SizeBy::kFixed,
            .make = [](const FragmentViews& s, const std::string& n) { return s.Listed(s.f->chr_names(), n); }},
           {.name = "cells.txt", .size = SizeBy::kFixed,
