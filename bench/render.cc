@@ -7,7 +7,9 @@
 //   render vcf STORE.vcz [PASSES]          the full VCF view
 //   render datg DIR/STEM [PASSES]          STEM.datg with STEM.rows.txt.gz, STEM.cols.txt.gz
 //   render mtx DIR [PASSES]                matrix.mtx of a BPCells matrix directory
-//   render vcf|datg|mtx STORE -K               chunk K's text on stdout instead
+//   render dense DIR [PASSES]              its matrix.tsv (a col-major store is transposed into
+//                                          $TMPDIR before pass 1, untimed)
+//   render vcf|datg|mtx|dense STORE -K     chunk K's text on stdout instead
 // Profile with `perf record -g ./render vcf STORE 5`.
 #include <time.h>
 
@@ -25,6 +27,7 @@
 #include "formats/bpcells/matrix.h"
 #include "io/local/local_space.h"
 #include "io/space_array_store.h"
+#include "text/dense_source.h"
 #include "text/mtx_source.h"
 #include "text/tsv_source.h"
 #include "text/vcf_source.h"
@@ -52,7 +55,7 @@ double ThreadCpuSeconds() {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: render vcf STORE.vcz | datg DIR/STEM | mtx DIR [PASSES]\n");
+    std::fprintf(stderr, "usage: render vcf STORE.vcz | datg DIR/STEM | mtx|dense DIR [PASSES]\n");
     return 2;
   }
   const std::string kind = argv[1], path = argv[2];
@@ -70,10 +73,22 @@ int main(int argc, char** argv) {
     auto rows = open(path + ".rows.txt.gz"), cols = open(path + ".cols.txt.gz");
     auto file = Must(formats::datg::DatgFile::Open(datg, *rows, *cols), "open");
     source = std::make_shared<const text::DatgTsvSource>(file, "matrix.tsv");
-  } else if (kind == "mtx") {
+  } else if (kind == "mtx" || kind == "dense") {
     std::shared_ptr<const io::ArrayStore> store =
         Must(io::SpaceArrayStore::Open(std::make_shared<io::LocalByteSpace>(path)), "open");
-    source = std::make_shared<const text::MtxSource>(Must(formats::bpcells::Matrix::Open(store), "open"), "matrix.mtx");
+    auto matrix = Must(formats::bpcells::Matrix::Open(store), "open");
+    if (kind == "mtx") {
+      source = std::make_shared<const text::MtxSource>(matrix, "matrix.mtx");
+    } else {
+      const char* tmp = std::getenv("TMPDIR");
+      source = std::make_shared<const text::DenseTsvSource>(matrix, "matrix.tsv",
+                                                           std::vector<std::string>{tmp != nullptr ? tmp : "/tmp"});
+      Status st = source->Prepare();
+      if (!st.ok()) {
+        std::fprintf(stderr, "prepare: %s\n", st.ToString().c_str());
+        return 1;
+      }
+    }
   } else {
     std::fprintf(stderr, "unknown kind %s\n", kind.c_str());
     return 2;
