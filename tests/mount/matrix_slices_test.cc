@@ -229,6 +229,20 @@ TEST_F(MatrixSlices, BothAxesOfARowMajorStore) {
   ExpectSlice("counts.rowmajor.unpacked", "rows=@odd", true, odd, std::nullopt);
 }
 
+// A row-major store's rows keep the store's column order: a slice choosing columns out of that
+// order has each row's entries out of its own, and matrix.tsv sorts them (it refused them).
+TEST_F(MatrixSlices, ColumnsOutOfStoreOrderOfARowMajorStore) {
+  const auto cn = Lines(ReadOrFail(M("counts.rowmajor.packed/colnames.txt")));
+  const std::vector<uint32_t> cols = {36, 4, 0, 27};  // dash-dot.name first; rows hold several
+  ASSERT_EQ(cn[36], "dash-dot.name");
+  for (const char* store : {"counts.rowmajor.packed", "counts.rowmajor.unpacked"}) {
+    ExpectSlice(store, "cols=" + Join(Pick(cn, cols), ","), true, std::nullopt, cols);
+  }
+  const auto fn = Lines(ReadOrFail(M("float32.rowmajor.packed/colnames.txt")));
+  const std::vector<uint32_t> fcols = {29, 10, 3, 0};
+  ExpectSlice("float32.rowmajor.packed", "cols=" + Join(Pick(fn, fcols), ","), true, std::nullopt, fcols);
+}
+
 TEST_F(MatrixSlices, SelectorsComposeInEitherOrderToTheSameBytes) {
   ExpectSlice("rna.packed", "rows=@genes/cols=@cells", false, kGenes, kCells);
   for (const char* view : {"matrix.mtx", "matrix.tsv", "genes.tsv", "barcodes.tsv", "10x/matrix.mtx.gz"}) {

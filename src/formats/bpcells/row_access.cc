@@ -31,6 +31,27 @@ constexpr char kMagic[8] = {'O', 'M', 'X', 'C', 'S', 'R', '0', '1'};
 
 uint64_t Align(uint64_t n) { return (n + 4095) / 4096 * 4096; }
 
+template <typename V>
+void Permute(const std::vector<uint32_t>& order, uint64_t a, std::vector<V>* values) {
+  std::vector<V> moved(order.size());
+  for (size_t i = 0; i < order.size(); ++i) moved[i] = (*values)[a + order[i]];
+  std::copy(moved.begin(), moved.end(), values->begin() + static_cast<ptrdiff_t>(a));
+}
+
+// Sorts entries [a, b) of `e` by column, their values with them.
+void SortRow(ValueType vt, uint64_t a, uint64_t b, RowEntries* e) {
+  std::vector<uint32_t> order(b - a);
+  std::iota(order.begin(), order.end(), 0u);
+  const uint32_t* cols = e->cols.data() + a;
+  std::stable_sort(order.begin(), order.end(), [cols](uint32_t x, uint32_t y) { return cols[x] < cols[y]; });
+  Permute(order, a, &e->cols);
+  switch (vt) {
+    case ValueType::kUInt32: Permute(order, a, &e->u32); break;
+    case ValueType::kFloat32: Permute(order, a, &e->f32); break;
+    case ValueType::kFloat64: Permute(order, a, &e->f64); break;
+  }
+}
+
 }  // namespace
 
 size_t RowAccess::ValueSize() const {
@@ -201,11 +222,11 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     out->u32 = std::move(e.u32);
     out->f32 = std::move(e.f32);
     out->f64 = std::move(e.f64);
+    // A row-major slice's rows hold their entries in the store's column order, which is not
+    // the slice's when its columns were chosen out of order: such rows are sorted here.
     for (uint32_t r = 0; r < r1 - r0; ++r) {
       const uint64_t a = out->row_ptr[r], b = out->row_ptr[r + 1];
-      if (!std::is_sorted(out->cols.begin() + a, out->cols.begin() + b)) {
-        return UnsupportedError(m.Describe() + ": row " + std::to_string(r0 + r) + " has unsorted column indices");
-      }
+      if (!std::is_sorted(out->cols.begin() + a, out->cols.begin() + b)) SortRow(vt, a, b, out);
     }
     return OkStatus();
   }
