@@ -8,12 +8,15 @@
 
 namespace omicsfs::text {
 
-using formats::bpcells::RowEntries;
-using formats::bpcells::ValueType;
+using formats::RowEntries;
+using formats::ValueType;
 
-DenseTsvSource::DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
-                               std::vector<std::string> scratch_dirs, formats::bpcells::TransposedCopy persist)
-    : matrix_(std::move(matrix)), scratch_dirs_(std::move(scratch_dirs)), persist_(std::move(persist)),
+DenseTsvSource::DenseTsvSource(std::shared_ptr<const formats::MatrixReader> matrix,
+                               std::string name, std::vector<std::string> scratch_dirs,
+                               formats::TransposedCopy persist)
+    : matrix_(std::move(matrix)),
+      scratch_dirs_(std::move(scratch_dirs)),
+      persist_(std::move(persist)),
       name_(std::move(name)) {
   const uint64_t row_bytes = 2 * uint64_t{matrix_->cols()} + 16;
   rows_per_chunk_ = std::max<uint64_t>(1, (256 << 10) / row_bytes);
@@ -58,7 +61,7 @@ char* PutZeros(char* p, uint64_t n) {
 }  // namespace
 
 Status DenseTsvSource::Prepare() const {
-  ASSIGN_OR_RETURN(rows_, formats::bpcells::RowAccess::Build(matrix_, scratch_dirs_, 64 << 20, persist_));
+  ASSIGN_OR_RETURN(rows_, formats::RowAccess::Build(matrix_, scratch_dirs_, 64 << 20, persist_));
   return OkStatus();
 }
 

@@ -1,5 +1,5 @@
-// Dense `matrix.tsv` of a BPCells matrix: header `\t` + column names, then per row the row
-// name and C values (`0` where nothing is stored). 1-based numbers stand in for absent names.
+// Dense `matrix.tsv` of a matrix (formats/matrix.h): header `\t` + column names, then per row the
+// row name and C values (`0` where nothing is stored). 1-based numbers stand in for absent names.
 // Sizes come from the stored entries alone (never from rendering zeros): a row is
 // len(name) + 2·C + 1 + Σ(len(value) − 1) bytes. Chunks are groups of rows of ~256 KiB.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/bpcells/row_access.h"
+#include "formats/row_access.h"
 #include "text/record_source.h"
 #include "util/settled.h"
 
@@ -19,9 +19,9 @@ namespace omicsfs::text {
 class DenseTsvSource : public RecordSource {
  public:
   // A col-major store is transposed into `scratch_dirs` (persisted as `persist` says).
-  DenseTsvSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
+  DenseTsvSource(std::shared_ptr<const formats::MatrixReader> matrix, std::string name,
                  std::vector<std::string> scratch_dirs,
-                 formats::bpcells::TransposedCopy persist = formats::bpcells::TransposedCopy());
+                 formats::TransposedCopy persist = formats::TransposedCopy());
   uint64_t ChunkCount() const override;
   Status Prepare() const override;
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
@@ -34,13 +34,13 @@ class DenseTsvSource : public RecordSource {
   std::string_view RowName(uint32_t r, char* buf) const;
   Status ComputeRowLengths() const;
 
-  std::shared_ptr<const formats::bpcells::Matrix> matrix_;
+  std::shared_ptr<const formats::MatrixReader> matrix_;
   std::vector<std::string> scratch_dirs_;
-  formats::bpcells::TransposedCopy persist_;
+  formats::TransposedCopy persist_;
   std::string name_;
   uint64_t rows_per_chunk_ = 1;
   // Set once by Prepare (under the sizing pass's lock), read-only afterwards.
-  mutable std::shared_ptr<const formats::bpcells::RowAccess> rows_;
+  mutable std::shared_ptr<const formats::RowAccess> rows_;
   // Needed only by a sizing pass (not when the size index persisted): computed on first use.
   SettledStatus row_lengths_;
   mutable std::vector<uint64_t> row_len_;

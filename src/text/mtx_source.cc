@@ -8,12 +8,14 @@
 
 namespace omicsfs::text {
 
-using formats::bpcells::MatrixEntries;
-using formats::bpcells::ValueType;
+using formats::MatrixEntries;
+using formats::ValueType;
 
-MtxSource::MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
+MtxSource::MtxSource(std::shared_ptr<const formats::MatrixReader> matrix, std::string name,
                      uint64_t entries_per_chunk, uint32_t max_inner_slots)
-    : matrix_(std::move(matrix)), per_chunk_(entries_per_chunk), name_(std::move(name)),
+    : matrix_(std::move(matrix)),
+      per_chunk_(entries_per_chunk),
+      name_(std::move(name)),
       max_inner_slots_(max_inner_slots) {}
 
 uint64_t MtxSource::ChunkCount() const {
@@ -119,19 +121,21 @@ char* SliceLines(char* p, const MtxSource::IndexSlot& outer, const MtxSource::In
 template <typename V>
 char* MtxSource::Lines(uint64_t n0, uint64_t n1, const uint32_t* inner, const V* values,
                        char* p) const {
-  const auto& ptr = matrix_->idxptr();
+  const formats::MatrixReader& m = *matrix_;
   const std::vector<IndexSlot>* table = InnerSlots();
   const IndexSlot* slots = table != nullptr ? table->data() : nullptr;
   const ValueSlot* small = SmallValueSlots();
-  // Outer slice holding entry n0: idxptr[j] <= n0 < idxptr[j+1].
-  uint64_t j = static_cast<uint64_t>(std::upper_bound(ptr.begin(), ptr.end(), n0) - ptr.begin()) - 1;
+  const bool row_major = m.row_major();
+  // Outer slice holding entry n0: MajorBegin(j) <= n0 < MajorBegin(j+1).
+  uint32_t j = m.MajorOf(n0);
   for (uint64_t i = n0; i < n1; ++j) {
-    const uint64_t end = std::min<uint64_t>(ptr[j + 1], n1);
+    const uint64_t end = std::min<uint64_t>(m.MajorBegin(j + 1), n1);
     if (i >= end) continue;  // an empty outer slice
-    const IndexSlot outer = Slot(j + 1);
-    p = matrix_->row_major()
+    const IndexSlot outer = Slot(uint64_t{j} + 1);
+    p = row_major
             ? SliceLines<true>(p, outer, slots, inner + (i - n0), values + (i - n0), end - i, small)
-            : SliceLines<false>(p, outer, slots, inner + (i - n0), values + (i - n0), end - i, small);
+            : SliceLines<false>(p, outer, slots, inner + (i - n0), values + (i - n0), end - i,
+                                small);
     i = end;
   }
   return p;

@@ -1,12 +1,12 @@
-// MatrixMarket coordinate view of a BPCells matrix: chunk 0 is the header, chunk k ≥ 1 holds
-// entries [(k-1)·E, k·E) in storage order (E a multiple of 128).
+// MatrixMarket coordinate view of a matrix (formats/matrix.h): chunk 0 is the header, chunk
+// k ≥ 1 holds entries [(k-1)·E, k·E) in storage order (E a multiple of 128).
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "formats/bpcells/matrix.h"
+#include "formats/matrix.h"
 #include "text/record_source.h"
 
 namespace omicsfs::text {
@@ -18,8 +18,9 @@ class MtxSource : public RecordSource {
   // The inner axis's slots are kept when it has at most `max_inner_slots` indices (16 B each).
   static constexpr uint32_t kMaxInnerSlots = 1u << 18;
 
-  MtxSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::string name,
-            uint64_t entries_per_chunk = kEntriesPerChunk, uint32_t max_inner_slots = kMaxInnerSlots);
+  MtxSource(std::shared_ptr<const formats::MatrixReader> matrix, std::string name,
+            uint64_t entries_per_chunk = kEntriesPerChunk,
+            uint32_t max_inner_slots = kMaxInnerSlots);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override { return name_ + " of " + matrix_->Describe(); }
@@ -38,7 +39,7 @@ class MtxSource : public RecordSource {
   template <typename V>
   char* Lines(uint64_t n0, uint64_t n1, const uint32_t* inner, const V* values, char* p) const;
 
-  std::shared_ptr<const formats::bpcells::Matrix> matrix_;
+  std::shared_ptr<const formats::MatrixReader> matrix_;
   uint64_t per_chunk_;
   std::string name_;
   uint32_t max_inner_slots_;

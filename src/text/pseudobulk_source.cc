@@ -7,16 +7,19 @@
 
 namespace omicsfs::text {
 
-using formats::bpcells::MatrixEntries;
-using formats::bpcells::ValueType;
+using formats::MatrixEntries;
+using formats::ValueType;
 
 namespace {
 constexpr uint64_t kBatchEntries = uint64_t{1} << 18;  // entries decoded at once by the pass
 }  // namespace
 
-PseudobulkSource::PseudobulkSource(std::shared_ptr<const formats::bpcells::Matrix> matrix,
-                                   std::vector<int32_t> group_of_col, std::vector<std::string> groups, std::string name)
-    : matrix_(std::move(matrix)), group_of_col_(std::move(group_of_col)), groups_(std::move(groups)),
+PseudobulkSource::PseudobulkSource(std::shared_ptr<const formats::MatrixReader> matrix,
+                                   std::vector<int32_t> group_of_col,
+                                   std::vector<std::string> groups, std::string name)
+    : matrix_(std::move(matrix)),
+      group_of_col_(std::move(group_of_col)),
+      groups_(std::move(groups)),
       name_(std::move(name)) {}
 
 uint64_t PseudobulkSource::ChunkCount() const {
@@ -35,22 +38,22 @@ Status PseudobulkSource::Sum() const {
   } else {
     sf.assign(uint64_t{m.rows()} * g_count, 0.0);
   }
-  const auto& ptr = m.idxptr();
   const bool row_major = m.row_major();
   auto wanted = [&](uint32_t j) { return row_major || group_of_col_[j] >= 0; };
   MatrixEntries e;
   for (uint32_t j0 = 0; j0 < m.outer_dim();) {
-    if (!wanted(j0) || ptr[j0 + 1] == ptr[j0]) {
+    if (!wanted(j0) || m.MajorBegin(j0 + 1) == m.MajorBegin(j0)) {
       ++j0;
       continue;
     }
     // A run of wanted outer slices of about kBatchEntries entries (one slice at least).
     uint32_t j1 = j0 + 1;
-    while (j1 < m.outer_dim() && wanted(j1) && ptr[j1 + 1] - ptr[j0] <= kBatchEntries) ++j1;
-    const uint64_t base = ptr[j0];
-    RETURN_IF_ERROR(m.ReadEntries(base, ptr[j1], &e));
+    const uint64_t base = m.MajorBegin(j0);
+    while (j1 < m.outer_dim() && wanted(j1) && m.MajorBegin(j1 + 1) - base <= kBatchEntries) ++j1;
+    RETURN_IF_ERROR(m.ReadMajors(j0, j1, &e));
     for (uint32_t j = j0; j < j1; ++j) {
-      for (uint64_t i = ptr[j] - base; i < ptr[j + 1] - base; ++i) {
+      const uint64_t end = m.MajorBegin(j + 1) - base;
+      for (uint64_t i = m.MajorBegin(j) - base; i < end; ++i) {
         const uint32_t row = row_major ? j : e.inner[i];
         const int32_t g = group_of_col_[row_major ? e.inner[i] : j];
         if (g < 0) continue;

@@ -1,6 +1,6 @@
-// `pseudobulk.tsv` of a BPCells matrix over groups of its columns: header `\t` + the group names,
-// then per row (store order) its name (the 1-based number when the matrix has no names, as
-// matrix.tsv) and per group `\t` + the sum of the row's values over the group's columns:
+// `pseudobulk.tsv` of a matrix (formats/matrix.h) over groups of its columns: header `\t` + the
+// group names, then per row (store order) its name (the 1-based number when the matrix has no
+// names, as matrix.tsv) and per group `\t` + the sum of the row's values over the group's columns:
 // integers for uint matrices (summed in uint64), else the double sum in the shortest text that
 // round-trips (std::to_chars, as matrix.tsv writes float64 values: `3`, `0.25`, `1e-05`).
 // The sums are computed once, on first need, in one pass over the stored entries (only the
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/bpcells/matrix.h"
+#include "formats/matrix.h"
 #include "text/record_source.h"
 #include "util/settled.h"
 
@@ -24,8 +24,9 @@ class PseudobulkSource : public RecordSource {
   static constexpr uint32_t kRowsPerChunk = 2048;
 
   // `group_of_col`: per column of `matrix`, its group (an index into `groups`) or -1 for none.
-  PseudobulkSource(std::shared_ptr<const formats::bpcells::Matrix> matrix, std::vector<int32_t> group_of_col,
-                   std::vector<std::string> groups, std::string name);
+  PseudobulkSource(std::shared_ptr<const formats::MatrixReader> matrix,
+                   std::vector<int32_t> group_of_col, std::vector<std::string> groups,
+                   std::string name);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override { return name_ + " of " + matrix_->Describe(); }
@@ -33,7 +34,7 @@ class PseudobulkSource : public RecordSource {
  private:
   Status Sum() const;
 
-  std::shared_ptr<const formats::bpcells::Matrix> matrix_;
+  std::shared_ptr<const formats::MatrixReader> matrix_;
   std::vector<int32_t> group_of_col_;
   std::vector<std::string> groups_;
   std::string name_;

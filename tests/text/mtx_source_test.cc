@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "formats/bpcells/matrix.h"
 #include "text/number_format.h"
 #include "text/raw_text.h"
 #include "text/tsv_source.h"

@@ -41,6 +41,7 @@ Result<std::shared_ptr<const Matrix>> Matrix::Open(std::shared_ptr<const io::Arr
   std::shared_ptr<Matrix> m(new Matrix());
   m->store_ = store;
   m->version_ = *v;
+  m->value_type_ = v->value_type;
 
   ASSIGN_OR_RETURN(std::vector<uint64_t> shape, store->ReadAllAsU64("shape"));
   if (shape.size() != 2 || shape[0] > UINT32_MAX || shape[1] > UINT32_MAX) {
@@ -185,29 +186,6 @@ void AppendOne(ValueType t, const MatrixEntries& from, uint64_t i, uint32_t inne
   }
 }
 
-// The chosen items of an axis of `n`, checked: each below n, at most once, at least one.
-Status CheckChosen(const std::vector<uint32_t>& chosen, uint32_t n, const char* axis, const std::string& where) {
-  if (chosen.empty()) return InvalidArgumentError(where + ": no " + axis + " is chosen");
-  std::vector<bool> seen(n);
-  for (uint32_t i : chosen) {
-    if (i >= n) {
-      return InvalidArgumentError(where + ": " + axis + " " + std::to_string(i) + " is beyond the " +
-                                  std::to_string(n) + " of the matrix");
-    }
-    if (seen[i]) return InvalidArgumentError(where + ": " + axis + " " + std::to_string(i) + " is chosen twice");
-    seen[i] = true;
-  }
-  return OkStatus();
-}
-
-std::shared_ptr<const std::vector<std::string>> ChosenNames(const std::vector<std::string>& names,
-                                                            const std::vector<uint32_t>& chosen, const char* prefix) {
-  auto out = std::make_shared<std::vector<std::string>>();
-  out->reserve(chosen.size());
-  for (uint32_t i : chosen) out->push_back(names.empty() ? prefix + std::to_string(uint64_t{i} + 1) : names[i]);
-  return out;
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix> parent, MatrixSubset subset) {
@@ -219,6 +197,7 @@ Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix
   std::shared_ptr<Matrix> m(new Matrix());
   m->store_ = p.store_;
   m->version_ = p.version_;
+  m->value_type_ = p.value_type_;
   m->row_major_ = p.row_major_;
   m->rows_ = subset.rows ? static_cast<uint32_t>(subset.rows->size()) : p.rows_;
   m->cols_ = subset.cols ? static_cast<uint32_t>(subset.cols->size()) : p.cols_;
@@ -270,6 +249,12 @@ Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix
   m->nnz_ = ptr.back();
   m->slice_ = std::move(data);
   return std::shared_ptr<const Matrix>(std::move(m));
+}
+
+Result<std::shared_ptr<const MatrixReader>> Matrix::Slice(MatrixSubset subset) const {
+  ASSIGN_OR_RETURN(auto slice, Slice(std::static_pointer_cast<const Matrix>(shared_from_this()),
+                                     std::move(subset)));
+  return std::shared_ptr<const MatrixReader>(std::move(slice));
 }
 
 Status Matrix::ReadSliced(uint64_t n0, uint64_t n1, MatrixEntries* out) const {

@@ -1,6 +1,7 @@
-// A BPCells sparse matrix (CSC or CSR; packed or unpacked; uint32/float32/float64; v1 or v2), or a slice of one.
-// Opened once: everything is validated up front, then the object is immutable and thread-safe.
-// Returns typed records for ranges of entries in storage order; never formats text.
+// A BPCells sparse matrix (CSC or CSR; packed or unpacked; uint32/float32/float64; v1 or v2), or a
+// slice of one. Opened once: everything is validated up front, then the object is immutable and
+// thread-safe. A formats::MatrixReader (formats/matrix.h): typed records for ranges of entries in
+// storage order; never formats text.
 #pragma once
 
 #include <cstdint>
@@ -11,26 +12,16 @@
 
 #include "formats/bpcells/bitpacked_array.h"
 #include "formats/bpcells/version.h"
+#include "formats/matrix.h"
 #include "io/array_store.h"
 
 namespace omicsfs::formats::bpcells {
 
-// A subset of a matrix: the chosen rows and columns (0-based, in the order given; each at most
-// once); nullopt keeps the whole axis.
-struct MatrixSubset {
-  std::optional<std::vector<uint32_t>> rows;
-  std::optional<std::vector<uint32_t>> cols;
-};
+// The contract's vocabulary, as the BPCells reader has always named it.
+using formats::MatrixEntries;
+using formats::MatrixSubset;
 
-// Entries [n0, n1) of a matrix in storage order.
-struct MatrixEntries {
-  std::vector<uint32_t> inner;  // row index (col-major) or column index (row-major), 0-based
-  std::vector<uint32_t> u32;    // values, for uint matrices
-  std::vector<float> f32;       // values, for float matrices
-  std::vector<double> f64;      // values, for double matrices
-};
-
-class Matrix {
+class Matrix final : public MatrixReader {
  public:
   static Result<std::shared_ptr<const Matrix>> Open(std::shared_ptr<const io::ArrayStore> store);
   // The matrix over `subset` of `parent` (a store or itself a slice), with the same API: the
@@ -42,23 +33,16 @@ class Matrix {
   // near its range). Absent names on a chosen axis become the stand-ins of the chosen
   // items (row7, col3: NamesSource's rule), so a slice's names still say which they were.
   static Result<std::shared_ptr<const Matrix>> Slice(std::shared_ptr<const Matrix> parent, MatrixSubset subset);
+  // The contract's Slice: the same, of this matrix.
+  Result<std::shared_ptr<const MatrixReader>> Slice(MatrixSubset subset) const override;
 
-  const std::string& Describe() const { return store_->Describe(); }
+  const std::string& Describe() const override { return store_->Describe(); }
   const StoreVersion& version() const { return version_; }
-  ValueType value_type() const { return version_.value_type; }
-  uint32_t rows() const { return rows_; }
-  uint32_t cols() const { return cols_; }
-  bool row_major() const { return row_major_; }
-  uint64_t nnz() const { return nnz_; }
-  uint32_t outer_dim() const { return row_major_ ? rows_ : cols_; }
-  uint32_t inner_dim() const { return row_major_ ? cols_ : rows_; }
   // outer_dim()+1 monotone pointers: entries of outer slice j are [idxptr[j], idxptr[j+1]).
   const std::vector<uint64_t>& idxptr() const { return idxptr_; }
-  const std::vector<std::string>& row_names() const { return *row_names_; }
-  const std::vector<std::string>& col_names() const { return *col_names_; }
 
   // Decodes entries [n0, n1); validates every inner index against inner_dim().
-  Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
+  Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const override;
 
  private:
   Matrix() = default;
@@ -79,12 +63,6 @@ class Matrix {
   std::shared_ptr<const SliceData> slice_;
   std::shared_ptr<const io::ArrayStore> store_;
   StoreVersion version_;
-  uint32_t rows_ = 0, cols_ = 0;
-  bool row_major_ = false;
-  uint64_t nnz_ = 0;
-  std::vector<uint64_t> idxptr_;
-  // Shared by a slice with its parent along an axis it does not choose.
-  std::shared_ptr<const std::vector<std::string>> row_names_, col_names_;
   std::optional<BitpackedArray> packed_index_;  // packed stores
   std::optional<BitpackedArray> packed_val_;    // packed uint stores
 };

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/matrix.h"
 #include "io/array_store.h"
 #include "io/byte_source.h"
 #include "util/status.h"
@@ -15,7 +16,7 @@
 namespace omicsfs::formats::bpcells {
 
 enum class StoreKind { kMatrix, kFragments };
-enum class ValueType { kUInt32, kFloat32, kFloat64 };
+using formats::ValueType;  // the matrix contract's
 
 struct StoreVersion {
   StoreKind kind = StoreKind::kMatrix;

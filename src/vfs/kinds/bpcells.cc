@@ -4,8 +4,8 @@
 
 #include "formats/bpcells/fragments.h"
 #include "formats/bpcells/matrix.h"
-#include "formats/bpcells/row_access.h"
 #include "formats/bpcells/version.h"
+#include "formats/row_access.h"
 #include "io/space_array_store.h"
 #include "text/bed_source.h"
 #include "text/dense_source.h"
@@ -21,9 +21,10 @@ using text::NamesSource;
 using Layout = NamesSource::Layout;
 using Names = std::shared_ptr<const std::vector<std::string>>;
 
+// The views of any matrix reader (formats/matrix.h): a BPCells store or a slice of one.
 struct MatrixViews {
-  std::shared_ptr<const bp::Matrix> m;
-  bp::TransposedCopy persist;  // col-major stores: where matrix.tsv's transposed copy persists
+  std::shared_ptr<const formats::MatrixReader> m;
+  formats::TransposedCopy persist;  // col-major stores: where matrix.tsv's transposed copy persists
   std::string index_dir;
   RegionIndexes indexes = RegionIndexes::kTbi;
   std::string Describe() const { return m->Describe(); }
@@ -109,7 +110,7 @@ const Catalog<FragmentViews>& FragmentCatalog() {
 
 class MatrixStore : public OpenedStore {
  public:
-  explicit MatrixStore(std::shared_ptr<const bp::Matrix> m) : m_(std::move(m)) {}
+  explicit MatrixStore(std::shared_ptr<const formats::MatrixReader> m) : m_(std::move(m)) {}
   StoreContext Context() const override { return {m_->Describe(), ""}; }
   std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
     return MatrixSlices(m_, sink.context().where);
@@ -120,13 +121,14 @@ class MatrixStore : public OpenedStore {
     s.index_dir = sink.settings().index_dir;
     if (!s.index_dir.empty() && !sink.index_key().empty() && !s.m->row_major()) {
       const auto* index = sink.settings().sizing.index;
-      s.persist = bp::TransposedCopy::In(s.index_dir, sink.index_key(), index != nullptr && index->rebuild());
+      s.persist = formats::TransposedCopy::In(s.index_dir, sink.index_key(),
+                                              index != nullptr && index->rebuild());
     }
     vfs::AddViews(MatrixCatalog(), s, sink);
   }
 
  private:
-  std::shared_ptr<const bp::Matrix> m_;
+  std::shared_ptr<const formats::MatrixReader> m_;
 };
 
 class FragmentStore : public OpenedStore {
@@ -303,7 +305,7 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
   ShowStore(*MatrixViewsOf(*matrix), sink);
 }
 
-std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const bp::Matrix> m) {
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m) {
   return std::make_unique<MatrixStore>(std::move(m));
 }
 

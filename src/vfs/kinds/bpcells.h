@@ -7,6 +7,7 @@
 
 #include "formats/bpcells/fragments.h"
 #include "formats/bpcells/matrix.h"
+#include "formats/matrix.h"
 #include "io/array_store.h"
 #include "vfs/kinds/kind.h"
 #include "vfs/slices.h"
@@ -27,8 +28,9 @@ std::vector<std::string> BpcellsViewNames();
 
 // The views of an opened matrix or fragments store, or of a slice of one; their Slices() are
 // bpcells_matrix_slices.cc (rows=, cols=, groups=) and bpcells_fragment_slices.cc (region=,
-// regions=, cells=, groups=).
-std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::bpcells::Matrix> m);
+// regions=, cells=, groups=). The matrix views take any matrix reader (formats/matrix.h), and
+// the slices cut it through the reader's Slice.
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m);
 // `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
 // `csi`: a slice's region index (its store's choice); nullopt: found from the store's end_max.
 std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f,
@@ -38,7 +40,8 @@ std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpce
 const SelectorRows& MatrixSliceRows();
 const SelectorRows& FragmentSliceRows();
 // What the slices of a store select; `where` names the store in messages.
-std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where);
+std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::MatrixReader> m,
+                                              std::string where);
 // `csi`: the store's region index choice; `scratch_dir`: where groups are regrouped ("": $TMPDIR).
 std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where,
                                                 bool csi, std::string scratch_dir);

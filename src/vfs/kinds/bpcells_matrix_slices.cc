@@ -10,7 +10,7 @@ namespace omicsfs::vfs {
 namespace {
 
 namespace bp = formats::bpcells;
-using bp::Matrix;
+using Matrix = formats::MatrixReader;
 using bp::MatrixSubset;
 
 // The subset's identity: the same for any order of the same selectors.
@@ -35,7 +35,7 @@ class MatrixSliceable : public Sliceable {
   Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const override {
     MatrixSubset subset = Subset(path);
     *canonical = Canonical(subset);
-    ASSIGN_OR_RETURN(auto slice, Matrix::Slice(m_, std::move(subset)));
+    ASSIGN_OR_RETURN(auto slice, m_->Slice(std::move(subset)));
     return MatrixViewsOf(std::move(slice));
   }
 
@@ -50,12 +50,12 @@ class MatrixSliceable : public Sliceable {
       identity += groups.names[g] + ":" + IndicesIdentity(members[g].indices) + "\n";
       MatrixSubset group{subset.rows, members[g].indices};
       out.canonical.push_back(Canonical(group));
-      ASSIGN_OR_RETURN(auto slice, Matrix::Slice(m_, std::move(group)));
+      ASSIGN_OR_RETURN(auto slice, m_->Slice(std::move(group)));
       out.groups.push_back(MatrixViewsOf(std::move(slice)));
     }
     std::shared_ptr<const Matrix> base = m_;
     if (subset.rows) {
-      ASSIGN_OR_RETURN(base, Matrix::Slice(m_, MatrixSubset{subset.rows, std::nullopt}));
+      ASSIGN_OR_RETURN(base, m_->Slice(MatrixSubset{subset.rows, std::nullopt}));
     }
     out.here = std::make_unique<Pseudobulk>(std::make_shared<const text::PseudobulkSource>(
         std::move(base), std::move(group_of_col), groups.names, "pseudobulk.tsv"));
@@ -92,7 +92,8 @@ const SelectorRows& MatrixSliceRows() {
   return rows;
 }
 
-std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::bpcells::Matrix> m, std::string where) {
+std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::MatrixReader> m,
+                                              std::string where) {
   return std::make_shared<const MatrixSliceable>(std::move(m), std::move(where));
 }
 

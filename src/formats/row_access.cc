@@ -1,4 +1,4 @@
-#include "formats/bpcells/row_access.h"
+#include "formats/row_access.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include "codec/hash.h"
 #include "util/log.h"
 
-namespace omicsfs::formats::bpcells {
+namespace omicsfs::formats {
 
 TransposedCopy TransposedCopy::In(const std::string& dir, std::string key, bool rebuild) {
   TransposedCopy copy;
@@ -43,7 +43,8 @@ void SortRow(ValueType vt, uint64_t a, uint64_t b, RowEntries* e) {
   std::vector<uint32_t> order(b - a);
   std::iota(order.begin(), order.end(), 0u);
   const uint32_t* cols = e->cols.data() + a;
-  std::stable_sort(order.begin(), order.end(), [cols](uint32_t x, uint32_t y) { return cols[x] < cols[y]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [cols](uint32_t x, uint32_t y) { return cols[x] < cols[y]; });
   Permute(order, a, &e->cols);
   switch (vt) {
     case ValueType::kUInt32: Permute(order, a, &e->u32); break;
@@ -58,13 +59,15 @@ size_t RowAccess::ValueSize() const {
   return matrix_->value_type() == ValueType::kFloat64 ? 8 : 4;
 }
 
-Result<std::shared_ptr<const RowAccess>> RowAccess::Build(std::shared_ptr<const Matrix> matrix,
-                                                          const std::vector<std::string>& scratch_dirs,
-                                                          uint64_t memory_budget, const Persist& persist) {
+Result<std::shared_ptr<const RowAccess>> RowAccess::Build(
+    std::shared_ptr<const MatrixReader> matrix, const std::vector<std::string>& scratch_dirs,
+    uint64_t memory_budget, const Persist& persist) {
   std::shared_ptr<RowAccess> a(new RowAccess());
   a->matrix_ = std::move(matrix);
   if (a->matrix_->row_major()) {
-    a->row_ptr_ = a->matrix_->idxptr();
+    const MatrixReader& m = *a->matrix_;
+    a->row_ptr_.resize(uint64_t{m.rows()} + 1);
+    for (uint32_t r = 0; r <= m.rows(); ++r) a->row_ptr_[r] = m.MajorBegin(r);
   } else if (persist.path.empty() || persist.rebuild || !a->LoadPersisted(persist)) {
     RETURN_IF_ERROR(a->Transpose(scratch_dirs, memory_budget, persist));
   }
@@ -93,7 +96,7 @@ uint64_t RowAccess::HeaderSize(const Persist& persist) const {
 bool RowAccess::LoadPersisted(const Persist& persist) {
   auto f = File::OpenReadOnly(persist.path);
   if (!f.ok()) return false;
-  const Matrix& m = *matrix_;
+  const MatrixReader& m = *matrix_;
   const uint64_t nnz = m.nnz(), blocks = (nnz + kBlockRecords - 1) / kBlockRecords;
   const uint64_t head = HeaderSize(persist);
   auto st = f->Stat();
@@ -145,10 +148,9 @@ void RowAccess::SavePersisted(const Persist& persist) {
 
 Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget,
                             const Persist& persist) {
-  const Matrix& m = *matrix_;
+  const MatrixReader& m = *matrix_;
   const uint64_t nnz = m.nnz();
   const uint32_t rows = m.rows();
-  const auto& colptr = m.idxptr();
   // Pass 1: entries per row.
   row_ptr_.assign(uint64_t{rows} + 1, 0);
   MatrixEntries e;
@@ -178,17 +180,17 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
     if (count > 0) {
       band.assign(count * rec, 0);
       cursor.assign(row_ptr_.begin() + a, row_ptr_.begin() + b);
-      uint64_t col = 0;
+      uint32_t col = 0;
+      uint64_t col_end = m.MajorBegin(1);  // nnz > 0: there is a column
       for (uint64_t n0 = 0; n0 < nnz; n0 += kScanEntries) {
         const uint64_t n1 = std::min(nnz, n0 + kScanEntries);
         RETURN_IF_ERROR(m.ReadEntries(n0, n1, &e));
         for (uint64_t i = n0; i < n1; ++i) {
-          while (colptr[col + 1] <= i) ++col;
+          while (col_end <= i) col_end = m.MajorBegin(++col + 1);
           const uint32_t r = e.inner[i - n0];
           if (r < a || r >= b) continue;
           char* p = band.data() + (cursor[r - a]++ - base) * rec;
-          const uint32_t c = static_cast<uint32_t>(col);
-          std::memcpy(p, &c, 4);
+          std::memcpy(p, &col, 4);
           switch (m.value_type()) {
             case ValueType::kUInt32: std::memcpy(p + 4, &e.u32[i - n0], 4); break;
             case ValueType::kFloat32: std::memcpy(p + 4, &e.f32[i - n0], 4); break;
@@ -205,7 +207,7 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
 }
 
 Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
-  const Matrix& m = *matrix_;
+  const MatrixReader& m = *matrix_;
   const uint64_t base = row_ptr_[r0], n = row_ptr_[r1] - base;
   out->row_ptr.assign(row_ptr_.begin() + r0, row_ptr_.begin() + r1 + 1);
   for (auto& p : out->row_ptr) p -= base;
@@ -264,4 +266,4 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
   return OkStatus();
 }
 
-}  // namespace omicsfs::formats::bpcells
+}  // namespace omicsfs::formats

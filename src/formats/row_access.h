@@ -1,7 +1,8 @@
-// Row-by-row access to a BPCells matrix, for dense views: entries of rows [r0, r1) with columns
-// ascending. Row-major stores are read in place; col-major stores are transposed once into an
-// anonymous scratch file (index_dir, else $TMPDIR) in row bands whose entries fit a fixed
-// memory budget, so memory stays bounded however large the matrix is.
+// Row-by-row access to a matrix (any formats::MatrixReader), for dense views: entries of rows
+// [r0, r1) with columns ascending. Row-major matrices are read in place (a row whose entries are
+// not in column order, as in a slice choosing columns out of store order, is sorted); col-major
+// ones are transposed once into an anonymous scratch file (index_dir, else $TMPDIR) in row bands
+// whose entries fit a fixed memory budget, so memory stays bounded however large the matrix is.
 //
 // With a `persist` path (in index_dir, named after the store's fingerprint) the transposed copy
 // is linked there once written and reused by later mounts (first byte in milliseconds instead of
@@ -14,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "formats/bpcells/matrix.h"
+#include "formats/matrix.h"
 #include "util/file.h"
 
-namespace omicsfs::formats::bpcells {
+namespace omicsfs::formats {
 
 struct RowEntries {
   std::vector<uint64_t> row_ptr;  // r1 - r0 + 1 offsets into the vectors below
@@ -39,11 +40,10 @@ struct TransposedCopy {
 class RowAccess {
  public:
   using Persist = TransposedCopy;
-  static Result<std::shared_ptr<const RowAccess>> Build(std::shared_ptr<const Matrix> matrix,
-                                                        const std::vector<std::string>& scratch_dirs,
-                                                        uint64_t memory_budget = 64 << 20,
-                                                        const TransposedCopy& persist = TransposedCopy());
-  const Matrix& matrix() const { return *matrix_; }
+  static Result<std::shared_ptr<const RowAccess>> Build(
+      std::shared_ptr<const MatrixReader> matrix, const std::vector<std::string>& scratch_dirs,
+      uint64_t memory_budget = 64 << 20, const TransposedCopy& persist = TransposedCopy());
+  const MatrixReader& matrix() const { return *matrix_; }
   uint64_t RowNnz(uint32_t r) const { return row_ptr_[r + 1] - row_ptr_[r]; }
   Status ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const;
 
@@ -57,7 +57,7 @@ class RowAccess {
   uint64_t HeaderSize(const Persist& persist) const;  // of Header() once the block hashes exist
   const File& Records() const { return csr_ ? csr_->file() : persisted_; }
 
-  std::shared_ptr<const Matrix> matrix_;
+  std::shared_ptr<const MatrixReader> matrix_;
   std::vector<uint64_t> row_ptr_;     // rows + 1
   std::unique_ptr<ScratchFile> csr_;  // col-major stores: records (col u32, value) in row order
   File persisted_;                    // ... or the same records in a persisted file
@@ -65,4 +65,4 @@ class RowAccess {
   std::vector<uint64_t> block_hash_;  // per kBlockRecords records; empty: not verified
 };
 
-}  // namespace omicsfs::formats::bpcells
+}  // namespace omicsfs::formats
