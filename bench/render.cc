@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
     auto datg = open(path + ".datg");
     auto rows = open(path + ".rows.txt.gz"), cols = open(path + ".cols.txt.gz");
     auto file = Must(formats::datg::DatgFile::Open(datg, *rows, *cols), "open");
-    source = std::make_shared<const text::DatgTsvSource>(file, "matrix.tsv");
+    source = std::make_shared<const text::DatgTsvSource>(formats::datg::DatgMatrix::Whole(file),
+                                                         "matrix.tsv");
   } else if (kind == "mtx" || kind == "dense") {
     std::shared_ptr<const io::ArrayStore> store =
         Must(io::SpaceArrayStore::Open(std::make_shared<io::LocalByteSpace>(path)), "open");

@@ -73,75 +73,63 @@ uint64_t RowLength(const std::string& name, const double* values, uint64_t cols)
 
 }  // namespace
 
-DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file, std::string name)
-    : file_(std::move(file)), name_(std::move(name)) {
-  const uint64_t block_text = file_->rows_per_block() * RowTextEstimate(file_->cols());  // estimate
-  blocks_per_chunk_ = std::max<uint64_t>(1, kChunkText / std::max<uint64_t>(block_text, 1));
-}
-
-DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgSlice> slice, std::string describe)
-    : file_(std::shared_ptr<const formats::datg::DatgFile>(slice, &slice->file())),
-      slice_(std::move(slice)),
-      describe_(std::move(describe)) {
-  // As many rows as make ~256 KiB of text, and never fewer than a row block holds: rows in the
-  // file's order then decode each block about once, as the full view does.
-  rows_per_chunk_ = std::max<uint64_t>({1, file_->rows_per_block(), kChunkText / RowTextEstimate(slice_->cols())});
+DatgTsvSource::DatgTsvSource(std::shared_ptr<const formats::datg::DatgMatrix> matrix,
+                             std::string describe)
+    : matrix_(std::move(matrix)), describe_(std::move(describe)) {
+  const uint64_t rpb = matrix_->file().rows_per_block(),
+                 row_text = RowTextEstimate(matrix_->cols());
+  if (matrix_->whole()) {  // whole row blocks: small ones grouped into ~256 KiB of text
+    rows_per_chunk_ =
+        rpb * std::max<uint64_t>(1, kChunkText / std::max<uint64_t>(rpb * row_text, 1));
+  } else {
+    // As many rows as make ~256 KiB of text, and never fewer than a row block holds: rows in the
+    // file's order then decode each block about once, as the full view does.
+    rows_per_chunk_ = std::max<uint64_t>({1, rpb, kChunkText / row_text});
+  }
 }
 
 uint64_t DatgTsvSource::ChunkCount() const {
-  if (slice_) return 1 + (slice_->rows() + rows_per_chunk_ - 1) / rows_per_chunk_;
-  return 1 + (file_->blocks() + blocks_per_chunk_ - 1) / blocks_per_chunk_;
+  return 1 + (uint64_t{matrix_->rows()} + rows_per_chunk_ - 1) / rows_per_chunk_;
 }
 
-std::string DatgTsvSource::Describe() const { return slice_ ? describe_ : name_ + " of " + file_->Describe(); }
-
-Status DatgTsvSource::RenderHeader(std::string* out) const {
-  for (const auto& c : slice_ ? slice_->col_names() : file_->col_names()) {
-    out->push_back('\t');
-    out->append(c);
-  }
-  out->push_back('\n');
-  return OkStatus();
+std::pair<uint64_t, uint64_t> DatgTsvSource::Rows(uint64_t k) const {
+  const uint64_t first = (k - 1) * rows_per_chunk_;
+  return {first, std::min<uint64_t>(first + rows_per_chunk_, matrix_->rows())};
 }
 
 Status DatgTsvSource::RenderChunk(uint64_t k, std::string* out) const {
-  if (k == 0) return RenderHeader(out);
-  const auto& f = *file_;
-  if (slice_) {
-    const uint64_t first = (k - 1) * rows_per_chunk_, last = std::min(first + rows_per_chunk_, slice_->rows());
-    ASSIGN_OR_RETURN(std::vector<double> values, slice_->ReadRows(first, last));
-    const uint64_t cols = slice_->cols();
-    RawText text(out);
-    for (uint64_t i = first; i < last; ++i) PutRow(text, slice_->row_names()[i], values.data() + (i - first) * cols, cols);
+  const auto& m = *matrix_;
+  if (k == 0) {
+    for (const auto& c : m.col_names()) {
+      out->push_back('\t');
+      out->append(c);
+    }
+    out->push_back('\n');
     return OkStatus();
   }
-  const uint64_t b0 = (k - 1) * blocks_per_chunk_,
-                 b1 = std::min(b0 + blocks_per_chunk_, f.blocks());
-  for (uint64_t b = b0; b < b1; ++b) {
-    ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
-    const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b), cols = f.cols();
+  const auto [first, last] = Rows(k);
+  const uint64_t cols = m.cols();
+  for (uint64_t a = first, b; a < last; a = b) {
+    b = m.RunEnd(a, last);
+    ASSIGN_OR_RETURN(std::vector<double> values, m.ReadRows(a, b));
     RawText text(out);
-    for (uint64_t r = 0; r < n; ++r) PutRow(text, f.row_names()[first + r], values.data() + r * cols, cols);
+    for (uint64_t i = a; i < b; ++i)
+      PutRow(text, m.row_names()[i], values.data() + (i - a) * cols, cols);
   }
   return OkStatus();
 }
 
 Result<std::optional<uint64_t>> DatgTsvSource::MeasureChunk(uint64_t k) const {
   if (k == 0) return std::optional<uint64_t>();  // the header is rendered
-  const auto& f = *file_;
+  const auto& m = *matrix_;
+  const auto [first, last] = Rows(k);
+  const uint64_t cols = m.cols();
   uint64_t total = 0;
-  if (slice_) {
-    const uint64_t first = (k - 1) * rows_per_chunk_, last = std::min(first + rows_per_chunk_, slice_->rows());
-    ASSIGN_OR_RETURN(std::vector<double> values, slice_->ReadRows(first, last));
-    const uint64_t cols = slice_->cols();
-    for (uint64_t i = first; i < last; ++i) total += RowLength(slice_->row_names()[i], values.data() + (i - first) * cols, cols);
-    return std::optional<uint64_t>(total);
-  }
-  const uint64_t b0 = (k - 1) * blocks_per_chunk_, b1 = std::min(b0 + blocks_per_chunk_, f.blocks());
-  for (uint64_t b = b0; b < b1; ++b) {
-    ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
-    const uint64_t first = f.BlockFirstRow(b), n = f.BlockRows(b), cols = f.cols();
-    for (uint64_t r = 0; r < n; ++r) total += RowLength(f.row_names()[first + r], values.data() + r * cols, cols);
+  for (uint64_t a = first, b; a < last; a = b) {
+    b = m.RunEnd(a, last);
+    ASSIGN_OR_RETURN(std::vector<double> values, m.ReadRows(a, b));
+    for (uint64_t i = a; i < b; ++i)
+      total += RowLength(m.row_names()[i], values.data() + (i - a) * cols, cols);
   }
   return std::optional<uint64_t>(total);
 }

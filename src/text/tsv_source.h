@@ -38,37 +38,33 @@ class NamesSource : public RecordSource {
 }  // namespace omicsfs::text
 
 namespace omicsfs::formats::datg {
-class DatgFile;
-class DatgSlice;
+class DatgMatrix;
 }
 
 namespace omicsfs::text {
 
 // The dense TSV of a datg matrix, as systemsgenetics' DATG_2_TXT writes it: `\t` + column names,
 // then per row the name and the values in Java Double.toString form. Chunk 0 is the header,
-// chunk k ≥ 1 one row block. Over a slice (a sub-matrix) the same text of its rows and columns,
-// cell for cell the full view's; a chunk is a run of the slice's rows (at least a row block's
-// count, about 256 KiB of text) and decodes each row block its rows are in once.
+// chunk k ≥ 1 a run of rows: of the whole file, whole row blocks of about 256 KiB of text (as
+// sizes persisted by earlier versions expect); of a slice (a sub-matrix), at least a row block's
+// count of its rows and about 256 KiB of text, decoding each row block its rows are in once.
+// A slice's cells are the full view's, cell for cell.
 class DatgTsvSource : public RecordSource {
  public:
-  DatgTsvSource(std::shared_ptr<const formats::datg::DatgFile> file, std::string name);
-  // `describe` names the slice in messages ("matrix.tsv of /data/x.datg/rows=@genes").
-  DatgTsvSource(std::shared_ptr<const formats::datg::DatgSlice> slice, std::string describe);
+  // `describe` names the view in messages ("matrix.tsv of /data/x.datg/rows=@genes").
+  DatgTsvSource(std::shared_ptr<const formats::datg::DatgMatrix> matrix, std::string describe);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   // From digit counts: the values' shortest decimals, not their text (sizing ~1/3 cheaper).
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
-  std::string Describe() const override;
+  std::string Describe() const override { return describe_; }
 
  private:
-  Status RenderHeader(std::string* out) const;
+  std::pair<uint64_t, uint64_t> Rows(uint64_t k) const;  // rows of chunk k ≥ 1
 
-  std::shared_ptr<const formats::datg::DatgFile> file_;
-  std::shared_ptr<const formats::datg::DatgSlice> slice_;  // null: the whole file
-  std::string name_;
-  std::string describe_;           // a slice's
-  uint64_t blocks_per_chunk_ = 1;  // small row blocks are grouped into ~256 KiB of text
-  uint64_t rows_per_chunk_ = 1;    // a slice's
+  std::shared_ptr<const formats::datg::DatgMatrix> matrix_;
+  std::string describe_;
+  uint64_t rows_per_chunk_ = 1;
 };
 
 }  // namespace omicsfs::text

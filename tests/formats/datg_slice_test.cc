@@ -1,8 +1,10 @@
-// DatgSlice reads only the row blocks that hold its rows, each once per ReadRows (per text chunk
-// of its matrix.tsv), whatever the rows' order; its cells are the file's.
+// DatgMatrix (a slice of a datg file) reads only the row blocks that hold its rows, each once per
+// ReadRows (per text chunk of its matrix.tsv), whatever the rows' order; its cells are the
+// file's. It is a matrix reader (formats/matrix.h) like any other.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -11,6 +13,7 @@
 
 #include "formats/datg/reader.h"
 #include "io/memory_space.h"
+#include "text/mtx_source.h"
 #include "text/tsv_source.h"
 
 namespace omicsfs::formats::datg {
@@ -74,7 +77,7 @@ Opened Open(const std::string& name) {
 
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-TEST(DatgSlice, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
+TEST(DatgMatrix, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
   Opened o = Open("multiblock_rpb1100_2300x500");
   ASSERT_NE(o.file, nullptr);
   ASSERT_EQ(o.file->blocks(), 3u);
@@ -83,7 +86,7 @@ TEST(DatgSlice, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
   o.source->TakeReads();
 
   const std::vector<uint64_t> rows = {2250, 5, 1105, 7, 2201, 1099}, cols = {499, 0, 3};
-  auto slice = DatgSlice::Make(o.file, rows, cols);
+  auto slice = DatgMatrix::Make(o.file, rows, cols);
   ASSERT_TRUE(slice.ok()) << slice.status().message();
   auto values = (*slice)->ReadRows(0, rows.size());
   ASSERT_TRUE(values.ok());
@@ -98,7 +101,7 @@ TEST(DatgSlice, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
     }
   }
   // Rows of one block read that block alone.
-  auto one = DatgSlice::Make(o.file, std::vector<uint64_t>{1500, 1101, 2199}, std::nullopt);
+  auto one = DatgMatrix::Make(o.file, std::vector<uint64_t>{1500, 1101, 2199}, std::nullopt);
   ASSERT_TRUE(one.ok());
   ASSERT_TRUE((*one)->ReadRows(0, 3).ok());
   EXPECT_EQ(o.source->TakeReads(), std::vector<uint64_t>{o.block_offsets[1]});
@@ -107,11 +110,11 @@ TEST(DatgSlice, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
   EXPECT_EQ(o.source->TakeReads(), std::vector<uint64_t>{o.block_offsets[0]});
 }
 
-TEST(DatgSlice, MatrixTsvOfASliceReadsOnlyItsBlocks) {
+TEST(DatgMatrix, MatrixTsvOfASliceReadsOnlyItsBlocks) {
   Opened o = Open("narrow_19999x2");  // 400 blocks of 50 rows
   ASSERT_NE(o.file, nullptr);
   const std::vector<uint64_t> rows = {19998, 120, 101, 19950, 149, 100};  // blocks 399, 2, 399, 2
-  auto slice = DatgSlice::Make(o.file, rows, std::vector<uint64_t>{1, 0});
+  auto slice = DatgMatrix::Make(o.file, rows, std::vector<uint64_t>{1, 0});
   ASSERT_TRUE(slice.ok());
   text::DatgTsvSource source(*slice, "matrix.tsv of a slice");
   std::string text;
@@ -120,7 +123,7 @@ TEST(DatgSlice, MatrixTsvOfASliceReadsOnlyItsBlocks) {
   std::sort(reads.begin(), reads.end());
   EXPECT_EQ(reads, (std::vector<uint64_t>{o.block_offsets[2], o.block_offsets[399]}));
   // Each row's cells are the full view's, columns swapped.
-  text::DatgTsvSource full(o.file, "matrix.tsv");
+  text::DatgTsvSource full(DatgMatrix::Whole(o.file), "matrix.tsv");
   std::string all;
   for (uint64_t k = 0; k < full.ChunkCount(); ++k) ASSERT_TRUE(full.RenderChunk(k, &all).ok());
   std::vector<std::string> lines;
@@ -155,17 +158,83 @@ TEST(DatgSlice, MatrixTsvOfASliceReadsOnlyItsBlocks) {
   EXPECT_EQ(measured, text.size());
 }
 
-TEST(DatgSlice, RefusesIndicesOutOfRangeOrTwice) {
+TEST(DatgMatrix, RefusesIndicesOutOfRangeOrTwice) {
   Opened o = Open("tiny_3x4");
   ASSERT_NE(o.file, nullptr);
-  EXPECT_FALSE(DatgSlice::Make(o.file, std::vector<uint64_t>{3}, std::nullopt).ok());
-  EXPECT_FALSE(DatgSlice::Make(o.file, std::vector<uint64_t>{1, 1}, std::nullopt).ok());
-  EXPECT_FALSE(DatgSlice::Make(o.file, std::nullopt, std::vector<uint64_t>{4}).ok());
-  auto all = DatgSlice::Make(o.file, std::nullopt, std::nullopt);
+  EXPECT_FALSE(DatgMatrix::Make(o.file, std::vector<uint64_t>{3}, std::nullopt).ok());
+  EXPECT_FALSE(DatgMatrix::Make(o.file, std::vector<uint64_t>{1, 1}, std::nullopt).ok());
+  EXPECT_FALSE(DatgMatrix::Make(o.file, std::nullopt, std::vector<uint64_t>{4}).ok());
+  auto all = DatgMatrix::Make(o.file, std::nullopt, std::nullopt);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ((*all)->rows(), 3u);
   EXPECT_EQ((*all)->cols(), 4u);
   EXPECT_EQ((*all)->row_names(), o.file->row_names());
+}
+
+// A DatgMatrix is a dense row-major float64 matrix reader (formats/matrix.h): its entries are its
+// cells row by row, read from any position; Slice() chooses within a choice; and the matrix views
+// of other kinds render it unchanged (matrix.mtx here, the text built from ReadRows).
+TEST(DatgMatrix, IsADenseMatrixReader) {
+  Opened o = Open("rpb7_50x10");  // blocks of 7 rows
+  ASSERT_NE(o.file, nullptr);
+  auto m = DatgMatrix::Whole(o.file);
+  EXPECT_TRUE(m->dense() && m->row_major());
+  EXPECT_EQ(m->value_type(), ValueType::kFloat64);
+  ASSERT_EQ(m->rows(), 50u);
+  ASSERT_EQ(m->cols(), 10u);
+  EXPECT_EQ(m->nnz(), 500u);
+  EXPECT_EQ(m->MajorBegin(3), 30u);
+  EXPECT_EQ(m->MajorOf(37), 3u);
+  auto all = m->ReadRows(0, 50);
+  ASSERT_TRUE(all.ok());
+  for (auto [n0, n1] :
+       {std::pair<uint64_t, uint64_t>{0, 500}, {3, 77}, {69, 70}, {140, 140}, {495, 500}}) {
+    MatrixEntries e;
+    ASSERT_TRUE(m->ReadEntries(n0, n1, &e).ok()) << n0;
+    ASSERT_EQ(e.f64.size(), n1 - n0);
+    ASSERT_EQ(e.inner.size(), n1 - n0);
+    for (uint64_t n = n0; n < n1; ++n) {
+      EXPECT_EQ(e.inner[n - n0], n % 10) << n;
+      EXPECT_TRUE(SameBits(e.f64[n - n0], (*all)[n])) << n;
+    }
+  }
+  MatrixEntries e;
+  EXPECT_FALSE(m->ReadEntries(490, 501, &e).ok());
+
+  // A slice of a slice is the slice of the file with the indices composed.
+  auto first =
+      m->Slice(MatrixSubset{std::vector<uint32_t>{5, 2, 49}, std::vector<uint32_t>{9, 0, 4}});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto second =
+      (*first)->Slice(MatrixSubset{std::vector<uint32_t>{2, 0}, std::vector<uint32_t>{1, 2}});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ((*second)->row_names(),
+            (std::vector<std::string>{o.file->row_names()[49], o.file->row_names()[5]}));
+  EXPECT_EQ((*second)->col_names(),
+            (std::vector<std::string>{o.file->col_names()[0], o.file->col_names()[4]}));
+  ASSERT_TRUE((*second)->ReadEntries(0, 4, &e).ok());
+  const uint64_t cells[4][2] = {{49, 0}, {49, 4}, {5, 0}, {5, 4}};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(SameBits(e.f64[i], (*all)[cells[i][0] * 10 + cells[i][1]])) << i;
+  EXPECT_EQ(m->Slice(MatrixSubset{std::vector<uint32_t>{50}, std::nullopt}).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      (*first)->Slice(MatrixSubset{std::nullopt, std::vector<uint32_t>{1, 1}}).status().code(),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(m->Slice(MatrixSubset{std::vector<uint32_t>{}, std::nullopt}).status().code(),
+            ErrorCode::kInvalidArgument);
+
+  // matrix.mtx of the whole file, in chunks of 128 entries (across rows and blocks).
+  std::string want = "%%MatrixMarket matrix coordinate real general\n50 10 500\n";
+  for (uint64_t n = 0; n < 500; ++n) {
+    char buf[32];
+    want += std::to_string(n / 10 + 1) + " " + std::to_string(n % 10 + 1) + " " +
+            std::string(buf, std::to_chars(buf, buf + sizeof buf, (*all)[n]).ptr) + "\n";
+  }
+  text::MtxSource mtx(m, "matrix.mtx", 128);
+  std::string got;
+  for (uint64_t k = 0; k < mtx.ChunkCount(); ++k) ASSERT_TRUE(mtx.RenderChunk(k, &got).ok()) << k;
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

@@ -165,52 +165,124 @@ Result<std::vector<double>> DatgFile::ReadBlock(uint64_t b) const {
   return out;
 }
 
-Result<std::shared_ptr<const DatgSlice>> DatgSlice::Make(std::shared_ptr<const DatgFile> file,
-                                                         std::optional<std::vector<uint64_t>> rows,
-                                                         std::optional<std::vector<uint64_t>> cols) {
-  std::shared_ptr<DatgSlice> s(new DatgSlice());
-  auto chosen = [&](const std::optional<std::vector<uint64_t>>& picked, uint64_t n, const std::vector<std::string>& names,
-                    const char* what, std::vector<std::string>* out) -> Status {
-    if (!picked) return OkStatus();
+Result<std::shared_ptr<const DatgMatrix>> DatgMatrix::Make(
+    std::shared_ptr<const DatgFile> file, std::optional<std::vector<uint64_t>> rows,
+    std::optional<std::vector<uint64_t>> cols) {
+  using Names = std::shared_ptr<const std::vector<std::string>>;
+  auto chosen = [&](const std::optional<std::vector<uint64_t>>& picked,
+                    const std::vector<std::string>& names, const char* what, Names* out) -> Status {
+    if (!picked) {
+      *out = Names(file, &names);  // the file's own
+      return OkStatus();
+    }
+    const uint64_t n = names.size();
     std::vector<bool> seen(n);
-    out->reserve(picked->size());
+    auto kept = std::make_shared<std::vector<std::string>>();
+    kept->reserve(picked->size());
     for (uint64_t i : *picked) {
       if (i >= n || seen[i]) {
         return InvalidArgumentError(file->Describe() + ": " + what + " " + std::to_string(i) + (i >= n ? " is out of range" : " is chosen twice"));
       }
       seen[i] = true;
-      out->push_back(names[i]);
+      kept->push_back(names[i]);
     }
+    *out = std::move(kept);
     return OkStatus();
   };
-  RETURN_IF_ERROR(chosen(rows, file->rows(), file->row_names(), "row", &s->row_names_));
-  RETURN_IF_ERROR(chosen(cols, file->cols(), file->col_names(), "column", &s->col_names_));
-  s->file_ = std::move(file);
-  s->rows_ = std::move(rows);
-  s->cols_ = std::move(cols);
-  return std::shared_ptr<const DatgSlice>(std::move(s));
+  std::shared_ptr<DatgMatrix> m(new DatgMatrix());
+  RETURN_IF_ERROR(chosen(rows, file->row_names(), "row", &m->row_names_));
+  RETURN_IF_ERROR(chosen(cols, file->col_names(), "column", &m->col_names_));
+  m->rows_ = static_cast<uint32_t>(rows ? rows->size() : file->rows());  // the trailer's are int32
+  m->cols_ = static_cast<uint32_t>(cols ? cols->size() : file->cols());
+  m->row_major_ = true;
+  m->value_type_ = ValueType::kFloat64;
+  m->dense_ = true;
+  m->nnz_ = uint64_t{m->rows_} * m->cols_;
+  m->file_ = std::move(file);
+  m->chosen_rows_ = std::move(rows);
+  m->chosen_cols_ = std::move(cols);
+  return std::shared_ptr<const DatgMatrix>(std::move(m));
 }
 
-Result<std::vector<double>> DatgSlice::ReadRows(uint64_t first, uint64_t last) const {
+std::shared_ptr<const DatgMatrix> DatgMatrix::Whole(std::shared_ptr<const DatgFile> file) {
+  return *Make(std::move(file), std::nullopt, std::nullopt);  // nothing chosen: cannot fail
+}
+
+Result<std::shared_ptr<const MatrixReader>> DatgMatrix::Slice(MatrixSubset subset) const {
+  // Chosen positions of this matrix → the file's indices (distinct stays distinct).
+  auto compose = [&](const std::optional<std::vector<uint32_t>>& picked, uint32_t n,
+                     const char* what, const std::optional<std::vector<uint64_t>>& mine,
+                     std::optional<std::vector<uint64_t>>* out) -> Status {
+    if (!picked) {
+      *out = mine;
+      return OkStatus();
+    }
+    RETURN_IF_ERROR(CheckChosen(*picked, n, what, Describe()));
+    out->emplace();
+    (*out)->reserve(picked->size());
+    for (uint32_t i : *picked) (*out)->push_back(mine ? (*mine)[i] : i);
+    return OkStatus();
+  };
+  std::optional<std::vector<uint64_t>> rows, cols;
+  RETURN_IF_ERROR(compose(subset.rows, rows_, "row", chosen_rows_, &rows));
+  RETURN_IF_ERROR(compose(subset.cols, cols_, "column", chosen_cols_, &cols));
+  ASSIGN_OR_RETURN(auto slice, Make(file_, std::move(rows), std::move(cols)));
+  return std::shared_ptr<const MatrixReader>(std::move(slice));
+}
+
+Status DatgMatrix::ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
+  if (n0 > n1 || n1 > nnz_) {
+    return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " +
+                         std::to_string(n1) + ") beyond nnz " + std::to_string(nnz_));
+  }
+  out->inner.clear();
+  out->u32.clear();
+  out->f32.clear();
+  out->f64.clear();
+  if (n0 == n1) return OkStatus();
+  const uint64_t width = cols_, r0 = n0 / width, r1 = (n1 + width - 1) / width;
+  ASSIGN_OR_RETURN(std::vector<double> values, ReadRows(r0, r1));
+  const uint64_t skip = n0 - r0 * width;
+  out->f64.assign(values.begin() + static_cast<ptrdiff_t>(skip),
+                  values.begin() + static_cast<ptrdiff_t>(skip + n1 - n0));
+  out->inner.resize(n1 - n0);
+  uint32_t c = static_cast<uint32_t>(skip);
+  for (uint32_t& inner : out->inner) {
+    inner = c;
+    if (++c == width) c = 0;
+  }
+  return OkStatus();
+}
+
+uint64_t DatgMatrix::RunEnd(uint64_t first, uint64_t last) const {
+  if (!whole()) return last;
+  const uint64_t rpb = file_->rows_per_block();
+  return std::min(last, (first / rpb + 1) * rpb);
+}
+
+Result<std::vector<double>> DatgMatrix::ReadRows(uint64_t first, uint64_t last) const {
   const DatgFile& f = *file_;
-  last = std::min(last, rows());
+  last = std::min<uint64_t>(last, rows_);
   if (first >= last) return std::vector<double>();
-  const uint64_t n = last - first, width = cols(), stride = f.cols();
+  const uint64_t n = last - first, width = cols_, stride = f.cols();
+  if (whole() && first % f.rows_per_block() == 0 && f.BlockRows(first / f.rows_per_block()) == n) {
+    return f.ReadBlock(first / f.rows_per_block());  // one whole block: its values as they are
+  }
   std::vector<double> out(n * width);
   // The rows by block (then by position): one decode per block, whatever the rows' order.
-  std::vector<std::pair<uint64_t, uint64_t>> by_block(n);  // (file row, slice row - first)
+  std::vector<std::pair<uint64_t, uint64_t>> by_block(n);  // (file row, row - first)
   for (uint64_t i = 0; i < n; ++i) by_block[i] = {FileRow(first + i), i};
-  if (rows_) std::sort(by_block.begin(), by_block.end());
+  if (chosen_rows_) std::sort(by_block.begin(), by_block.end());
   for (size_t at = 0; at < by_block.size();) {
     const uint64_t b = by_block[at].first / f.rows_per_block(), block_first = f.BlockFirstRow(b);
     ASSIGN_OR_RETURN(std::vector<double> values, f.ReadBlock(b));
     for (; at < by_block.size() && by_block[at].first / f.rows_per_block() == b; ++at) {
       const double* from = values.data() + (by_block[at].first - block_first) * stride;
       double* to = out.data() + by_block[at].second * width;
-      if (!cols_) {
+      if (!chosen_cols_) {
         std::copy(from, from + width, to);
       } else {
-        for (uint64_t j = 0; j < width; ++j) to[j] = from[(*cols_)[j]];
+        for (uint64_t j = 0; j < width; ++j) to[j] = from[(*chosen_cols_)[j]];
       }
     }
   }

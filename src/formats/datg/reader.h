@@ -1,6 +1,7 @@
 // A datg matrix (systemsgenetics row-compressed doubles) with its rows.txt.gz/cols.txt.gz
 // companions. Opened once: trailer, metadata, block index and names are validated up front;
-// then ReadBlock(k) decodes one row block (big-endian doubles). Never formats text.
+// then ReadBlock(k) decodes one row block (big-endian doubles). DatgMatrix is the matrix reader
+// (formats/matrix.h) over it. Never formats text.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/matrix.h"
 #include "io/byte_source.h"
 #include "util/status.h"
 
@@ -48,34 +50,44 @@ class DatgFile {
   std::string dataset_name_, data_on_rows_, data_on_cols_;
 };
 
-// A sub-matrix of a DatgFile (a slice): rows and columns chosen by index, each in the order it is
-// shown, an index at most once. ReadRows decodes only the row blocks that hold the rows asked for,
-// each once per call whatever the rows' order. Never formats text either.
-class DatgSlice {
+// A datg matrix as a formats::MatrixReader: dense, row-major, float64 (every cell an entry),
+// over chosen rows and columns of a DatgFile, each in the order shown, an index at most once.
+// With nothing chosen it is the whole file (the store's own view); a slice of the store chooses
+// some (datg_slices.cc), and Slice() chooses within a choice. ReadRows decodes only the row
+// blocks that hold the rows asked for, each once per call whatever the rows' order. Never
+// formats text either.
+class DatgMatrix final : public MatrixReader {
  public:
   // nullopt: every row (column), in the file's order. Indices must be in range and distinct.
-  static Result<std::shared_ptr<const DatgSlice>> Make(std::shared_ptr<const DatgFile> file,
-                                                       std::optional<std::vector<uint64_t>> rows,
-                                                       std::optional<std::vector<uint64_t>> cols);
+  static Result<std::shared_ptr<const DatgMatrix>> Make(std::shared_ptr<const DatgFile> file,
+                                                        std::optional<std::vector<uint64_t>> rows,
+                                                        std::optional<std::vector<uint64_t>> cols);
+  // The whole file.
+  static std::shared_ptr<const DatgMatrix> Whole(std::shared_ptr<const DatgFile> file);
+
+  const std::string& Describe() const override { return file_->Describe(); }
+  Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const override;
+  Result<std::shared_ptr<const MatrixReader>> Slice(MatrixSubset subset) const override;
 
   const DatgFile& file() const { return *file_; }
-  uint64_t rows() const { return rows_ ? rows_->size() : file_->rows(); }
-  uint64_t cols() const { return cols_ ? cols_->size() : file_->cols(); }
-  uint64_t FileRow(uint64_t i) const { return rows_ ? (*rows_)[i] : i; }
-  uint64_t FileCol(uint64_t j) const { return cols_ ? (*cols_)[j] : j; }
-  const std::vector<std::string>& row_names() const { return rows_ ? row_names_ : file_->row_names(); }
-  const std::vector<std::string>& col_names() const { return cols_ ? col_names_ : file_->col_names(); }
+  const std::shared_ptr<const DatgFile>& shared_file() const { return file_; }
+  // Nothing chosen: the file's rows in its order, in its row blocks.
+  bool whole() const { return !chosen_rows_ && !chosen_cols_; }
+  uint64_t FileRow(uint64_t i) const { return chosen_rows_ ? (*chosen_rows_)[i] : i; }
+  uint64_t FileCol(uint64_t j) const { return chosen_cols_ ? (*chosen_cols_)[j] : j; }
 
-  // Rows [first, last) of the slice, row-major, (last − first) × cols() values. The row blocks
+  // Rows [first, last) of the matrix, row-major, (last − first) × cols() values. The row blocks
   // holding them are read in block order, each decoded once.
   Result<std::vector<double>> ReadRows(uint64_t first, uint64_t last) const;
+  // Where a ReadRows from `first` towards `last` is best cut: the whole file's rows are its
+  // blocks' values as decoded (no copy) when read block by block; a slice gathers its rows anyway.
+  uint64_t RunEnd(uint64_t first, uint64_t last) const;
 
  private:
-  DatgSlice() = default;
+  DatgMatrix() = default;
 
   std::shared_ptr<const DatgFile> file_;
-  std::optional<std::vector<uint64_t>> rows_, cols_;
-  std::vector<std::string> row_names_, col_names_;  // the chosen ones (when chosen)
+  std::optional<std::vector<uint64_t>> chosen_rows_, chosen_cols_;
 };
 
 // Java's modified UTF-8 (DataOutputStream.writeUTF payload) → UTF-8.

@@ -10,25 +10,24 @@ namespace omicsfs::vfs {
 namespace {
 
 using formats::datg::DatgFile;
-using formats::datg::DatgSlice;
+using formats::datg::DatgMatrix;
 using Names = std::shared_ptr<const std::vector<std::string>>;
 
-// The views of a matrix or of a slice of one (`slice` set: its rows and columns).
+// The views of a datg matrix reader: the whole file or a slice of it. `m` is a formats::
+// MatrixReader: the matrix views of other kinds (text/mtx_source.h, the 10x names) take it as
+// they are.
 struct DatgViews {
-  std::shared_ptr<const DatgFile> f;
-  std::shared_ptr<const DatgSlice> slice;
-  std::string where;
+  std::shared_ptr<const DatgMatrix> m;
+  std::string where;  // the store, and a slice's selectors
   RegionIndexes indexes = RegionIndexes::kTbi;
-  std::string Describe() const { return f->Describe(); }
+  std::string Describe() const { return m->Describe(); }
   std::shared_ptr<const text::NamesSource> Listed(bool rows, const std::string& n) const {
-    Names names = slice ? Names(slice, rows ? &slice->row_names() : &slice->col_names())
-                        : Names(f, rows ? &f->row_names() : &f->col_names());
-    return std::make_shared<const text::NamesSource>(std::move(names), text::NamesSource::Layout::kOnePerLine, 0,
-                                                     n + " of " + where);
+    Names names(m, rows ? &m->row_names() : &m->col_names());
+    return std::make_shared<const text::NamesSource>(
+        std::move(names), text::NamesSource::Layout::kOnePerLine, 0, n + " of " + where);
   }
   std::shared_ptr<const text::DatgTsvSource> Matrix(const std::string& n) const {
-    if (slice) return std::make_shared<const text::DatgTsvSource>(slice, n + " of " + where);
-    return std::make_shared<const text::DatgTsvSource>(f, n);
+    return std::make_shared<const text::DatgTsvSource>(m, n + " of " + where);
   }
 };
 
@@ -51,21 +50,21 @@ std::string Stem(const std::string& base) { return base.substr(0, base.size() - 
 
 class DatgStore : public OpenedStore {
  public:
-  DatgStore(std::shared_ptr<const DatgFile> f, std::shared_ptr<const DatgSlice> slice, std::string where, std::string base)
-      : f_(std::move(f)), slice_(std::move(slice)), where_(std::move(where)), base_(std::move(base)) {}
+  DatgStore(std::shared_ptr<const DatgMatrix> m, std::string where, std::string base)
+      : m_(std::move(m)), where_(std::move(where)), base_(std::move(base)) {}
   StoreContext Context() const override { return {where_, ""}; }
-  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override { return DatgSlices(f_, where_, base_); }
+  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override {
+    return DatgSlices(m_->shared_file(), where_, base_);
+  }
   void AddViews(ViewSink& sink) const override {
     DatgViews s;
-    s.f = f_;
-    s.slice = slice_;
+    s.m = m_;
     s.where = sink.context().where;  // a slice's: the store and its selectors
     vfs::AddViews(DatgCatalog(), s, sink);
   }
 
  private:
-  std::shared_ptr<const DatgFile> f_;
-  std::shared_ptr<const DatgSlice> slice_;
+  std::shared_ptr<const DatgMatrix> m_;
   std::string where_, base_;
 };
 
@@ -110,15 +109,15 @@ class Kind : public StoreKind {
       return NotFoundError(where + ": a datg matrix needs its name files beside it; missing " + missing);
     }
     ASSIGN_OR_RETURN(auto file, DatgFile::Open(opened[0], *opened[1], *opened[2]));
-    return DatgViewsOf(std::move(file), nullptr, where, at.entry.base);
+    return DatgViewsOf(DatgMatrix::Whole(std::move(file)), where, at.entry.base);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const DatgFile> file, std::shared_ptr<const DatgSlice> slice,
-                                         std::string where, std::string base) {
-  return std::make_unique<DatgStore>(std::move(file), std::move(slice), std::move(where), std::move(base));
+std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const DatgMatrix> m, std::string where,
+                                         std::string base) {
+  return std::make_unique<DatgStore>(std::move(m), std::move(where), std::move(base));
 }
 
 const StoreKind& DatgKind() {

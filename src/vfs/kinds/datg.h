@@ -12,11 +12,10 @@ namespace omicsfs::vfs {
 
 const StoreKind& DatgKind();
 
-// The views of an opened matrix (`slice` null) or of a slice of it; its Slices() are rows=,
+// The views of an opened matrix (DatgMatrix::Whole) or of a slice of it; its Slices() are rows=,
 // cols= (datg_slices.cc). `where` names the store.
-std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const formats::datg::DatgFile> file,
-                                         std::shared_ptr<const formats::datg::DatgSlice> slice, std::string where,
-                                         std::string base);
+std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const formats::datg::DatgMatrix> m,
+                                         std::string where, std::string base);
 // The selectors of its slices (for --help).
 const SelectorRows& DatgSliceRows();
 // What the slices of `file` select; `base` (NAME.datg) names it in messages.

@@ -1,6 +1,6 @@
 // Slices of a datg matrix: rows= and cols= by the names of rownames.txt and colnames.txt (inline,
 // @NAME lists, ^ to exclude: rows of the selector table, vfs/selectors.h). Each resolves to a
-// formats::datg::DatgSlice of the root matrix (the chosen row and column indices, in the order
+// formats::datg::DatgMatrix of the root file (the chosen row and column indices, in the order
 // given; store order for ^); the slice's views are the store's catalog over it.
 #include "vfs/kinds/datg.h"
 
@@ -8,7 +8,7 @@ namespace omicsfs::vfs {
 namespace {
 
 using formats::datg::DatgFile;
-using formats::datg::DatgSlice;
+using formats::datg::DatgMatrix;
 
 class DatgSliceable : public Sliceable {
  public:
@@ -31,8 +31,8 @@ class DatgSliceable : public Sliceable {
       if (c.row->key == "rows") *canonical = "rows " + IndicesIdentity(c.indices) + "\n" + *canonical;
       if (c.row->key == "cols") *canonical += "cols " + IndicesIdentity(c.indices) + "\n";
     }
-    ASSIGN_OR_RETURN(auto slice, DatgSlice::Make(file_, std::move(rows), std::move(cols)));
-    return DatgViewsOf(file_, std::move(slice), where_, base_);
+    ASSIGN_OR_RETURN(auto slice, DatgMatrix::Make(file_, std::move(rows), std::move(cols)));
+    return DatgViewsOf(std::move(slice), where_, base_);
   }
 
  private:
