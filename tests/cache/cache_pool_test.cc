@@ -287,7 +287,9 @@ TEST(CachePoolTest, ARunOfReadsCloseTogetherIsOneRead) {
   ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
   for (uint64_t i = 0; i < 24; ++i) {
     ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
-    if (i % 8 == 7) ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // every 800 bytes
+    if (i % 8 == 7) {
+      ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());  // every 800 bytes
+    }
   }
   CacheStats s = pool.Stats();
   EXPECT_EQ(s.probation.hits, 3u);  // 2 400 bytes after the first read, still in probation

@@ -65,7 +65,9 @@ TEST(NumberFormatTest, DecimalDigitsAtEveryLengthChange) {
   for (int d = 1; d <= 20; ++d) {
     EXPECT_EQ(DecimalDigits(p), d) << p;
     EXPECT_EQ(DecimalDigits(p + 1), d) << p + 1;
-    if (d > 1) EXPECT_EQ(DecimalDigits(p - 1), d - 1) << p - 1;
+    if (d > 1) {
+      EXPECT_EQ(DecimalDigits(p - 1), d - 1) << p - 1;
+    }
     if (d < 20) p *= 10;
   }
   EXPECT_EQ(DecimalDigits(~uint64_t{0}), 20);
@@ -175,7 +177,9 @@ TEST(DenseTsvSourceTest, MatchesReferenceAndItsMeasure) {
           ASSERT_TRUE(src.RenderChunk(k, &got).ok()) << k;
           auto measured = src.MeasureChunk(k);
           ASSERT_TRUE(measured.ok());
-          if (measured->has_value()) EXPECT_EQ(**measured, got.size() - before) << "chunk " << k;
+          if (measured->has_value()) {
+            EXPECT_EQ(**measured, got.size() - before) << "chunk " << k;
+          }
         }
         EXPECT_EQ(got, want) << "row_major " << row_major << " density " << density;
       }

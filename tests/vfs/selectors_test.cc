@@ -37,7 +37,9 @@ TEST(SelectorTable, EveryRowIsComplete) {
         EXPECT_FALSE(r->list_ext.empty());
       }
       // Rivalry is mutual where the kind knows both keys (datg has cols= and no groups=).
-      if (const SelectorRow* rival = r->rival.empty() ? nullptr : FindRow(rows, r->rival)) EXPECT_EQ(rival->rival, r->key);
+      if (const SelectorRow* rival = r->rival.empty() ? nullptr : FindRow(rows, r->rival)) {
+        EXPECT_EQ(rival->rival, r->key);
+      }
       if (r->selects == Selects::kGroups) {
         const SelectorRow* member = FindRow(rows, r->group_key);
         ASSERT_NE(member, nullptr);
