@@ -35,6 +35,12 @@ int RegToBin(int64_t beg, int64_t end, int min_shift, int n_lvls) {
   return 0;
 }
 
+}  // namespace
+
+// Named, not anonymous: TabixIndexBuilder::Ref holds a BinHash, and a unity build (which
+// includes this file) made GCC warn that a class field has a type of an anonymous namespace.
+namespace tabix_bins {
+
 struct Chunk {
   uint64_t u, v;
 };
@@ -151,6 +157,14 @@ class BinHash {
   std::vector<uint32_t> keys_;
   std::vector<Bin> vals_;
 };
+
+}  // namespace tabix_bins
+
+namespace {
+
+using tabix_bins::Bin;
+using tabix_bins::BinHash;
+using tabix_bins::Chunk;
 
 void PutI32(std::string* out, int32_t v) { PutU32(out, static_cast<uint32_t>(v)); }
 
