@@ -101,6 +101,13 @@ Result<std::shared_ptr<vfs::Tree>> Build(const vfs::DiscoverOptions& d, const st
   return vfs::Discover(source, d);
 }
 
+// Whether `ino`, listed a moment ago, was withdrawn since (its content turned out not to exist:
+// a region index tabix refuses, found by the pass that sized another file of its folder).
+bool WithdrawnSince(const vfs::Tree& tree, vfs::Ino ino) {
+  auto content = tree.Open(ino, O_RDONLY);
+  return content.ok() && (*content)->Withdrawn().has_value();
+}
+
 // ls, cat and index report only what was asked: discovery's lines about other stores (and a
 // failed read's own log line) are not printed; the command prints its one line.
 void Quiet(const Options& o) {
@@ -208,6 +215,7 @@ int RunLs(const Options& o) {
     if (o.long_listing) {
       auto attr = (*tree)->GetAttr(at);  // sizes a view: -l asks for its size
       if (!attr.ok()) {
+        if (WithdrawnSince(**tree, at)) return "";  // no longer in the folder
         rc = Fail(kExitRead, name + ": " + attr.status().message());
         return "";
       }
@@ -301,13 +309,17 @@ int RunIndex(const Options& o) {
     if (content.ok() && !(*content)->SizeKnown()) todo.push_back(f);
   }
   const auto start = std::chrono::steady_clock::now();
-  std::atomic<size_t> next{0}, done{0}, failed{0};
+  std::atomic<size_t> next{0}, done{0}, failed{0}, withdrawn{0};
   std::mutex out_mu;
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
       auto attr = (*tree)->GetAttr(todo[i].second);
       std::lock_guard lock(out_mu);
-      if (!attr.ok()) {
+      if (!attr.ok() && WithdrawnSince(**tree, todo[i].second)) {
+        // Cannot exist (index_dir now says so: a mount will not list it); not a failure.
+        ++withdrawn;
+        std::fprintf(stderr, "\romicsfs: %s\n", attr.status().message().c_str());
+      } else if (!attr.ok()) {
         ++failed;
         std::fprintf(stderr, "\romicsfs: %s: %s\n", todo[i].first.c_str(), attr.status().message().c_str());
       }
@@ -342,8 +354,11 @@ int RunIndex(const Options& o) {
   }
   for (auto& t : workers) t.join();
   report(true);
-  std::fprintf(stderr, "omicsfs: index: %zu views sized (%zu already indexed), %zu failed, into %s\n",
-               todo.size() - failed.load(), files.size() - todo.size(), failed.load(), index_dir->c_str());
+  std::fprintf(stderr,
+               "omicsfs: index: %zu views sized (%zu already indexed), %zu that cannot exist, %zu "
+               "failed, into %s\n",
+               todo.size() - failed.load() - withdrawn.load(), files.size() - todo.size(),
+               withdrawn.load(), failed.load(), index_dir->c_str());
   return failed.load() ? kExitRead : kExitOk;
 }
 
@@ -421,11 +436,18 @@ int RunMount(const Options& o, const char* argv0) {
   text::Prefetcher prefetcher;  // declared after the pool: stops before it goes; started below
   text::IndexStore index(*index_dir, o.rebuild_index);
   index.CollectGarbage(std::chrono::hours(24) * o.index_max_age_days);
+  vfs::Withdrawals withdrawals;  // outlives the tree's views, which report to it
   Daemon daemon;
+  // A pass found a file that cannot exist: the releaser drops it and the kernel's entries of it.
+  withdrawals.notify = [&daemon] {
+    if (daemon.tree != nullptr) daemon.tree->NoteWithdrawn();
+  };
   vfs::DiscoverOptions discover = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
   io::RemoteSource remote;  // read-ahead threads start after fuse_daemonize's fork, below
   discover.sizing.progress = &sizing;
-  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool, &daemon.tree, &remote, &sizing});
+  discover.withdrawals = &withdrawals;
+  discover.control_files = ControlFiles({source, mountpoint, *index_dir, log_file, &pool,
+                                         &daemon.tree, &remote, &sizing, &withdrawals});
   if (Status st = OpenSource(o, &pool, /*defer_threads=*/true, &discover, &remote); !st.ok()) {
     return Fail(kExitSource, st.message());
   }

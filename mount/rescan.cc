@@ -70,6 +70,12 @@ void Releaser::Start() {
         // -ENOENT: the kernel dropped it already. A folder in use (a cwd, an open file) stays.
         fuse_lowlevel_notify_inval_entry(se_, parent, name.c_str(), name.size());
       }
+      for (const auto& [parent, name] : tree_->TakeWithdrawn()) {
+        // The folder's listing too: the kernel keeps listings (cache_readdir), and it may have no
+        // entry of the name to drop (its lookups failed), in which case only this clears it.
+        fuse_lowlevel_notify_inval_entry(se_, parent, name.c_str(), name.size());
+        fuse_lowlevel_notify_inval_inode(se_, parent, 0, 0);
+      }
       if (stopping_.load()) return;
     }
   });

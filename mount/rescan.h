@@ -43,8 +43,10 @@ class Rescanner {
 
 // Asks the kernel to drop its entries of folders made on lookup past their store's bound (the
 // tree's release requests), so that its forgets let the daemon free them: a script visiting
-// 100 000 slices leaves the daemon as small as one visiting 64. Notifications go from this
-// thread, never from a request handler (libfuse: that may deadlock).
+// 100 000 slices leaves the daemon as small as one visiting 64; and the entries and listings of
+// withdrawn files (Tree::TakeWithdrawn: region indexes that cannot exist), so that the next
+// `ls` does not show them. Notifications go from this thread, never from a request handler
+// (libfuse: that may deadlock).
 class Releaser {
  public:
   Releaser(vfs::Tree* tree, fuse_session* se) : tree_(tree), se_(se) {}

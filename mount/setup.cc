@@ -218,6 +218,12 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     const size_t files = s.index_dir.empty() ? 0 : CountEntries(s.index_dir, &bytes);
     out << "index_dir: " << (s.index_dir.empty() ? "(none: indexes in memory)" : s.index_dir) << ", " << files
         << " files, " << bytes << " bytes\n";
+    if (s.withdrawals != nullptr) {
+      const auto withdrawn = s.withdrawals->List();
+      out << "indexes not listed: " << withdrawn.size()
+          << " (tabix refuses their records: they cannot exist)\n";
+      for (const auto& [file, why] : withdrawn) out << "  " << file << ": " << why << "\n";
+    }
     if (s.tree != nullptr) {
       const std::shared_ptr<vfs::Tree> tree = *s.tree;
       uint64_t views = 0, sized = 0, lazy = 0;

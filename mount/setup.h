@@ -12,6 +12,7 @@
 #include "text/virtual_file.h"
 #include "util/status.h"
 #include "vfs/tree.h"
+#include "vfs/withdrawals.h"
 
 namespace omicsfs::mount {
 
@@ -35,6 +36,7 @@ struct StatusSources {
   std::shared_ptr<vfs::Tree>* tree = nullptr;  // the served tree (the daemon's; outlives reads)
   const io::RemoteSource* remote = nullptr;     // a remote SOURCE's client and block cache
   const text::SizingOptions::Progress* sizing = nullptr;  // chunks the sizing passes read
+  const vfs::Withdrawals* withdrawals = nullptr;          // files not listed: they cannot exist
 };
 
 // The files of MOUNT/.omicsfs/: `errors` (the last warnings and errors the daemon logged) and

@@ -35,6 +35,14 @@ bool ParseTabixLine(TabixPreset preset, std::string_view line, std::string_view*
 // With CSI: the largest ##contig length of VCF header lines (tabix sizes the levels from it).
 void NoteVcfContigLength(std::string_view meta_line, int64_t* max_ref_len);
 
+// Whether a failed push is tabix refusing the records (unsorted, an end before its begin, a
+// position the format cannot hold: the builder's checks, kCorrupt or kUnsupported), as opposed
+// to a fault of the builder's use (kInternal). Only the records decide it: the builder reads
+// nothing.
+inline bool TabixRefuses(const Status& st) {
+  return st.code() == ErrorCode::kCorrupt || st.code() == ErrorCode::kUnsupported;
+}
+
 // TBI holds positions up to 2^29; beyond that only CSI.
 inline constexpr int64_t kTbiMaxPosition = int64_t{1} << 29;
 

@@ -76,8 +76,9 @@ Result<std::string> TabixPass::Finish(uint64_t text_size) {
   return builder_->Finish(TellAfter(text_size, text_size));
 }
 
-// The index built by a view's sizing pass. A failure is dropped: the index's own pass meets it
-// again and reports it where it is asked for.
+// The index built by a view's sizing pass. Tabix refusing the records is the source's verdict
+// (Failed); any other failure is dropped: the index's own pass meets it again and reports it
+// where it is asked for. Neither fails the view's pass.
 class TabixIndexSource::PassBuilder : public SpanBuilder {
  public:
   PassBuilder(const TabixIndexSource* source, int64_t max_ref_len)
@@ -86,12 +87,20 @@ class TabixIndexSource::PassBuilder : public SpanBuilder {
               source->options_.layout) {}
   Status Add(uint64_t chunk_start, const ChunkSpans& spans) override {
     if (failed_) return OkStatus();
-    failed_ = !pass_.Add(chunk_start, spans).ok();
+    if (Status st = pass_.Add(chunk_start, spans); !st.ok()) {
+      failed_ = true;
+      (void)source_->Failed(std::move(st));  // a verdict is kept there; the rest dropped
+    }
     return OkStatus();
   }
   void Finish(uint64_t text_size) override {
     if (failed_) return;
-    if (auto index = pass_.Finish(text_size); index.ok()) source_->Keep(*std::move(index));
+    auto index = pass_.Finish(text_size);
+    if (index.ok()) {
+      source_->Keep(*std::move(index));
+    } else {
+      (void)source_->Failed(std::move(index).status());
+    }
   }
 
  private:
@@ -119,20 +128,49 @@ void TabixIndexSource::Keep(std::string index) const {
   built_ = std::move(index);
 }
 
+std::optional<Status> TabixIndexSource::Refusal() const {
+  std::lock_guard lock(mu_);
+  return refused_;
+}
+
+std::optional<std::string> TabixIndexSource::PersistedRefusal(const Options& options) {
+  if (options.store == nullptr || options.key.empty()) return std::nullopt;
+  return options.store->LoadBlob(RefusalKey(options.key));
+}
+
+Status TabixIndexSource::Failed(Status st) const {
+  if (st.ok() || !TabixRefuses(st)) return st;
+  {
+    std::lock_guard lock(mu_);
+    if (refused_) return st;  // told already
+    refused_ = st;
+  }
+  // What the records are decides it, so it holds for every later mount of the same bytes (the
+  // key is the store's fingerprint).
+  if (options_.store != nullptr && !options_.key.empty()) {
+    options_.store->SaveBlob(RefusalKey(options_.key), st.message());
+  }
+  if (options_.on_refused) options_.on_refused(st);
+  return st;
+}
+
 std::unique_ptr<SpanBuilder> TabixIndexSource::StartPass() const {
-  if (Known()) return nullptr;
+  if (Known() || Refusal()) return nullptr;
   auto max_ref_len = MaxRefLength();
   if (!max_ref_len.ok()) return nullptr;  // the index's own pass reports it
   return std::make_unique<PassBuilder>(this, *max_ref_len);
 }
 
 Status TabixIndexSource::RenderChunk(uint64_t, std::string* out) const {
+  if (auto refused = Refusal()) return *refused;
   if (auto known = Known()) {
     out->append(*known);
     return OkStatus();
   }
-  // The view sized first: when that runs its pass, the pass builds this index too.
+  // The view sized first: when that runs its pass, the pass builds this index too (or finds
+  // that it cannot exist).
   RETURN_IF_ERROR(plain_->Size().status());
+  if (auto refused = Refusal()) return *refused;
   if (auto known = Known()) {
     out->append(*known);
     return OkStatus();
@@ -189,10 +227,12 @@ Result<std::string> TabixIndexSource::Build() const {
       const uint64_t k = k0 + i;
       if (!errors[i].ok()) return std::move(errors[i]).WithContext("chunk " + std::to_string(k));
       ASSIGN_OR_RETURN(auto span, plain_->ChunkSpan(k));
-      RETURN_IF_ERROR(pass.Add(span.first, batch[i]));
+      RETURN_IF_ERROR(Failed(pass.Add(span.first, batch[i])));
     }
   }
-  return pass.Finish(text);
+  auto index = pass.Finish(text);
+  if (!index.ok()) return Failed(std::move(index).status());
+  return index;
 }
 
 }  // namespace omicsfs::text

@@ -4,8 +4,15 @@
 // sizes and every index); else built in a pass of its own over the view's record spans (chunks
 // in parallel, records pushed in order). Saved once built. Served through a BgzfDeflatedView as
 // `X.gz.tbi` / `X.gz.csi` beside the BGZF twin `X.gz`.
+//
+// When tabix refuses the view's records (TabixRefuses: an end before its begin, records out of
+// order, a position the format cannot hold) the index cannot exist: that verdict, about these
+// bytes alone, is kept (Refusal), told once (Options::on_refused) and saved in index_dir beside
+// the indexes (RefusalKey), so that a later mount does not list the index at all. A failure to
+// read the records (I/O, a damaged chunk) is no verdict: it is returned, never kept.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -58,6 +65,9 @@ class TabixIndexSource : public RecordSource, public SpanConsumer {
     std::string key;                    // store fingerprint + view; empty = not persisted
     unsigned threads = 0;               // 0: hardware concurrency
     codec::bgzf::StoredLayout layout;   // the twin's blocks
+    // Called once, when tabix is found to refuse the records (with why; on the thread of the pass
+    // that found it, no lock of this source held).
+    std::function<void(const Status&)> on_refused;
   };
   TabixIndexSource(std::shared_ptr<const VirtualTextFile> plain, Options options, std::string name);
 
@@ -66,18 +76,29 @@ class TabixIndexSource : public RecordSource, public SpanConsumer {
   std::string Describe() const override { return name_; }
   std::unique_ptr<SpanBuilder> StartPass() const override;
 
+  // Why tabix refuses the records, once a pass found it (the index cannot exist); else nullopt.
+  std::optional<Status> Refusal() const;
+  // Why tabix refuses the records of the index `options` names, as index_dir keeps it from an
+  // earlier pass (the refusal's message); nullopt when it keeps none (or is not to be read).
+  static std::optional<std::string> PersistedRefusal(const Options& options);
+  // Where index_dir keeps that verdict: the index's key and a line of its own.
+  static std::string RefusalKey(const std::string& key) { return key + "\nrefused by tabix"; }
+
  private:
   class PassBuilder;
   Result<std::string> Build() const;
   Result<int64_t> MaxRefLength() const;  // a CSI of VCF records: the longest ##contig length
   std::optional<std::string> Known() const;  // persisted, or built by the view's sizing pass
   void Keep(std::string index) const;
+  // A pass's failure: kept, saved and told when it is tabix refusing the records; returned as is.
+  Status Failed(Status st) const;
 
   std::shared_ptr<const VirtualTextFile> plain_;
   Options options_;
   std::string name_;
   mutable std::mutex mu_;
   mutable std::optional<std::string> built_;  // by a sizing pass (kept: small, and maybe unsaved)
+  mutable std::optional<Status> refused_;     // the verdict that the index cannot exist
 };
 
 }  // namespace omicsfs::text

@@ -5,6 +5,26 @@
 #include "vfs/files.h"
 
 namespace omicsfs::vfs {
+namespace {
+
+// A region index, withdrawn from its folder once tabix is found to refuse its view's records.
+class RegionIndexContent : public ByteViewContent {
+ public:
+  RegionIndexContent(std::shared_ptr<const text::ByteView> view,
+                     std::shared_ptr<const text::TabixIndexSource> source)
+      : ByteViewContent(std::move(view)), source_(std::move(source)) {}
+  std::optional<std::string> Withdrawn() const override {
+    auto refused = source_->Refusal();
+    if (!refused) return std::nullopt;
+    return source_->Describe() + ": cannot exist: tabix refuses its records (" +
+           refused->message() + ")";
+  }
+
+ private:
+  std::shared_ptr<const text::TabixIndexSource> source_;
+};
+
+}  // namespace
 
 std::string ViewName(std::string_view pattern, const std::string& stem) {
   if (pattern.starts_with("STEM")) return stem + std::string(pattern.substr(4));
@@ -42,11 +62,13 @@ Ino ViewSink::MakeDirs(const std::string& path) const {
 }
 
 void ViewSink::AddView(const std::string& path, std::shared_ptr<const text::ByteView> view) {
+  AddContent(path, std::make_shared<const ByteViewContent>(std::move(view)));
+}
+
+void ViewSink::AddContent(const std::string& path, std::shared_ptr<const FileContent> content) {
   const size_t slash = path.rfind('/');
   const Ino at = slash == std::string::npos ? dir_ : MakeDirs(path.substr(0, slash));
-  if (at != 0) {
-    out_->AddFile(at, path.substr(slash + 1), meta_, std::make_shared<const ByteViewContent>(std::move(view)));
-  }
+  if (at != 0) out_->AddFile(at, path.substr(slash + 1), meta_, std::move(content));
 }
 
 void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain,
@@ -73,10 +95,27 @@ void ViewSink::AddRegionIndex(const std::string& gz,
   }
   o.threads = settings_->sizing.threads;
   const std::string describe = index + " of " + context_.where;
+  Withdrawals* withdrawals = settings_->withdrawals;
+  // An index tabix refuses for these records is not listed: it cannot exist. A pass of an earlier
+  // mount found it (index_dir keeps the verdict under the store's fingerprint), or one of this
+  // mount will, and the file is withdrawn then (RegionIndexContent).
+  if (auto why = text::TabixIndexSource::PersistedRefusal(o)) {
+    LogInfo(describe + ": not listed: tabix refuses its records (" + *why +
+            "), as index_dir records");
+    if (withdrawals != nullptr) withdrawals->Add(describe, *why, /*found=*/false);
+    return;
+  }
+  if (withdrawals != nullptr) withdrawals->Remove(describe);  // made anew: its store changed
+  o.on_refused = [describe, withdrawals](const Status& why) {
+    LogWarning(describe + ": cannot exist: tabix refuses its records (" + why.message() +
+               "); no longer listed, nor by later mounts with this index_dir");
+    if (withdrawals != nullptr) withdrawals->Add(describe, why.message(), /*found=*/true);
+  };
   auto source = std::make_shared<const text::TabixIndexSource>(plain, o, describe);
   plain->AddSpanConsumer(source);  // built by the view's sizing pass when that runs
-  auto raw = std::make_shared<const text::VirtualTextFile>(std::move(source), settings_->pool);
-  AddView(index, std::make_shared<const text::BgzfDeflatedView>(raw, settings_->pool, describe));
+  auto raw = std::make_shared<const text::VirtualTextFile>(source, settings_->pool);
+  auto view = std::make_shared<const text::BgzfDeflatedView>(raw, settings_->pool, describe);
+  AddContent(index, std::make_shared<const RegionIndexContent>(std::move(view), std::move(source)));
 }
 
 void ViewSink::SetResolver(std::shared_ptr<const DirResolver> resolver) {

@@ -21,6 +21,7 @@
 #include "vfs/folder.h"
 #include "vfs/resolver.h"
 #include "vfs/tree_writer.h"
+#include "vfs/withdrawals.h"
 
 namespace omicsfs::vfs {
 
@@ -30,6 +31,7 @@ struct ViewSettings {
   text::SizingOptions sizing;
   std::string index_dir;  // transposed copies live here too
   std::string lists_dir;  // -o lists=DIR: the lists slices name (@NAME); empty: none
+  Withdrawals* withdrawals = nullptr;  // the mount's (optional; must outlive the views)
 };
 
 // Where a folder's views come from, one read-only value the walk and the slice builder give the
@@ -64,7 +66,8 @@ class ViewSink {
   void AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain,
                    codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
   // GZ.tbi, or GZ.csi with `csi`: what `tabix [-C]` writes for the twin GZ of `plain` (of that
-  // layout).
+  // layout). Not added when index_dir records that tabix refuses the records; withdrawn when a
+  // pass finds it.
   void AddRegionIndex(const std::string& gz, std::shared_ptr<const text::VirtualTextFile> plain,
                       text::TabixPreset preset, bool csi,
                       codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
@@ -81,6 +84,7 @@ class ViewSink {
  private:
   // The folder `path` below this one, made as needed; 0 when a file is in the way.
   Ino MakeDirs(const std::string& path) const;
+  void AddContent(const std::string& path, std::shared_ptr<const FileContent> content);
 
   TreeWriter* out_;
   Ino dir_;

@@ -40,6 +40,7 @@ std::shared_ptr<const WalkSettings> SettingsOf(const DiscoverOptions& options) {
   s->views.sizing = options.sizing;
   s->views.index_dir = options.index_dir;
   s->views.lists_dir = options.lists_dir;
+  s->views.withdrawals = options.withdrawals;
   s->h5vet = options.h5vet;
   s->h5vet.store_marks = Hdf5StoreMarks();  // the groups the helper vets: those some kind opens
   return s;

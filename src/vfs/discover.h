@@ -13,6 +13,7 @@
 #include "io/h5_vet.h"
 #include "text/virtual_file.h"
 #include "vfs/tree.h"
+#include "vfs/withdrawals.h"
 
 namespace omicsfs::vfs {
 
@@ -35,6 +36,8 @@ struct DiscoverOptions {
   // otherwise SOURCE is that object of the space (a datg matrix).
   std::shared_ptr<const io::ByteSpace> space;
   std::string space_key;
+  // The files not listed because they cannot exist (optional; must outlive the tree).
+  Withdrawals* withdrawals = nullptr;
 };
 
 inline constexpr const char* kControlDir = ".omicsfs";

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ class FileContent {
   virtual std::shared_ptr<const FileContent> Fresh() const { return nullptr; }
   // True for content the kernel must not cache (pages or size): what Fresh() returns.
   virtual bool Uncached() const { return false; }
+  // Why the content turned out, once worked out, not to exist (a region index tabix refuses for
+  // its view's records); nullopt while it may. A withdrawn file is neither listed nor found by
+  // lookup, and leaves the tree at Tree::TakeWithdrawn.
+  virtual std::optional<std::string> Withdrawn() const { return std::nullopt; }
 };
 
 // A fixed text, served uncached (a snapshot of changing content).

@@ -165,7 +165,8 @@ void Tree::Trim(Ino store, Ino keep) {
 
 std::vector<std::pair<Ino, std::string>> Tree::TakeReleases(std::chrono::milliseconds wait) const {
   std::unique_lock lock(release_mu_);
-  release_cv_.wait_for(lock, wait, [this] { return releases_stopped_ || !releases_.empty(); });
+  release_cv_.wait_for(
+      lock, wait, [this] { return releases_stopped_ || !releases_.empty() || withdrawn_noted_; });
   std::vector<std::pair<Ino, std::string>> out;
   if (!releases_stopped_) out.swap(releases_);
   return out;

@@ -7,6 +7,13 @@
 #include <mutex>
 
 namespace omicsfs::vfs {
+namespace {
+
+bool IsWithdrawn(const Node& n) {
+  return n.kind == NodeKind::kFile && n.content != nullptr && n.content->Withdrawn().has_value();
+}
+
+}  // namespace
 
 Tree::Tree() {
   Node root;
@@ -184,6 +191,7 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load, bool 
       if (name == ".") return take(parent);
       if (name == "..") return take(p->parent);
       if (auto it = p->children.find(name); it != p->children.end()) {
+        if (IsWithdrawn(nodes_[it->second - 1])) return NotFoundError(std::string(name));
         if (!load || !nodes_[it->second - 1].current) {
           if (load) TouchLocked(it->second);
           return take(it->second);
@@ -242,6 +250,9 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
       case NodeKind::kFile:
         a.mode = S_IFREG | n->perm;
         content = n->content;
+        if (content != nullptr) {
+          if (auto why = content->Withdrawn()) return NotFoundError(*why);
+        }
         break;
       case NodeKind::kSymlink:
         a.mode = S_IFLNK | 0777;
@@ -275,7 +286,8 @@ Result<std::vector<DirEntry>> Tree::ReadDir(Ino ino, bool load) const {
   out.push_back({".", ino, NodeKind::kDirectory});
   out.push_back({"..", n->parent, NodeKind::kDirectory});
   for (const auto& [name, child] : n->children) {
-    if (!nodes_[child - 1].hidden) out.push_back({name, child, nodes_[child - 1].kind});
+    const Node& c = nodes_[child - 1];
+    if (!c.hidden && !IsWithdrawn(c)) out.push_back({name, child, c.kind});
   }
   return out;
 }
@@ -406,6 +418,45 @@ void Tree::Detach(Ino ino) {
   for (const auto& [name, child] : n.children) children.push_back(child);
   for (Ino child : children) Detach(child);
   ReleaseIfUnused(ino);
+}
+
+void Tree::NoteWithdrawn() const {
+  {
+    std::lock_guard lock(release_mu_);
+    withdrawn_noted_ = true;
+  }
+  release_cv_.notify_one();
+}
+
+std::vector<std::pair<Ino, std::string>> Tree::TakeWithdrawn() {
+  {
+    std::lock_guard lock(release_mu_);
+    if (!withdrawn_noted_) return {};
+    withdrawn_noted_ = false;
+  }
+  // Rare (a verdict per index that cannot exist): the whole tree is looked through, under the
+  // shared lock; only the drop takes the exclusive one.
+  std::vector<Ino> found;
+  {
+    std::shared_lock lock(mu_);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!nodes_[i].freed && !nodes_[i].detached && IsWithdrawn(nodes_[i])) found.push_back(i + 1);
+    }
+  }
+  std::vector<std::pair<Ino, std::string>> out;
+  if (found.empty()) return out;
+  std::unique_lock lock(mu_);
+  for (const Ino ino : found) {
+    const Node& n = node(ino);
+    if (n.freed || n.detached) continue;  // gone meanwhile (a rescan)
+    out.emplace_back(n.parent, n.name);
+    Node& p = node(n.parent);
+    if (auto it = p.children.find(n.name); it != p.children.end() && it->second == ino) {
+      p.children.erase(it);
+    }
+    Detach(ino);
+  }
+  return out;
 }
 
 }  // namespace omicsfs::vfs

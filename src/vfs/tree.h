@@ -26,6 +26,10 @@
 // A dropped folder looked up again is made anew, with a new inode. Made folders are never
 // copied (CopyInto): a merge keeps them while their directory's resolver is the same object (an
 // unchanged store, copied with its resolver) and detaches them otherwise.
+//
+// Withdrawn files (FileContent::Withdrawn): content that turned out not to exist once worked out
+// (a region index tabix refuses) is hidden from listings and lookups at once, never copied by a
+// rescan, and dropped from its folder at TakeWithdrawn (mount/ then tells the kernel).
 #pragma once
 
 #include <atomic>
@@ -118,6 +122,14 @@ class Tree {
   std::vector<std::pair<Ino, std::string>> TakeReleases(std::chrono::milliseconds wait) const;
   void StopReleases() const;
 
+  // Withdrawn files (FileContent::Withdrawn: content found not to exist, e.g. a region index
+  // tabix refuses) are neither listed nor found by lookup from the moment their content says so.
+  // NoteWithdrawn: some content just did (wakes TakeReleases). TakeWithdrawn: after a note, drops
+  // every withdrawn file from its folder and returns the (parent, name) entries, whose entries and
+  // folders' listings the kernel is to drop (it caches listings); empty without a note.
+  void NoteWithdrawn() const;
+  std::vector<std::pair<Ino, std::string>> TakeWithdrawn();
+
  private:
   // Builds the lazy directory `ino` if it still is one; then queues for the background its
   // pending siblings (`background` false) or its pending children (true).
@@ -157,6 +169,7 @@ class Tree {
   mutable std::condition_variable release_cv_;
   mutable std::vector<std::pair<Ino, std::string>> releases_;
   mutable bool releases_stopped_ = false;
+  mutable bool withdrawn_noted_ = false;       // under release_mu_
   MadeFolders made_;                           // the made folders alive, per store
 
   // Background loads: a queue of lazy directories and the threads (started on first use, so

@@ -29,6 +29,9 @@ bool SameNode(const Node& live, const Node& fresh) {
 Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
   const Node& s = src.nodes_[from - 1];
   if (s.made) return 0;  // made folders belong to the served tree (a merge keeps them there)
+  if (s.kind == NodeKind::kFile && s.content != nullptr && s.content->Withdrawn()) {
+    return 0;  // its content cannot exist (a region index tabix refuses): not listed again
+  }
   Node n = s;
   n.children.clear();
   const Ino ino = AddChild(parent, std::move(n));

@@ -17,10 +17,13 @@
 #include "cache/cache_pool.h"
 #include "codec/bgzf.h"
 #include "formats/bpcells/fragments.h"
+#include "testutil/mount_fixture.h"
 #include "testutil/store_writer.h"
 #include "text/bed_source.h"
+#include "text/index_store.h"
 #include "text/tabix_source.h"
 #include "text/virtual_file.h"
+#include "util/fs.h"
 
 namespace omicsfs::text {
 namespace {
@@ -236,9 +239,11 @@ class LinesSource : public RecordSource {
   }
   bool MeasuresWithoutReading() const override { return tallied; }
   bool tallied = false;  // lengths known without reading (as a fragments group's tally)
+  std::atomic<bool> unreadable{false};  // chunk 1's records cannot be read (EIO): no verdict
   bool HasRecordSpans() const override { return true; }
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override {
     ++span_calls;
+    if (k == 1 && unreadable) return IoError("lines: chunk 1: read failed", EIO);
     if (!first_done) {
       uint64_t seen = started_before_first.load();
       while (k > seen && !started_before_first.compare_exchange_weak(seen, k)) {
@@ -352,6 +357,98 @@ TEST(TabixIndex, TalliedViewIsSizedWithoutItsSpans) {
   ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
   EXPECT_EQ(source->span_calls.load(), static_cast<int>(source->ChunkCount())) << "the index's own pass";
   EXPECT_TRUE(index == Tabix(text, false, false));
+}
+
+// Records tabix refuses (a zero-length fragment in the 10x form: end before begin) are a verdict
+// about these bytes, found once by whichever pass meets them first (the view's sizing pass, or
+// the index's own): kept, told once, saved in index_dir under the index's key and a line of its
+// own, and answered without another pass. A failure to read the records is none of that.
+TEST(TabixIndex, ARefusalIsAVerdictKeptToldAndSavedOnce) {
+  std::string text = BedText(3, 5000, 3000);
+  // A line of a later chunk ends before it begins (its end becomes begin - 1).
+  const size_t at = text.find('\n', text.size() / 2) + 1;
+  const size_t tab1 = text.find('\t', at), tab2 = text.find('\t', tab1 + 1),
+               tab3 = text.find('\t', tab2 + 1);
+  const int64_t begin = std::stoll(text.substr(tab1 + 1, tab2 - tab1 - 1));
+  text.replace(tab2 + 1, tab3 - tab2 - 1, std::to_string(begin - 1));
+  const std::string refused =
+      "end " + std::to_string(begin - 1) + " before begin " + std::to_string(begin + 1);
+  const std::string scratch = testutil::MakeTempDir("tabix-verdict-");
+  ASSERT_FALSE(scratch.empty());
+  for (bool by_view_pass : {true, false}) {
+    SCOPED_TRACE(by_view_pass ? "the view's sizing pass" : "the index's own pass");
+    const IndexStore store(scratch + (by_view_pass ? "/view" : "/own"));
+    cache::CachePool pool(64 << 20);
+    auto source = std::make_shared<LinesSource>(text, 997, TabixPreset::kBed);
+    source->tallied = !by_view_pass;  // sized from lengths alone: the index's own pass meets it
+    auto plain = std::make_shared<const VirtualTextFile>(source, &pool);
+    TabixIndexSource::Options o;
+    o.preset = TabixPreset::kBed;
+    o.store = &store;
+    o.key = "store /x\n\nregion index f.bed.gz.tbi";
+    int told = 0;
+    std::string why;
+    o.on_refused = [&](const Status& st) {
+      ++told;
+      why = st.message();
+    };
+    auto tbi = std::make_shared<const TabixIndexSource>(plain, o, "f.bed.gz.tbi");
+    plain->AddSpanConsumer(tbi);
+    EXPECT_FALSE(TabixIndexSource::PersistedRefusal(o).has_value());
+    ASSERT_TRUE(plain->Size().ok()) << "the view itself reads fine";
+    EXPECT_EQ(tbi->Refusal().has_value(), by_view_pass);
+    std::string index;
+    Status st = tbi->RenderChunk(0, &index);
+    ASSERT_FALSE(st.ok());
+    EXPECT_TRUE(TabixRefuses(st)) << st.ToString();
+    EXPECT_NE(st.message().find(refused), std::string::npos) << st.message();
+    ASSERT_TRUE(tbi->Refusal().has_value());
+    EXPECT_EQ(tbi->Refusal()->message(), st.message());
+    EXPECT_EQ(told, 1);
+    EXPECT_EQ(why, st.message());
+    const int calls = source->span_calls.load();
+    EXPECT_EQ(calls, static_cast<int>(source->ChunkCount())) << "one pass met it";
+    EXPECT_FALSE(tbi->RenderChunk(0, &index).ok());
+    EXPECT_EQ(source->span_calls.load(), calls)
+        << "answered from the verdict, without another pass";
+    EXPECT_EQ(told, 1);
+    auto saved = TabixIndexSource::PersistedRefusal(o);
+    ASSERT_TRUE(saved.has_value());
+    EXPECT_EQ(*saved, st.message());
+    EXPECT_TRUE(store.LoadBlob(TabixIndexSource::RefusalKey(o.key)).has_value());
+    EXPECT_FALSE(store.LoadBlob(o.key).has_value()) << "no index saved";
+    EXPECT_FALSE(IndexStore(scratch + "/view", /*rebuild=*/true)
+                     .LoadBlob(TabixIndexSource::RefusalKey(o.key)))
+        << "rebuild_index reads no verdict either";
+  }
+  {  // unreadable records: an error, not kept, saved nor told; once readable, the index is built
+    const IndexStore store(scratch + "/eio");
+    cache::CachePool pool(64 << 20);
+    const std::string sorted = BedText(3, 5000, 3000);
+    auto source = std::make_shared<LinesSource>(sorted, 997, TabixPreset::kBed);
+    source->tallied = true;
+    source->unreadable = true;
+    auto plain = std::make_shared<const VirtualTextFile>(source, &pool);
+    TabixIndexSource::Options o;
+    o.preset = TabixPreset::kBed;
+    o.store = &store;
+    o.key = "store /y\n\nregion index f.bed.gz.tbi";
+    int told = 0;
+    o.on_refused = [&](const Status&) { ++told; };
+    auto tbi = std::make_shared<const TabixIndexSource>(plain, o, "f.bed.gz.tbi");
+    std::string index;
+    Status st = tbi->RenderChunk(0, &index);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.code(), ErrorCode::kIo) << st.ToString();
+    EXPECT_FALSE(TabixRefuses(st));
+    EXPECT_FALSE(tbi->Refusal().has_value());
+    EXPECT_FALSE(TabixIndexSource::PersistedRefusal(o).has_value());
+    EXPECT_EQ(told, 0);
+    source->unreadable = false;
+    ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
+    EXPECT_TRUE(index == Tabix(sorted, false, false));
+  }
+  fs::remove_all(scratch);
 }
 
 // The sizing pass feeds spans in text order on one thread at a time; while the first chunk is

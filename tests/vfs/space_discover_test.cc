@@ -45,8 +45,14 @@ class SpaceDiscover : public ::testing::Test {
     for (const auto& e : *entries) {
       if (e.name == "." || e.name == "..") continue;
       auto child = t.Lookup(ino, e.name);
-      ASSERT_TRUE(child.ok()) << path << "/" << e.name;
       const std::string p = path + "/" + e.name;
+      if (!child.ok() && child.status().code() == ErrorCode::kNotFound) {
+        // Withdrawn since the listing: a region index tabix refuses, found by the pass of its
+        // view (sized a moment ago, as a file listed before it). The same in both walks.
+        (*out)[p] = "withdrawn";
+        continue;
+      }
+      ASSERT_TRUE(child.ok()) << p;
       auto kind = t.Kind(*child);
       ASSERT_TRUE(kind.ok());
       if (*kind == NodeKind::kDirectory) {

@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "testutil/store_writer.h"
+#include "text/index_store.h"
 #include "util/fs.h"
 #include "vfs/discover.h"
+#include "vfs/withdrawals.h"
 
 namespace omicsfs::vfs {
 namespace {
@@ -264,6 +267,104 @@ TEST_F(RescanTest, ReplacedHdf5FileIsRescanned) {
   } else {
     EXPECT_EQ(old_read.status().sys_errno(), ESTALE) << old_read.status().ToString();
   }
+}
+
+// A fragments store with a zero-length fragment: its 10x form ends before it begins there, which
+// tabix refuses, so fragments.tsv.gz.tbi cannot exist. Listed until a pass finds it (listing never
+// sizes); from then on neither listed, found, copied by a rescan nor sized, and taken once for the
+// kernel (TakeWithdrawn); index_dir keeps the verdict, so the next discovery never lists it. The
+// BED form's index, which tabix builds, stays.
+TEST(WithdrawnIndex, ARegionIndexTabixRefusesLeavesItsFolderAndIsNotListedAgain) {
+  const fs::path src = fs::temp_directory_path() / fs::unique_path("omicsfs-withdrawn-%%%%%%");
+  fs::create_directories(src);
+  testutil::FragmentsSpec f;
+  f.chr_names = {"chr1", "chr2"};
+  f.cell_names = {"AAA", "CCC"};
+  // chr1 300-300: zero length.
+  f.by_chr = {{{100, 200, 0}, {300, 300, 1}, {400, 450, 0}}, {{5, 9, 1}}};
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeFragmentsStore(f), (src / "frags").string()).ok());
+  const std::string index_dir = (src.parent_path() / (src.filename().string() + ".index")).string();
+  cache::CachePool pool(16 << 20);
+  text::IndexStore index(index_dir);
+  auto discover = [&](Withdrawals* w, const Tree* previous = nullptr) {
+    DiscoverOptions o;
+    o.pool = &pool;
+    o.index_dir = index_dir;
+    o.sizing.index = &index;
+    o.withdrawals = w;
+    o.previous = previous;
+    auto tree = Discover(src.string(), o);
+    EXPECT_TRUE(tree.ok()) << tree.status().ToString();
+    return *tree;
+  };
+  auto names = [](const Tree& t, Ino dir) {
+    std::set<std::string> out;
+    auto entries = t.ReadDir(dir);
+    EXPECT_TRUE(entries.ok());
+    if (entries.ok()) {
+      for (const auto& e : *entries) out.insert(e.name);
+    }
+    return out;
+  };
+  const std::string refused = "fragments.tsv.gz.tbi";
+
+  Withdrawals first;
+  int notes = 0;
+  std::shared_ptr<Tree> tree;
+  first.notify = [&] {
+    ++notes;
+    tree->NoteWithdrawn();
+  };
+  tree = discover(&first);
+  const Ino dir = *tree->Resolve("frags");
+  ASSERT_TRUE(names(*tree, dir).count(refused)) << "listed before any pass";
+  const Ino index_ino = *tree->Lookup(dir, refused);
+  EXPECT_TRUE(tree->TakeWithdrawn().empty()) << "nothing noted yet";
+  // The pass that sizes fragments.bed sizes the 10x form too and feeds both forms' indexes.
+  ASSERT_TRUE(tree->GetAttr(*tree->Resolve("frags/fragments.bed")).ok());
+  EXPECT_EQ(notes, 1);
+  EXPECT_FALSE(names(*tree, dir).count(refused));
+  EXPECT_TRUE(names(*tree, dir).count("fragments.bed.gz.tbi"));
+  EXPECT_EQ(tree->Lookup(dir, refused).status().code(), ErrorCode::kNotFound);
+  auto attr = tree->GetAttr(index_ino);
+  ASSERT_FALSE(attr.ok());
+  EXPECT_EQ(attr.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(attr.status().message().find("tabix refuses"), std::string::npos)
+      << attr.status().message();
+  ASSERT_EQ(first.List().size(), 1u);
+  EXPECT_EQ(first.List()[0].first, refused + " of " + (src / "frags").string());
+  EXPECT_NE(first.List()[0].second.find("before begin"), std::string::npos)
+      << first.List()[0].second;
+  const auto taken = tree->TakeWithdrawn();
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0], std::make_pair(dir, refused));
+  EXPECT_TRUE(tree->TakeWithdrawn().empty()) << "taken once";
+  // A rescan does not bring it back: the store is unchanged.
+  auto fresh = discover(&first, tree.get());
+  EXPECT_TRUE(tree->Merge(*fresh).empty());
+  EXPECT_FALSE(names(*tree, dir).count(refused));
+  auto bed_index = tree->Resolve("frags/fragments.bed.gz.tbi");
+  ASSERT_TRUE(bed_index.ok());
+  EXPECT_TRUE(tree->Read(*bed_index, 0, 1 << 20).ok());
+
+  // The next discovery over the same index_dir: never listed, said why, nothing to notify.
+  Withdrawals second;
+  int second_notes = 0;
+  second.notify = [&] { ++second_notes; };
+  auto again = discover(&second);
+  const Ino dir2 = *again->Resolve("frags");
+  EXPECT_FALSE(names(*again, dir2).count(refused));
+  EXPECT_TRUE(names(*again, dir2).count("fragments.tsv.gz"));
+  EXPECT_EQ(again->Lookup(dir2, refused).status().code(), ErrorCode::kNotFound);
+  ASSERT_EQ(second.List().size(), 1u);
+  EXPECT_EQ(second.List()[0], first.List()[0]);
+  auto entries = again->ReadDir(dir2);
+  ASSERT_TRUE(entries.ok());
+  for (const auto& e : *entries) EXPECT_TRUE(again->GetAttr(e.ino).ok()) << e.name;
+  EXPECT_EQ(second_notes, 0);
+  fs::remove_all(src);
+  fs::remove_all(index_dir);
 }
 
 }  // namespace
