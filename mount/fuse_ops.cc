@@ -121,8 +121,12 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
     auto kind = D(req).tree->Kind(ino);
     if (!kind.ok()) return ToErrno(kind.status());
     if (*kind != vfs::NodeKind::kDirectory) return ENOTDIR;
-    fi->cache_readdir = 1;
-    fi->keep_cache = 1;
+    // The kernel keeps a listing unless a file in it may still be withdrawn (a region index no
+    // pass has built or refused yet): the listing after a pass's verdict then comes from the
+    // tree at once, not from a cache the releaser has yet to clear (Tree::TakeWithdrawn).
+    const bool settled = D(req).tree->ListingSettled(ino);
+    fi->cache_readdir = settled;
+    fi->keep_cache = settled;
     fuse_reply_open(req, fi);
     return 0;
   });

@@ -133,6 +133,11 @@ std::optional<Status> TabixIndexSource::Refusal() const {
   return refused_;
 }
 
+bool TabixIndexSource::Decided() const {
+  std::lock_guard lock(mu_);
+  return built_.has_value() || refused_.has_value();
+}
+
 std::optional<std::string> TabixIndexSource::PersistedRefusal(const Options& options) {
   if (options.store == nullptr || options.key.empty()) return std::nullopt;
   return options.store->LoadBlob(RefusalKey(options.key));

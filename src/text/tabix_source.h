@@ -78,6 +78,8 @@ class TabixIndexSource : public RecordSource, public SpanConsumer {
 
   // Why tabix refuses the records, once a pass found it (the index cannot exist); else nullopt.
   std::optional<Status> Refusal() const;
+  // Whether a pass built the index or found that it cannot exist (in this process).
+  bool Decided() const;
   // Why tabix refuses the records of the index `options` names, as index_dir keeps it from an
   // earlier pass (the refusal's message); nullopt when it keeps none (or is not to be read).
   static std::optional<std::string> PersistedRefusal(const Options& options);

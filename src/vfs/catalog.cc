@@ -19,6 +19,9 @@ class RegionIndexContent : public ByteViewContent {
     return source_->Describe() + ": cannot exist: tabix refuses its records (" +
            refused->message() + ")";
   }
+  // Sized, or built by a pass: it exists. (Loaded from index_dir but not read yet: not known
+  // here without reading the file, so still "may".)
+  bool MayBeWithdrawn() const override { return !view().SizeKnown() && !source_->Decided(); }
 
  private:
   std::shared_ptr<const text::TabixIndexSource> source_;

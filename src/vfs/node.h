@@ -40,6 +40,9 @@ class FileContent {
   // its view's records); nullopt while it may. A withdrawn file is neither listed nor found by
   // lookup, and leaves the tree at Tree::TakeWithdrawn.
   virtual std::optional<std::string> Withdrawn() const { return std::nullopt; }
+  // True while it may still be withdrawn (a region index neither built nor refused yet): the
+  // kernel must not keep its folder's listing meanwhile (Tree::ListingSettled).
+  virtual bool MayBeWithdrawn() const { return false; }
 };
 
 // A fixed text, served uncached (a snapshot of changing content).

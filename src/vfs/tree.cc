@@ -420,6 +420,19 @@ void Tree::Detach(Ino ino) {
   ReleaseIfUnused(ino);
 }
 
+bool Tree::ListingSettled(Ino ino) const {
+  std::shared_lock lock(mu_);
+  const Node* n = GetLocked(ino);
+  if (n == nullptr) return true;
+  for (const auto& [name, child] : n->children) {
+    const Node& c = nodes_[child - 1];
+    if (c.kind == NodeKind::kFile && c.content != nullptr && c.content->MayBeWithdrawn()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void Tree::NoteWithdrawn() const {
   {
     std::lock_guard lock(release_mu_);

@@ -129,6 +129,10 @@ class Tree {
   // folders' listings the kernel is to drop (it caches listings); empty without a note.
   void NoteWithdrawn() const;
   std::vector<std::pair<Ino, std::string>> TakeWithdrawn();
+  // False while a file of directory `ino` may still be withdrawn (FileContent::MayBeWithdrawn):
+  // the kernel is then not to keep the listing, so that the one after a pass's verdict comes
+  // from the tree, not from before it.
+  bool ListingSettled(Ino ino) const;
 
  private:
   // Builds the lazy directory `ino` if it still is one; then queues for the background its

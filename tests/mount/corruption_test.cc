@@ -47,6 +47,16 @@ void Walk(const std::string& dir, std::vector<std::string>* out) {
   ::closedir(d);
 }
 
+// Whether `path` is in its folder's listing now.
+bool Listed(const std::string& path) {
+  const fs::path p(path);
+  fs_error ec;
+  for (fs::directory_iterator it(p.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename() == p.filename()) return true;
+  }
+  return false;
+}
+
 void Damage(const fs::path& file, std::mt19937_64& rng) {
   std::string bytes;
   if (!ReadWhole(file.string(), &bytes)) return;  // removed by an earlier damage
@@ -110,11 +120,15 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
 
   auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "cache_size=16M,index_dir=" + (src / ".index").string()});
   ASSERT_NE(m, nullptr);
-  int files = 0, eio = 0;
+  int files = 0, eio = 0, withdrawn = 0;
   std::vector<std::string> entries;
   Walk(m->path(), &entries);
   for (const std::string& path : entries) {
     struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT && !Listed(path)) {
+      ++withdrawn;  // an index tabix refuses, found by the pass of a file stat'ed before it
+      continue;
+    }
     if (::lstat(path.c_str(), &st) != 0) {  // sizing failed at lookup: EIO, never a crash
       EXPECT_EQ(errno, EIO) << path;
       ++files;
@@ -151,7 +165,8 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
   for (size_t at = log.find(": not opened: libhdf5"); at != std::string::npos; at = log.find(": not opened: libhdf5", at + 1)) {
     ++vetted_out;
   }
-  std::printf("%d files, %d EIO, %d HDF5 files kept out by the vetting helper\n", files, eio, vetted_out);
+  std::printf("%d files, %d EIO, %d withdrawn, %d HDF5 files kept out by the vetting helper\n",
+              files, eio, withdrawn, vetted_out);
   m.reset();
   fs::remove_all(src);
 }

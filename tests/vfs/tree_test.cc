@@ -321,9 +321,11 @@ TEST(WithdrawnIndex, ARegionIndexTabixRefusesLeavesItsFolderAndIsNotListedAgain)
   ASSERT_TRUE(names(*tree, dir).count(refused)) << "listed before any pass";
   const Ino index_ino = *tree->Lookup(dir, refused);
   EXPECT_TRUE(tree->TakeWithdrawn().empty()) << "nothing noted yet";
+  EXPECT_FALSE(tree->ListingSettled(dir)) << "its indexes may still be withdrawn";
   // The pass that sizes fragments.bed sizes the 10x form too and feeds both forms' indexes.
   ASSERT_TRUE(tree->GetAttr(*tree->Resolve("frags/fragments.bed")).ok());
   EXPECT_EQ(notes, 1);
+  EXPECT_TRUE(tree->ListingSettled(dir)) << "one index built, the other refused";
   EXPECT_FALSE(names(*tree, dir).count(refused));
   EXPECT_TRUE(names(*tree, dir).count("fragments.bed.gz.tbi"));
   EXPECT_EQ(tree->Lookup(dir, refused).status().code(), ErrorCode::kNotFound);
