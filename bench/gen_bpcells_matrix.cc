@@ -1,5 +1,6 @@
 // Writes a large packed BPCells matrix directory store (col-major uint32, counts-like values)
-// with the project's own test-only writer. Usage: gen_bpcells_matrix OUT_DIR ROWS COLS DENSITY [SEED]
+// with the project's own test-only writer. Usage: gen_bpcells_matrix OUT_DIR ROWS COLS DENSITY
+// [SEED]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -12,13 +12,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUT_STEM ROWS COLS\n", argv[0]);
     return 1;
   }
-  const uint64_t rows = std::strtoull(argv[2], nullptr, 10), cols = std::strtoull(argv[3], nullptr, 10);
+  const uint64_t rows = std::strtoull(argv[2], nullptr, 10),
+                 cols = std::strtoull(argv[3], nullptr, 10);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> z(0.0, 1.0);
   std::vector<double> v(rows * cols);
   for (auto& x : v) {
     x = z(rng);
-    if (rng() % 1000 == 0) x *= 40;                    // strong eQTL effects
+    if (rng() % 1000 == 0) x *= 40;  // strong eQTL effects
     if (rng() % 20000 == 0) x = std::nan("");
   }
   std::vector<std::string> rn(rows), cn(cols);
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", st.ToString().c_str());
     return 1;
   }
-  std::printf("wrote %s.datg: %llu x %llu\n", argv[1], static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols));
+  std::printf("wrote %s.datg: %llu x %llu\n", argv[1], static_cast<unsigned long long>(rows),
+              static_cast<unsigned long long>(cols));
   return 0;
 }

@@ -20,7 +20,8 @@ std::string Bytes(const std::vector<T>& v) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s OUT.vcz VARIANTS SAMPLES [VARIANT_CHUNK] [SAMPLE_CHUNK]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT.vcz VARIANTS SAMPLES [VARIANT_CHUNK] [SAMPLE_CHUNK]\n",
+                 argv[0]);
     return 1;
   }
   const std::string out = argv[1];
@@ -59,9 +60,14 @@ int main(int argc, char** argv) {
       const uint64_t c = v * ns + s;
       const bool missing = rng() % 100 == 0;
       for (int h = 0; h < 2; ++h) {
-        int8_t a = missing ? -1 : (u(rng) < freq ? static_cast<int8_t>(1 + (nalt == 2 ? rng() % 2 : 0)) : 0);
+        int8_t a = missing
+                       ? -1
+                       : (u(rng) < freq ? static_cast<int8_t>(1 + (nalt == 2 ? rng() % 2 : 0)) : 0);
         gt[c * 2 + h] = a;
-        if (a >= 0) { ++counts[a]; ++called; }
+        if (a >= 0) {
+          ++counts[a];
+          ++called;
+        }
       }
       phased[c] = rng() % 2;
       dp[c] = missing ? -1 : static_cast<int16_t>(5 + rng() % 60);
@@ -76,14 +82,18 @@ int main(int argc, char** argv) {
       uint32_t fill = 0x7F800002u;
       float fillf;
       std::memcpy(&fillf, &fill, 4);
-      af[v * 2 + a] = a < nalt ? (called ? static_cast<float>(counts[a + 1]) / static_cast<float>(called) : 0.0f) : fillf;
+      af[v * 2 + a] =
+          a < nalt
+              ? (called ? static_cast<float>(counts[a + 1]) / static_cast<float>(called) : 0.0f)
+              : fillf;
     }
     an[v] = called;
     info_dp[v] = depth;
   }
   std::vector<std::string> samples(ns);
-  // GCC 12 at -O3 warns that "S" + std::string&& (an insert at 0) may memcpy overlapping ranges of 2^63 bytes: a false
-  // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
+  // GCC 12 at -O3 warns that "S" + std::string&& (an insert at 0) may memcpy overlapping ranges of
+  // 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug 105651), silenced
+  // here only.
 #pragma GCC diagnostic push
 #ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -104,33 +114,76 @@ int main(int argc, char** argv) {
     return a;
   };
   const uint64_t scc = std::min(sc, ns);
-  nlohmann::json attrs = {{"vcf_zarr_version", "0.4"}, {"source", "omicsfs-bench"},
-                          {"vcf_meta_information", nlohmann::json::array({nlohmann::json::array({"fileformat", "VCFv4.3"})})}};
+  nlohmann::json attrs = {
+      {"vcf_zarr_version", "0.4"},
+      {"source", "omicsfs-bench"},
+      {"vcf_meta_information",
+       nlohmann::json::array({nlohmann::json::array({"fileformat", "VCFv4.3"})})}};
   bool ok = WriteZarrGroup(out, attrs).ok();
   ok &= WriteZarrArray(out, "contig_id", spec("|O", {1}, {1}, {"contigs"}), "", {"chr1"}).ok();
-  ok &= WriteZarrArray(out, "contig_length", spec("<i8", {1}, {1}, {"contigs"}), Bytes(std::vector<int64_t>{248956422})).ok();
+  ok &= WriteZarrArray(out, "contig_length", spec("<i8", {1}, {1}, {"contigs"}),
+                       Bytes(std::vector<int64_t>{248956422}))
+            .ok();
   ok &= WriteZarrArray(out, "filter_id", spec("|O", {1}, {1}, {"filters"}), "", {"PASS"}).ok();
-  ok &= WriteZarrArray(out, "filter_description", spec("|O", {1}, {1}, {"filters"}), "", {"All filters passed"}).ok();
+  ok &= WriteZarrArray(out, "filter_description", spec("|O", {1}, {1}, {"filters"}), "",
+                       {"All filters passed"})
+            .ok();
   ok &= WriteZarrArray(out, "sample_id", spec("|O", {ns}, {scc}, {"samples"}), "", samples).ok();
-  ok &= WriteZarrArray(out, "variant_contig", spec("<i2", {nv}, {vc}, {"variants"}), Bytes(contig)).ok();
-  ok &= WriteZarrArray(out, "variant_position", spec("<i4", {nv}, {vc}, {"variants"}), Bytes(pos)).ok();
-  ok &= WriteZarrArray(out, "variant_allele", spec("|O", {nv, kAlleles}, {vc, kAlleles}, {"variants", "alleles"}), "", alleles).ok();
+  ok &= WriteZarrArray(out, "variant_contig", spec("<i2", {nv}, {vc}, {"variants"}), Bytes(contig))
+            .ok();
+  ok &= WriteZarrArray(out, "variant_position", spec("<i4", {nv}, {vc}, {"variants"}), Bytes(pos))
+            .ok();
+  ok &= WriteZarrArray(out, "variant_allele",
+                       spec("|O", {nv, kAlleles}, {vc, kAlleles}, {"variants", "alleles"}), "",
+                       alleles)
+            .ok();
   ok &= WriteZarrArray(out, "variant_id", spec("|O", {nv}, {vc}, {"variants"}), "", ids).ok();
-  ok &= WriteZarrArray(out, "variant_quality", spec("<f4", {nv}, {vc}, {"variants"}), Bytes(qual)).ok();
-  ok &= WriteZarrArray(out, "variant_filter", spec("|b1", {nv, 1}, {vc, 1}, {"variants", "filters"}), Bytes(filter)).ok();
-  ok &= WriteZarrArray(out, "variant_AC", spec("<i4", {nv, 2}, {vc, 2}, {"variants", "alt_alleles"}, "Allele count"), Bytes(ac)).ok();
-  ok &= WriteZarrArray(out, "variant_AN", spec("<i4", {nv}, {vc}, {"variants"}, "Total number of alleles"), Bytes(an)).ok();
-  ok &= WriteZarrArray(out, "variant_AF", spec("<f4", {nv, 2}, {vc, 2}, {"variants", "alt_alleles"}, "Allele frequency"), Bytes(af)).ok();
-  ok &= WriteZarrArray(out, "variant_DP", spec("<i4", {nv}, {vc}, {"variants"}, "Combined depth"), Bytes(info_dp)).ok();
-  ok &= WriteZarrArray(out, "call_genotype", spec("|i1", {nv, ns, 2}, {vc, scc, 2}, {"variants", "samples", "ploidy"}), Bytes(gt)).ok();
-  ok &= WriteZarrArray(out, "call_genotype_phased", spec("|b1", {nv, ns}, {vc, scc}, {"variants", "samples"}), Bytes(phased)).ok();
-  ok &= WriteZarrArray(out, "call_DP", spec("<i2", {nv, ns}, {vc, scc}, {"variants", "samples"}, "Read depth"), Bytes(dp)).ok();
-  ok &= WriteZarrArray(out, "call_GQ", spec("<i2", {nv, ns}, {vc, scc}, {"variants", "samples"}, "Genotype quality"), Bytes(gq)).ok();
-  ok &= WriteZarrArray(out, "call_AD", spec("<i2", {nv, ns, kAlleles}, {vc, scc, kAlleles}, {"variants", "samples", "alleles"}, "Allelic depths"), Bytes(ad)).ok();
+  ok &= WriteZarrArray(out, "variant_quality", spec("<f4", {nv}, {vc}, {"variants"}), Bytes(qual))
+            .ok();
+  ok &= WriteZarrArray(out, "variant_filter",
+                       spec("|b1", {nv, 1}, {vc, 1}, {"variants", "filters"}), Bytes(filter))
+            .ok();
+  ok &= WriteZarrArray(out, "variant_AC",
+                       spec("<i4", {nv, 2}, {vc, 2}, {"variants", "alt_alleles"}, "Allele count"),
+                       Bytes(ac))
+            .ok();
+  ok &= WriteZarrArray(out, "variant_AN",
+                       spec("<i4", {nv}, {vc}, {"variants"}, "Total number of alleles"), Bytes(an))
+            .ok();
+  ok &=
+      WriteZarrArray(out, "variant_AF",
+                     spec("<f4", {nv, 2}, {vc, 2}, {"variants", "alt_alleles"}, "Allele frequency"),
+                     Bytes(af))
+          .ok();
+  ok &= WriteZarrArray(out, "variant_DP", spec("<i4", {nv}, {vc}, {"variants"}, "Combined depth"),
+                       Bytes(info_dp))
+            .ok();
+  ok &= WriteZarrArray(out, "call_genotype",
+                       spec("|i1", {nv, ns, 2}, {vc, scc, 2}, {"variants", "samples", "ploidy"}),
+                       Bytes(gt))
+            .ok();
+  ok &= WriteZarrArray(out, "call_genotype_phased",
+                       spec("|b1", {nv, ns}, {vc, scc}, {"variants", "samples"}), Bytes(phased))
+            .ok();
+  ok &= WriteZarrArray(out, "call_DP",
+                       spec("<i2", {nv, ns}, {vc, scc}, {"variants", "samples"}, "Read depth"),
+                       Bytes(dp))
+            .ok();
+  ok &=
+      WriteZarrArray(out, "call_GQ",
+                     spec("<i2", {nv, ns}, {vc, scc}, {"variants", "samples"}, "Genotype quality"),
+                     Bytes(gq))
+          .ok();
+  ok &= WriteZarrArray(out, "call_AD",
+                       spec("<i2", {nv, ns, kAlleles}, {vc, scc, kAlleles},
+                            {"variants", "samples", "alleles"}, "Allelic depths"),
+                       Bytes(ad))
+            .ok();
   if (!ok) {
     std::fprintf(stderr, "writing %s failed\n", out.c_str());
     return 1;
   }
-  std::printf("wrote %s: %llu variants x %llu samples\n", out.c_str(), static_cast<unsigned long long>(nv), static_cast<unsigned long long>(ns));
+  std::printf("wrote %s: %llu variants x %llu samples\n", out.c_str(),
+              static_cast<unsigned long long>(nv), static_cast<unsigned long long>(ns));
   return 0;
 }

@@ -8,10 +8,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (uint64_t b = 0; b < blocks; ++b) {
       const uint64_t len = std::min<uint64_t>(block, bytes - b * block);
-      if (::pread(fd, buf.data(), len, offset + static_cast<off_t>(b * block)) != static_cast<ssize_t>(len)) {
+      if (::pread(fd, buf.data(), len, offset + static_cast<off_t>(b * block)) !=
+          static_cast<ssize_t>(len)) {
         std::perror("pread");
         return 1;
       }
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%d %.3f\n", p, s);
     std::fflush(stdout);
-    if (pause_ms > 0 && p + 1 < passes) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    if (pause_ms > 0 && p + 1 < passes)
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
   }
   ::close(fd);
   return 0;

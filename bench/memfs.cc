@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
   if (argc != 3) return 2;
   g_size = std::strtoull(argv[1], nullptr, 10);
   g_block.resize(size_t{64} << 20);
-  for (size_t i = 0; i < g_block.size(); ++i) g_block[i] = (i % 80 == 79) ? '\n' : static_cast<char>('0' + i % 10);
+  for (size_t i = 0; i < g_block.size(); ++i)
+    g_block[i] = (i % 80 == 79) ? '\n' : static_cast<char>('0' + i % 10);
   fuse_lowlevel_ops ops;
   std::memset(&ops, 0, sizeof(ops));
   ops.lookup = Lookup;
@@ -72,7 +73,8 @@ int main(int argc, char** argv) {
   char* args[] = {arg0, o, opts};
   fuse_args fargs = FUSE_ARGS_INIT(3, args);
   fuse_session* se = fuse_session_new(&fargs, &ops, sizeof(ops), nullptr);
-  if (se == nullptr || fuse_set_signal_handlers(se) != 0 || fuse_session_mount(se, argv[2]) != 0) return 1;
+  if (se == nullptr || fuse_set_signal_handlers(se) != 0 || fuse_session_mount(se, argv[2]) != 0)
+    return 1;
   fuse_loop_config* cfg = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(cfg, 16);
   const int rc = fuse_session_loop_mt(se, cfg);

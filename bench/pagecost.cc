@@ -18,7 +18,8 @@ double TouchMs(bool huge) {
   auto* p = static_cast<volatile char*>(m);
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < kBytes; i += 4096) p[i] = 1;
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ::munmap(m, kBytes);
   return ms;
 }

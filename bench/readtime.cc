@@ -30,7 +30,9 @@ int main(int argc, char** argv) {
       std::perror(argv[i]);
       return 1;
     }
-    std::printf("%.3f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    std::printf(
+        "%.3f\n",
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return 0;
 }

@@ -3,7 +3,8 @@
 // large enough to keep the store, so later passes time the gathering and the formatting only;
 // datg decodes its row blocks in every pass). Prints per pass the seconds, MB/s and an XXH3
 // hash of all the text (~0.1 ns a byte, timed too); the thread's CPU time beside the wall time
-// (steadier on a shared machine: time spent descheduled is left out) (two builds rendering the same store must print the same hash).
+// (steadier on a shared machine: time spent descheduled is left out) (two builds rendering the same
+// store must print the same hash).
 //   render vcf STORE.vcz [PASSES]          the full VCF view
 //   render datg DIR/STEM [PASSES]          STEM.datg with STEM.rows.txt.gz, STEM.cols.txt.gz
 //   render mtx DIR [PASSES]                matrix.mtx of a BPCells matrix directory
@@ -12,6 +13,7 @@
 //   render vcf|datg|mtx|dense STORE -K     chunk K's text on stdout instead
 // Profile with `perf record -g ./render vcf STORE 5`.
 #include <time.h>
+#include <xxhash.h>
 
 #include <chrono>
 #include <cstdio>
@@ -19,12 +21,10 @@
 #include <memory>
 #include <string>
 
-#include <xxhash.h>
-
 #include "cache/cache_pool.h"
+#include "formats/bpcells/matrix.h"
 #include "formats/datg/reader.h"
 #include "formats/vcz/store.h"
-#include "formats/bpcells/matrix.h"
 #include "io/local/local_space.h"
 #include "io/space_array_store.h"
 #include "text/dense_source.h"
@@ -64,10 +64,12 @@ int main(int argc, char** argv) {
   std::shared_ptr<const text::RecordSource> source;
   if (kind == "vcf") {
     auto store = Must(formats::vcz::Store::Open(path, {}, &pool), "open");
-    source = std::make_shared<const text::VcfSource>(store, text::VcfSource::View::kFull, "cohort.vcf");
+    source =
+        std::make_shared<const text::VcfSource>(store, text::VcfSource::View::kFull, "cohort.vcf");
   } else if (kind == "datg") {
     auto open = [](const std::string& p) {
-      return Must<std::shared_ptr<const io::LocalByteSource>>(io::LocalByteSource::OpenPath(p), p.c_str());
+      return Must<std::shared_ptr<const io::LocalByteSource>>(io::LocalByteSource::OpenPath(p),
+                                                              p.c_str());
     };
     auto datg = open(path + ".datg");
     auto rows = open(path + ".rows.txt.gz"), cols = open(path + ".cols.txt.gz");
@@ -82,8 +84,8 @@ int main(int argc, char** argv) {
       source = std::make_shared<const text::MtxSource>(matrix, "matrix.mtx");
     } else {
       const char* tmp = std::getenv("TMPDIR");
-      source = std::make_shared<const text::DenseTsvSource>(matrix, "matrix.tsv",
-                                                           std::vector<std::string>{tmp != nullptr ? tmp : "/tmp"});
+      source = std::make_shared<const text::DenseTsvSource>(
+          matrix, "matrix.tsv", std::vector<std::string>{tmp != nullptr ? tmp : "/tmp"});
       Status st = source->Prepare();
       if (!st.ok()) {
         std::fprintf(stderr, "prepare: %s\n", st.ToString().c_str());
@@ -115,7 +117,8 @@ int main(int argc, char** argv) {
       out.clear();
       Status st = source->RenderChunk(k, &out);
       if (!st.ok()) {
-        std::fprintf(stderr, "chunk %llu: %s\n", static_cast<unsigned long long>(k), st.ToString().c_str());
+        std::fprintf(stderr, "chunk %llu: %s\n", static_cast<unsigned long long>(k),
+                     st.ToString().c_str());
         return 1;
       }
       bytes += out.size();
@@ -123,9 +126,9 @@ int main(int argc, char** argv) {
     }
     const double cpu = ThreadCpuSeconds() - c0;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("pass %d: %llu chunks %.1f MB %.3f s %.0f MB/s cpu %.3f s %.0f MB/s hash %016llx\n", pass,
-                static_cast<unsigned long long>(n), bytes / 1e6, s, bytes / 1e6 / s, cpu, bytes / 1e6 / cpu,
-                static_cast<unsigned long long>(XXH3_64bits_digest(state)));
+    std::printf("pass %d: %llu chunks %.1f MB %.3f s %.0f MB/s cpu %.3f s %.0f MB/s hash %016llx\n",
+                pass, static_cast<unsigned long long>(n), bytes / 1e6, s, bytes / 1e6 / s, cpu,
+                bytes / 1e6 / cpu, static_cast<unsigned long long>(XXH3_64bits_digest(state)));
     std::fflush(stdout);
   }
   XXH3_freeState(state);

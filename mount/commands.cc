@@ -1,28 +1,27 @@
 #include "mount/commands.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-#include <thread>
 #include <memory>
+#include <mutex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cache/cache_pool.h"
-#include "mount/errno_map.h"
 #include "io/h5_vet.h"
 #include "io/remote/remote.h"
+#include "mount/errno_map.h"
 #include "mount/fuse_ops.h"
 #include "mount/rescan.h"
 #include "mount/setup.h"
@@ -50,8 +49,9 @@ io::H5Vetter VetterFor(const Options& o) {
   return v;
 }
 
-vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, const std::string& index_dir, cache::CachePool* pool,
-                                        text::Prefetcher* prefetcher, const text::IndexStore* index) {
+vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, const std::string& index_dir,
+                                        cache::CachePool* pool, text::Prefetcher* prefetcher,
+                                        const text::IndexStore* index) {
   vfs::DiscoverOptions d;
   d.pool = pool;
   d.h5vet = VetterFor(o);
@@ -67,16 +67,17 @@ vfs::DiscoverOptions DiscoverOptionsFor(const Options& o, const std::string& ind
 
 Status CheckHelper(const vfs::DiscoverOptions& d) {
   if (d.h5vet.enabled() && ::access(d.h5vet.helper.c_str(), X_OK) != 0) {
-    return NotFoundError("the HDF5 vetting helper " + d.h5vet.helper +
-                         " is missing (install it beside omicsfs, name it with -o h5vet_helper=PATH, "
-                         "or parse HDF5 files unvetted with -o h5vet=0)");
+    return NotFoundError(
+        "the HDF5 vetting helper " + d.h5vet.helper +
+        " is missing (install it beside omicsfs, name it with -o h5vet_helper=PATH, "
+        "or parse HDF5 files unvetted with -o h5vet=0)");
   }
   return OkStatus();
 }
 
 // A remote SOURCE is opened once: its client, block cache and space serve every rescan.
-Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads, vfs::DiscoverOptions* d,
-                  io::RemoteSource* remote) {
+Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads,
+                  vfs::DiscoverOptions* d, io::RemoteSource* remote) {
   if (!io::IsRemoteUrl(o.source)) return OkStatus();
   io::RemoteOptions r;
   r.s3_endpoint = o.s3_endpoint;
@@ -162,7 +163,9 @@ cache::CachePolicy CachePolicyFromEnv() {
 
 // Read-ahead workers: threads=N, else one more than the cores, so rendering keeps every core
 // busy while FUSE threads block in the kernel (measured: datg cat 309 → 482 MB/s on 2 cores).
-unsigned Workers(const Options& o) { return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()) + 1; }
+unsigned Workers(const Options& o) {
+  return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()) + 1;
+}
 
 // Raises the kernel readahead of the new mount (its backing device info) to 1 MiB so sequential
 // readers ask in large requests; best effort (needs root). Reads /proc/self/mountinfo only: a
@@ -204,7 +207,8 @@ int RunLs(const Options& o) {
   cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   vfs::DiscoverOptions d = DiscoverOptionsFor(o, "", &pool, nullptr, nullptr);
   io::RemoteSource remote;
-  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
+  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok())
+    return Fail(kExitSource, st.message());
   auto tree = Build(d, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   auto ino = (*tree)->Resolve(o.vpath);
@@ -251,7 +255,8 @@ int RunCat(const Options& o) {
   text::IndexStore index(*index_dir, o.rebuild_index);
   vfs::DiscoverOptions d = DiscoverOptionsFor(o, *index_dir, &pool, &prefetcher, &index);
   io::RemoteSource remote;
-  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
+  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok())
+    return Fail(kExitSource, st.message());
   auto tree = Build(d, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   auto ino = (*tree)->Resolve(o.vpath);
@@ -292,14 +297,16 @@ int RunIndex(const Options& o) {
   Quiet(o);
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
-  if (index_dir->empty()) return Fail(kExitUsage, "index: no index_dir to write to (name one with -o index_dir=DIR)");
+  if (index_dir->empty())
+    return Fail(kExitUsage, "index: no index_dir to write to (name one with -o index_dir=DIR)");
   cache::CachePool pool(o.cache_size, 0.25, CachePolicyFromEnv());
   text::IndexStore index(*index_dir, o.rebuild_index);
   text::SizingOptions::Progress progress;
   vfs::DiscoverOptions d = DiscoverOptionsFor(o, *index_dir, &pool, nullptr, &index);
   d.sizing.progress = &progress;
   io::RemoteSource remote;
-  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok()) return Fail(kExitSource, st.message());
+  if (Status st = OpenSource(o, &pool, false, &d, &remote); !st.ok())
+    return Fail(kExitSource, st.message());
   auto tree = Build(d, o.source);
   if (!tree.ok()) return Fail(kExitSource, tree.status().message());
   std::vector<std::pair<std::string, vfs::Ino>> files, todo;
@@ -321,24 +328,28 @@ int RunIndex(const Options& o) {
         std::fprintf(stderr, "\romicsfs: %s\n", attr.status().message().c_str());
       } else if (!attr.ok()) {
         ++failed;
-        std::fprintf(stderr, "\romicsfs: %s: %s\n", todo[i].first.c_str(), attr.status().message().c_str());
+        std::fprintf(stderr, "\romicsfs: %s: %s\n", todo[i].first.c_str(),
+                     attr.status().message().c_str());
       }
       ++done;
     }
   };
   const bool tty = ::isatty(STDERR_FILENO);
   auto report = [&](bool last) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const uint64_t total = progress.chunks_total.load(), sized = progress.chunks_done.load();
     std::lock_guard lock(out_mu);
     if (tty) {
       const size_t width = 30, filled = todo.empty() ? width : width * done.load() / todo.size();
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu views, %llu/%llu chunks, %.0f s%s", std::string(filled, '#').c_str(),
-                   std::string(width - filled, ' ').c_str(), done.load(), todo.size(),
-                   static_cast<unsigned long long>(sized), static_cast<unsigned long long>(total), s, last ? "\n" : "");
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu views, %llu/%llu chunks, %.0f s%s",
+                   std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+                   done.load(), todo.size(), static_cast<unsigned long long>(sized),
+                   static_cast<unsigned long long>(total), s, last ? "\n" : "");
     } else {
-      std::fprintf(stderr, "omicsfs: index: %zu/%zu views, %llu/%llu chunks, %.0f s\n", done.load(), todo.size(),
-                   static_cast<unsigned long long>(sized), static_cast<unsigned long long>(total), s);
+      std::fprintf(stderr, "omicsfs: index: %zu/%zu views, %llu/%llu chunks, %.0f s\n", done.load(),
+                   todo.size(), static_cast<unsigned long long>(sized),
+                   static_cast<unsigned long long>(total), s);
     }
   };
   std::vector<std::thread> workers;
@@ -383,10 +394,12 @@ class Session {
     struct fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
     se_ = fuse_session_new(&fargs, &Operations(), sizeof(fuse_lowlevel_ops), daemon);
     fuse_opt_free_args(&fargs);
-    if (se_ == nullptr) return InvalidArgumentError("cannot create the FUSE session (bad mount options?)");
+    if (se_ == nullptr)
+      return InvalidArgumentError("cannot create the FUSE session (bad mount options?)");
     if (fuse_set_signal_handlers(se_) != 0) return InternalError("cannot install signal handlers");
     handlers_ = true;
-    if (fuse_session_mount(se_, o.mountpoint.c_str()) != 0) return IoError("cannot mount at " + o.mountpoint, EIO);
+    if (fuse_session_mount(se_, o.mountpoint.c_str()) != 0)
+      return IoError("cannot mount at " + o.mountpoint, EIO);
     mounted_ = true;
     return OkStatus();
   }
@@ -415,11 +428,13 @@ int RunMount(const Options& o, const char* argv0) {
   if (!o.log_file.empty()) {  // named: every line goes there, from the first
     if (Status st = SetLogFile(o.log_file); !st.ok()) return Fail(kExitUsage, st.message());
   }
-  if (Status st = CheckMountpoint(o.mountpoint, o.source); !st.ok()) return Fail(kExitMount, st.message());
+  if (Status st = CheckMountpoint(o.mountpoint, o.source); !st.ok())
+    return Fail(kExitMount, st.message());
   auto index_dir = PrepareIndexDir(o.index_dir, o.index_dir_given);
   if (!index_dir.ok()) return Fail(kExitUsage, index_dir.status().message());
   fs_error ec;  // the daemon changes directory to / when it detaches: rescans need absolute paths
-  const std::string source = io::IsRemoteUrl(o.source) ? o.source : fs::absolute(o.source, ec).lexically_normal().string();
+  const std::string source =
+      io::IsRemoteUrl(o.source) ? o.source : fs::absolute(o.source, ec).lexically_normal().string();
   const std::string mountpoint = fs::absolute(o.mountpoint, ec).lexically_normal().string();
   std::string log_file = o.log_file;
   if (log_file.empty() && !o.foreground) {  // detaching: the default file gets every line
@@ -462,7 +477,8 @@ int RunMount(const Options& o, const char* argv0) {
     return Fail(st.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitMount, st.message());
   }
   fuse_session* se = session.get();
-  LogInfo("mounted " + o.source + " at " + o.mountpoint + " (" + std::to_string(daemon.tree->size()) + " nodes)");
+  LogInfo("mounted " + o.source + " at " + o.mountpoint + " (" +
+          std::to_string(daemon.tree->size()) + " nodes)");
   if (!o.foreground) {
     if (!log_file.empty()) LogInfo("logging to " + log_file);
     SetLogTee(false);

@@ -144,7 +144,8 @@ void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fu
       std::memset(&st, 0, sizeof(st));
       st.st_ino = e.ino;
       st.st_mode = e.kind == vfs::NodeKind::kDirectory ? S_IFDIR
-                   : e.kind == vfs::NodeKind::kSymlink ? S_IFLNK : S_IFREG;
+                   : e.kind == vfs::NodeKind::kSymlink ? S_IFLNK
+                                                       : S_IFREG;
       size_t need = fuse_add_direntry(req, buf.data() + used, size - used, e.name.c_str(), &st,
                                       static_cast<off_t>(i + 1));
       if (need > size - used) break;
@@ -221,16 +222,26 @@ void OpAccess(fuse_req_t req, fuse_ino_t ino, int mask) {
 }
 
 // Every modifying operation: read-only filesystem.
-void OpSetattr(fuse_req_t req, fuse_ino_t, struct stat*, int, struct fuse_file_info*) { fuse_reply_err(req, EROFS); }
+void OpSetattr(fuse_req_t req, fuse_ino_t, struct stat*, int, struct fuse_file_info*) {
+  fuse_reply_err(req, EROFS);
+}
 void OpMknod(fuse_req_t req, fuse_ino_t, const char*, mode_t, dev_t) { fuse_reply_err(req, EROFS); }
 void OpMkdir(fuse_req_t req, fuse_ino_t, const char*, mode_t) { fuse_reply_err(req, EROFS); }
 void OpUnlink(fuse_req_t req, fuse_ino_t, const char*) { fuse_reply_err(req, EROFS); }
 void OpSymlink(fuse_req_t req, const char*, fuse_ino_t, const char*) { fuse_reply_err(req, EROFS); }
-void OpRename(fuse_req_t req, fuse_ino_t, const char*, fuse_ino_t, const char*, unsigned) { fuse_reply_err(req, EROFS); }
+void OpRename(fuse_req_t req, fuse_ino_t, const char*, fuse_ino_t, const char*, unsigned) {
+  fuse_reply_err(req, EROFS);
+}
 void OpLink(fuse_req_t req, fuse_ino_t, fuse_ino_t, const char*) { fuse_reply_err(req, EROFS); }
-void OpWrite(fuse_req_t req, fuse_ino_t, const char*, size_t, off_t, struct fuse_file_info*) { fuse_reply_err(req, EROFS); }
-void OpCreate(fuse_req_t req, fuse_ino_t, const char*, mode_t, struct fuse_file_info*) { fuse_reply_err(req, EROFS); }
-void OpSetxattr(fuse_req_t req, fuse_ino_t, const char*, const char*, size_t, int) { fuse_reply_err(req, EROFS); }
+void OpWrite(fuse_req_t req, fuse_ino_t, const char*, size_t, off_t, struct fuse_file_info*) {
+  fuse_reply_err(req, EROFS);
+}
+void OpCreate(fuse_req_t req, fuse_ino_t, const char*, mode_t, struct fuse_file_info*) {
+  fuse_reply_err(req, EROFS);
+}
+void OpSetxattr(fuse_req_t req, fuse_ino_t, const char*, const char*, size_t, int) {
+  fuse_reply_err(req, EROFS);
+}
 void OpRemovexattr(fuse_req_t req, fuse_ino_t, const char*) { fuse_reply_err(req, EROFS); }
 
 fuse_lowlevel_ops MakeOperations() {

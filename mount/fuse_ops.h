@@ -22,7 +22,8 @@ class OpenFiles {
   OpenFiles& operator=(const OpenFiles&) = delete;
   uint64_t Add(std::shared_ptr<const vfs::FileContent> content);
   static const vfs::FileContent* Get(uint64_t fh) {
-    return fh ? reinterpret_cast<const std::shared_ptr<const vfs::FileContent>*>(fh)->get() : nullptr;
+    return fh ? reinterpret_cast<const std::shared_ptr<const vfs::FileContent>*>(fh)->get()
+              : nullptr;
   }
   void Remove(uint64_t fh);
 

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) {
-    std::fprintf(stderr, "omicsfs: %s\nTry 'omicsfs --help'.\n", options.status().message().c_str());
+    std::fprintf(stderr, "omicsfs: %s\nTry 'omicsfs --help'.\n",
+                 options.status().message().c_str());
     return kExitUsage;
   }
   if (options->debug) omicsfs::SetLogLevel(omicsfs::LogLevel::kDebug);

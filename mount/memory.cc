@@ -72,8 +72,12 @@ void* operator new(std::size_t n, std::align_val_t al) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n, std::align_val_t al) { return operator new(n, al); }
-void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept { return GetAligned(n, al); }
-void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept { return GetAligned(n, al); }
+void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
+  return GetAligned(n, al);
+}
+void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
+  return GetAligned(n, al);
+}
 
 void operator delete(void* p) noexcept { Put(p); }
 void operator delete[](void* p) noexcept { Put(p); }
@@ -101,7 +105,8 @@ void* calloc(std::size_t count, std::size_t size) {
     return nullptr;
   }
   if (n >= arena::kMinBlock) {
-    if (void* p = arena::Allocate(n, /*may_reclaim=*/false)) return std::memset(p, 0, n);  // recycled
+    if (void* p = arena::Allocate(n, /*may_reclaim=*/false))
+      return std::memset(p, 0, n);  // recycled
   }
   return __libc_calloc(count, size);
 }
@@ -125,7 +130,8 @@ void* realloc(void* p, std::size_t n) {
 }
 
 int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void*) != 0) return EINVAL;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void*) != 0)
+    return EINVAL;
   if (alignment <= 64 && n >= arena::kMinBlock) {  // arena payloads are 64-byte aligned
     if (void* p = arena::Allocate(n, /*may_reclaim=*/false)) {
       *out = p;

@@ -1,13 +1,14 @@
 #include "mount/options.h"
-#include "util/fs.h"
-#include "vfs/discover.h"
 
-#include <algorithm>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "util/fs.h"
+#include "vfs/discover.h"
 
 namespace omicsfs::mount {
 namespace {
@@ -34,7 +35,8 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
                         Options* o) {
   if (key == "cache_size") {
     ASSIGN_OR_RETURN(o->cache_size, ParseSize(value));
-    if (o->cache_size < kMinCacheSize) return InvalidArgumentError("must be at least 1M, not '" + value + "'");
+    if (o->cache_size < kMinCacheSize)
+      return InvalidArgumentError("must be at least 1M, not '" + value + "'");
   } else if (key == "index_dir") {
     if (value.empty()) return InvalidArgumentError("needs a directory");
     o->index_dir = Absolute(value);
@@ -42,11 +44,13 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
   } else if (key == "lists") {
     if (value.empty()) return InvalidArgumentError("needs a directory");
     char* real = ::realpath(value.c_str(), nullptr);  // the daemon leaves its working directory
-    if (real == nullptr) return InvalidArgumentError("cannot use '" + value + "': " + std::strerror(errno));
+    if (real == nullptr)
+      return InvalidArgumentError("cannot use '" + value + "': " + std::strerror(errno));
     o->lists_dir = real;
     std::free(real);
     struct stat st;
-    if (::stat(o->lists_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return InvalidArgumentError("'" + value + "' is not a directory");
+    if (::stat(o->lists_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return InvalidArgumentError("'" + value + "' is not a directory");
   } else if (key == "log_file") {
     if (value.empty()) return InvalidArgumentError("needs a file");
     o->log_file = Absolute(value);
@@ -93,16 +97,20 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
   } else if (key == "http_retries") {
     char* end = nullptr;
     const unsigned long n = std::strtoul(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || n > 20) return InvalidArgumentError("must be 0..20, not '" + value + "'");
+    if (value.empty() || *end != '\0' || n > 20)
+      return InvalidArgumentError("must be 0..20, not '" + value + "'");
     o->http_retries = static_cast<int>(n);
   } else if (key == "http_parallel") {
     char* end = nullptr;
     const unsigned long n = std::strtoul(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || n < 1 || n > 64) return InvalidArgumentError("must be 1..64, not '" + value + "'");
+    if (value.empty() || *end != '\0' || n < 1 || n > 64)
+      return InvalidArgumentError("must be 1..64, not '" + value + "'");
     o->http_parallel = static_cast<unsigned>(n);
-  } else if (key == "aws_access_key_id" || key == "aws_secret_access_key" || key == "aws_session_token") {
-    return InvalidArgumentError("credentials are never taken from the command line (ps shows them to every "
-                                "user); set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or use ~/.aws/credentials");
+  } else if (key == "aws_access_key_id" || key == "aws_secret_access_key" ||
+             key == "aws_session_token") {
+    return InvalidArgumentError(
+        "credentials are never taken from the command line (ps shows them to every "
+        "user); set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or use ~/.aws/credentials");
   } else if (key == "direct_io") {
     o->direct_io = true;
   } else if (key == "follow_symlinks") {
@@ -153,12 +161,18 @@ Result<uint64_t> ParseSize(const std::string& text) {
   if (end == text.c_str()) return InvalidArgumentError("bad size '" + text + "'");
   std::string suffix = end;
   uint64_t mult = 1;
-  if (suffix == "" || suffix == "B") mult = 1;
-  else if (suffix == "K" || suffix == "k" || suffix == "KiB") mult = uint64_t{1} << 10;
-  else if (suffix == "M" || suffix == "m" || suffix == "MiB") mult = uint64_t{1} << 20;
-  else if (suffix == "G" || suffix == "g" || suffix == "GiB") mult = uint64_t{1} << 30;
-  else if (suffix == "T" || suffix == "t" || suffix == "TiB") mult = uint64_t{1} << 40;
-  else return InvalidArgumentError("bad size suffix in '" + text + "'");
+  if (suffix == "" || suffix == "B")
+    mult = 1;
+  else if (suffix == "K" || suffix == "k" || suffix == "KiB")
+    mult = uint64_t{1} << 10;
+  else if (suffix == "M" || suffix == "m" || suffix == "MiB")
+    mult = uint64_t{1} << 20;
+  else if (suffix == "G" || suffix == "g" || suffix == "GiB")
+    mult = uint64_t{1} << 30;
+  else if (suffix == "T" || suffix == "t" || suffix == "TiB")
+    mult = uint64_t{1} << 40;
+  else
+    return InvalidArgumentError("bad size suffix in '" + text + "'");
   if (n > UINT64_MAX / mult) return InvalidArgumentError("size too large: '" + text + "'");
   if (n == 0) return InvalidArgumentError("size must not be 0");
   return static_cast<uint64_t>(n) * mult;
@@ -191,19 +205,50 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
   int i = 1;
   if (argc > 1) {
     std::string first = argv[1];
-    if (first == "ls") { o.command = Command::kLs; i = 2; }
-    if (first == "cat") { o.command = Command::kCat; i = 2; }
-    if (first == "index") { o.command = Command::kIndex; i = 2; }
+    if (first == "ls") {
+      o.command = Command::kLs;
+      i = 2;
+    }
+    if (first == "cat") {
+      o.command = Command::kCat;
+      i = 2;
+    }
+    if (first == "index") {
+      o.command = Command::kIndex;
+      i = 2;
+    }
   }
   for (; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--help" || a == "-h") { o.command = Command::kHelp; return o; }
-    if (a == "--rebuild-index") { o.rebuild_index = true; continue; }
-    if (a == "--version" || a == "-V") { o.command = Command::kVersion; return o; }
-    if (a == "-f") { o.foreground = true; continue; }
-    if (a == "-l" && o.command == Command::kLs) { o.long_listing = true; continue; }
-    if (a == "-s") { o.single_threaded = true; continue; }
-    if (a == "-d" || a == "--debug") { o.debug = true; o.foreground = true; continue; }
+    if (a == "--help" || a == "-h") {
+      o.command = Command::kHelp;
+      return o;
+    }
+    if (a == "--rebuild-index") {
+      o.rebuild_index = true;
+      continue;
+    }
+    if (a == "--version" || a == "-V") {
+      o.command = Command::kVersion;
+      return o;
+    }
+    if (a == "-f") {
+      o.foreground = true;
+      continue;
+    }
+    if (a == "-l" && o.command == Command::kLs) {
+      o.long_listing = true;
+      continue;
+    }
+    if (a == "-s") {
+      o.single_threaded = true;
+      continue;
+    }
+    if (a == "-d" || a == "--debug") {
+      o.debug = true;
+      o.foreground = true;
+      continue;
+    }
     if (a == "-o") {
       if (i + 1 >= argc) return InvalidArgumentError("-o needs an argument");
       RETURN_IF_ERROR(ApplyOptionList(argv[++i], &o));
@@ -222,7 +267,8 @@ Result<Options> ParseOptions(int argc, const char* const* argv) {
       o.mountpoint = positional[1];
       break;
     case Command::kLs:
-      if (positional.empty() || positional.size() > 2) return InvalidArgumentError("expected SOURCE [VPATH]");
+      if (positional.empty() || positional.size() > 2)
+        return InvalidArgumentError("expected SOURCE [VPATH]");
       if (positional.size() == 2) o.vpath = positional[1];
       break;
     case Command::kCat:
@@ -261,7 +307,8 @@ std::string UsageText() {
 
 SOURCE is a directory (mirrored: every store in it becomes a folder of views, everything else
 is passed through read-only) or a single store. Stores, in the order they are recognised:
-)" + vfs::StoresHelp() + R"(A store that cannot be read shows a folder holding ERROR.txt with the reason.
+)" + vfs::StoresHelp() +
+         R"(A store that cannot be read shows a folder holding ERROR.txt with the reason.
 
 SOURCE may also be remote:
   s3://BUCKET/PREFIX            every store under PREFIX, mirrored like a directory

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <climits>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -68,7 +68,8 @@ size_t CountEntries(const std::string& dir, uint64_t* bytes = nullptr) {
     if (name == "." || name == "..") continue;
     ++n;
     struct stat st;
-    if (bytes != nullptr && ::stat((dir + "/" + name).c_str(), &st) == 0) *bytes += static_cast<uint64_t>(st.st_size);
+    if (bytes != nullptr && ::stat((dir + "/" + name).c_str(), &st) == 0)
+      *bytes += static_cast<uint64_t>(st.st_size);
   }
   ::closedir(d);
   return n;
@@ -77,13 +78,17 @@ size_t CountEntries(const std::string& dir, uint64_t* bytes = nullptr) {
 }  // namespace
 
 Status CheckMountpoint(const std::string& mountpoint, const std::string& source) {
-  const Status dead = IoError("mountpoint " + mountpoint +
-                                  ": an earlier mount there died (Transport endpoint is not connected); "
-                                  "unmount it with `fusermount3 -u " + mountpoint + "`, then mount again",
-                              ENOTCONN);
+  const Status dead =
+      IoError("mountpoint " + mountpoint +
+                  ": an earlier mount there died (Transport endpoint is not connected); "
+                  "unmount it with `fusermount3 -u " +
+                  mountpoint + "`, then mount again",
+              ENOTCONN);
   struct stat st;
-  if (::stat(mountpoint.c_str(), &st) != 0) return errno == ENOTCONN ? dead : IoError("mountpoint " + mountpoint, errno);
-  if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("mountpoint " + mountpoint + " is not a directory");
+  if (::stat(mountpoint.c_str(), &st) != 0)
+    return errno == ENOTCONN ? dead : IoError("mountpoint " + mountpoint, errno);
+  if (!S_ISDIR(st.st_mode))
+    return InvalidArgumentError("mountpoint " + mountpoint + " is not a directory");
   fs_error ec;
   std::string mp = RealPath(mountpoint);
   if (mp.empty()) mp = fs::absolute(mountpoint, ec).lexically_normal().string();
@@ -91,7 +96,8 @@ Status CheckMountpoint(const std::string& mountpoint, const std::string& source)
   const std::string type = MountTypeAt(mp);
   // The kernel may answer stat from its cache for a dead FUSE mount; statfs always asks.
   struct statfs sfs;
-  if (type.rfind("fuse", 0) == 0 && ::statfs(mountpoint.c_str(), &sfs) != 0 && errno == ENOTCONN) return dead;
+  if (type.rfind("fuse", 0) == 0 && ::statfs(mountpoint.c_str(), &sfs) != 0 && errno == ENOTCONN)
+    return dead;
   if (!src.empty()) {
     if (Inside(mp, src)) {
       return InvalidArgumentError("mountpoint " + mountpoint + " is inside SOURCE " + source +
@@ -103,7 +109,8 @@ Status CheckMountpoint(const std::string& mountpoint, const std::string& source)
     }
   }
   if (type == "fuse.omicsfs") {
-    return InvalidArgumentError("mountpoint " + mountpoint + " is already an omicsfs mount; unmount it first (`fusermount3 -u " +
+    return InvalidArgumentError("mountpoint " + mountpoint +
+                                " is already an omicsfs mount; unmount it first (`fusermount3 -u " +
                                 mountpoint + "`)");
   }
   if (const size_t n = CountEntries(mountpoint); n > 0) {
@@ -117,15 +124,18 @@ Result<std::string> PrepareIndexDir(const std::string& dir, bool named) {
   if (dir.empty()) return dir;
   struct stat st;
   if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("index_dir: " + dir + " is not a directory");
+    if (!S_ISDIR(st.st_mode))
+      return InvalidArgumentError("index_dir: " + dir + " is not a directory");
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      LogWarning("index_dir " + dir + " is not writable: indexes are read from it but new ones stay in memory");
+      LogWarning("index_dir " + dir +
+                 " is not writable: indexes are read from it but new ones stay in memory");
     }
     return dir;
   }
   // Missing: find the nearest existing parent.
   std::vector<fs::path> missing{fs::path(dir).lexically_normal()};
-  if (missing.back().filename().empty() || missing.back().filename() == ".") missing.back() = missing.back().parent_path();
+  if (missing.back().filename().empty() || missing.back().filename() == ".")
+    missing.back() = missing.back().parent_path();
   fs::path parent = missing.back().parent_path();
   while (!parent.empty() && parent != parent.root_path() && ::stat(parent.c_str(), &st) != 0) {
     missing.push_back(parent);
@@ -145,12 +155,14 @@ Result<std::string> PrepareIndexDir(const std::string& dir, bool named) {
   } else if (parent == parent.root_path() && parent.is_absolute()) {
     why = "omicsfs does not create directories directly under /";
   } else if (missing.size() > 2) {
-    why = "omicsfs creates at most its last two levels, and " + missing[1].parent_path().string() + " is missing too";
+    why = "omicsfs creates at most its last two levels, and " + missing[1].parent_path().string() +
+          " is missing too";
   } else if (::access(parent.c_str(), W_OK | X_OK) != 0) {
     why = parent.string() + " is not writable";
   }
   for (auto it = missing.rbegin(); why.empty() && it != missing.rend(); ++it) {
-    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) why = "mkdir " + it->string() + ": " + std::strerror(errno);
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
+      why = "mkdir " + it->string() + ": " + std::strerror(errno);
   }
   if (why.empty()) return dir;
   if (named) return InvalidArgumentError("index_dir: cannot create " + dir + ": " + why);
@@ -158,7 +170,8 @@ Result<std::string> PrepareIndexDir(const std::string& dir, bool named) {
   return std::string();
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> ControlFiles(StatusSources s) {
+std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> ControlFiles(
+    StatusSources s) {
   auto errors = std::make_shared<const vfs::GeneratedContent>([] {
     std::string out;
     for (const std::string& line : RecentProblems()) out += line + "\n";
@@ -170,29 +183,32 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
         << "\nlog_file: " << (s.log_file.empty() ? "(stderr)" : s.log_file) << "\n";
     if (s.pool != nullptr) {
       const cache::CacheStats c = s.pool->Stats();
-      out << "cache: " << c.bytes << " of " << s.pool->budget() << " bytes in " << c.entries << " entries; "
-          << c.hits << " hits, " << c.misses << " misses, " << c.waits << " waits, " << c.evictions
-          << " evictions, " << c.uncached << " too large to keep\n";
+      out << "cache: " << c.bytes << " of " << s.pool->budget() << " bytes in " << c.entries
+          << " entries; " << c.hits << " hits, " << c.misses << " misses, " << c.waits << " waits, "
+          << c.evictions << " evictions, " << c.uncached << " too large to keep\n";
       // Per segment (docs/cache.md): probation takes new keys (FIFO, an eighth of the budget);
       // protected, keys read again after they left probation (LRU). Protected misses are those
       // re-reads; ghosts are the keys remembered for them.
       const char* policy = s.pool->policy() == cache::CachePolicy::kLru      ? "lru"
                            : s.pool->policy() == cache::CachePolicy::kS3Fifo ? "s3fifo"
                                                                              : "2q";
-      out << "cache probation: " << c.probation.bytes - c.ahead_bytes << " of " << s.pool->probation_budget()
-          << " bytes and " << c.ahead_bytes << " bytes read ahead, not read yet, in " << c.probation.entries << " entries; " << c.probation.hits << " hits, " << c.probation.misses
-          << " misses, " << c.probation.evictions << " evictions\n"
-          << "cache protected: " << c.protected_.bytes << " bytes in " << c.protected_.entries << " entries; "
-          << c.protected_.hits << " hits, " << c.protected_.misses << " misses, " << c.protected_.evictions
-          << " evictions; " << c.ghost_entries << " ghost keys, " << c.ghost_hits << " ghost hits, "
-          << c.promotions << " promotions; policy " << policy << "\n";
+      out << "cache probation: " << c.probation.bytes - c.ahead_bytes << " of "
+          << s.pool->probation_budget() << " bytes and " << c.ahead_bytes
+          << " bytes read ahead, not read yet, in " << c.probation.entries << " entries; "
+          << c.probation.hits << " hits, " << c.probation.misses << " misses, "
+          << c.probation.evictions << " evictions\n"
+          << "cache protected: " << c.protected_.bytes << " bytes in " << c.protected_.entries
+          << " entries; " << c.protected_.hits << " hits, " << c.protected_.misses << " misses, "
+          << c.protected_.evictions << " evictions; " << c.ghost_entries << " ghost keys, "
+          << c.ghost_hits << " ghost hits, " << c.promotions << " promotions; policy " << policy
+          << "\n";
     }
     const arena::Stats a = arena::GetStats();
-    out << "arena: " << (a.enabled ? (a.huge_pages ? "huge pages" : "4 KiB pages") : "off") << ", " << a.carved
-        << " of " << a.limit << " bytes carved, " << a.free_bytes << " free; " << a.allocations << " blocks ("
-        << a.reused << " reused, " << a.reclaims << " after the cache made room, " << a.without_reclaim
-        << " for C libraries), " << a.fallbacks
-        << " past the limit to malloc\n";
+    out << "arena: " << (a.enabled ? (a.huge_pages ? "huge pages" : "4 KiB pages") : "off") << ", "
+        << a.carved << " of " << a.limit << " bytes carved, " << a.free_bytes << " free; "
+        << a.allocations << " blocks (" << a.reused << " reused, " << a.reclaims
+        << " after the cache made room, " << a.without_reclaim << " for C libraries), "
+        << a.fallbacks << " past the limit to malloc\n";
     if (s.sizing != nullptr) {
       out << "sizing: " << s.sizing->chunks_done.load() << " of " << s.sizing->chunks_total.load()
           << " chunks read by sizing passes\n";
@@ -205,8 +221,9 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     if (s.remote != nullptr && s.remote->client != nullptr) {
       const io::http::HttpCounters h = s.remote->client->Counters();
       out << "remote: " << h.requests << " requests, " << h.bytes << " bytes fetched, " << h.retries
-          << " retries, " << h.failures << " failed, " << h.connections << " connections opened; first byte "
-          << s.remote->client->Latency().count() / 1000.0 << " ms on average, " << s.remote->client->Parallelism()
+          << " retries, " << h.failures << " failed, " << h.connections
+          << " connections opened; first byte " << s.remote->client->Latency().count() / 1000.0
+          << " ms on average, " << s.remote->client->Parallelism()
           << " requests in flight per reader\n";
       if (s.remote->cache != nullptr) {
         const io::BlockCacheCounters b = s.remote->cache->Counters();
@@ -216,8 +233,8 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
     }
     uint64_t bytes = 0;
     const size_t files = s.index_dir.empty() ? 0 : CountEntries(s.index_dir, &bytes);
-    out << "index_dir: " << (s.index_dir.empty() ? "(none: indexes in memory)" : s.index_dir) << ", " << files
-        << " files, " << bytes << " bytes\n";
+    out << "index_dir: " << (s.index_dir.empty() ? "(none: indexes in memory)" : s.index_dir)
+        << ", " << files << " files, " << bytes << " bytes\n";
     if (s.withdrawals != nullptr) {
       const auto withdrawn = s.withdrawals->List();
       out << "indexes not listed: " << withdrawn.size()
@@ -242,8 +259,10 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
         }
       };
       walk(vfs::kRootIno);
-      out << "files: " << views << ", sizes known: " << sized << ", nodes: " << tree->size() << "\n";
-      out << "slice folders: " << tree->made_folders() << " (made on lookup, the least recently used forgotten)\n";
+      out << "files: " << views << ", sizes known: " << sized << ", nodes: " << tree->size()
+          << "\n";
+      out << "slice folders: " << tree->made_folders()
+          << " (made on lookup, the least recently used forgotten)\n";
       if (lazy != 0) out << "folders not opened yet: " << lazy << "\n";
     }
     return out.str();

@@ -34,13 +34,14 @@ struct StatusSources {
   std::string source, mountpoint, index_dir, log_file;
   const cache::CachePool* pool = nullptr;
   std::shared_ptr<vfs::Tree>* tree = nullptr;  // the served tree (the daemon's; outlives reads)
-  const io::RemoteSource* remote = nullptr;     // a remote SOURCE's client and block cache
+  const io::RemoteSource* remote = nullptr;    // a remote SOURCE's client and block cache
   const text::SizingOptions::Progress* sizing = nullptr;  // chunks the sizing passes read
   const vfs::Withdrawals* withdrawals = nullptr;          // files not listed: they cannot exist
 };
 
 // The files of MOUNT/.omicsfs/: `errors` (the last warnings and errors the daemon logged) and
 // `status` (source, cache and index figures), generated when read.
-std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> ControlFiles(StatusSources sources);
+std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> ControlFiles(
+    StatusSources sources);
 
 }  // namespace omicsfs::mount

@@ -1,7 +1,5 @@
 #include "cache/cache_pool.h"
 
-#include "util/huge_arena.h"
-
 #include <fcntl.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -11,14 +9,19 @@
 #include <new>
 #include <vector>
 
+#include "util/huge_arena.h"
+
 namespace omicsfs::cache {
 
 namespace {
 uint64_t ProbationBudget(uint64_t budget, CachePolicy policy) {
   switch (policy) {
-    case CachePolicy::kLru: return budget;
-    case CachePolicy::kS3Fifo: return budget / 10;
-    case CachePolicy::kTwoQ: break;
+    case CachePolicy::kLru:
+      return budget;
+    case CachePolicy::kS3Fifo:
+      return budget / 10;
+    case CachePolicy::kTwoQ:
+      break;
   }
   return budget / 8;
 }
@@ -111,7 +114,8 @@ void CachePool::ForgetGhostLocked(std::unordered_map<CacheKey, Ghost, CacheKeyHa
   ghosts_.erase(g);
 }
 
-Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase) {
+Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it,
+                             bool erase) {
   Entry& e = it->second;
   UnlinkLocked(&e);
   stats_.bytes -= e.value.bytes;
@@ -122,7 +126,8 @@ Object CachePool::DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::
     evicted_since_trim_ += e.value.bytes;
     // Read once and gone: remembered, so that a second read (after this one's correlated
     // reads, which hit while it was in probation) admits it to the protected segment.
-    if (e.segment == Segment::kProbation && e.read && policy_ != CachePolicy::kLru) RememberLocked(it->first, e.value.bytes);
+    if (e.segment == Segment::kProbation && e.read && policy_ != CachePolicy::kLru)
+      RememberLocked(it->first, e.value.bytes);
   }
   Object value = std::move(e.value.value);
   entries_.erase(it);
@@ -134,7 +139,8 @@ void CachePool::RememberLocked(const CacheKey& key, uint64_t bytes) {
   ghost_list_.push_front(key);
   ghosts_.emplace(key, Ghost{bytes, ghost_list_.begin()});
   ghost_bytes_ += bytes;
-  while (ghost_bytes_ > budget_ && !ghost_list_.empty()) ForgetGhostLocked(ghosts_.find(ghost_list_.back()));
+  while (ghost_bytes_ > budget_ && !ghost_list_.empty())
+    ForgetGhostLocked(ghosts_.find(ghost_list_.back()));
 }
 
 void CachePool::MoveLocked(Entry* e, const CacheKey& key, Segment to) {
@@ -163,7 +169,7 @@ void CachePool::EvictLocked() {
     (void)DropLocked(entries_.find(ahead_list_.back()), /*erase=*/false);
   }
   while (stats_.bytes > budget_) {
-    std::list<CacheKey>& from = !protected_list_.empty() ? protected_list_
+    std::list<CacheKey>& from = !protected_list_.empty()   ? protected_list_
                                 : !probation_list_.empty() ? probation_list_
                                                            : ahead_list_;
     if (from.empty()) break;
@@ -171,7 +177,8 @@ void CachePool::EvictLocked() {
   }
 }
 
-void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool protect, bool ahead) {
+void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool protect,
+                             bool ahead) {
   if (entries_.count(key) != 0) return;
   if (value.bytes > max_entry_) {
     ++stats_.uncached;
@@ -181,7 +188,9 @@ void CachePool::InsertLocked(const CacheKey& key, Sized value, bool read, bool p
   if (protect) {
     if (auto g = ghosts_.find(key); g != ghosts_.end()) ForgetGhostLocked(g);
   }
-  const Segment segment = protect ? Segment::kProtected : read || !ahead ? Segment::kProbation : Segment::kAhead;
+  const Segment segment = protect          ? Segment::kProtected
+                          : read || !ahead ? Segment::kProbation
+                                           : Segment::kAhead;
   if (segment != Segment::kAhead) probation_clock_ += value.bytes;
   stats_.bytes += value.bytes;
   ++stats_.entries;
@@ -261,7 +270,8 @@ Result<Buffer> CachePool::GetOrCompute(const CacheKey& key, const Compute& compu
 }
 
 // Requires mu_. Registers a computation of `key` (a miss); `pass`: a NotReads scope's.
-void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise, bool pass) {
+void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise,
+                            bool pass) {
   Pending p;
   p.flight = promise->get_future().share();
   p.read = read;

@@ -1,8 +1,9 @@
 // One byte-budgeted cache of immutable shared buffers for the whole daemon, scan-resistant (2Q:
 // a FIFO probationary segment of an eighth of the budget, a protected LRU segment entered only by
-// a key read a second time, not merely again by the same sequential reader; docs/cache.md). Get-or-compute is single-flight:
-// concurrent misses on one key wait for one computation. Errors are not cached. Buffers stay
-// alive through shared ownership while readers hold them, even after eviction.
+// a key read a second time, not merely again by the same sequential reader; docs/cache.md).
+// Get-or-compute is single-flight: concurrent misses on one key wait for one computation. Errors
+// are not cached. Buffers stay alive through shared ownership while readers hold them, even after
+// eviction.
 #pragma once
 
 #include <atomic>
@@ -35,20 +36,20 @@ enum class CachePolicy { kTwoQ, kLru, kS3Fifo };
 
 struct SegmentStats {
   uint64_t hits = 0;
-  uint64_t misses = 0;       // computations whose entry was to enter this segment
+  uint64_t misses = 0;  // computations whose entry was to enter this segment
   uint64_t evictions = 0;
-  uint64_t bytes = 0;        // bytes held now
-  uint64_t entries = 0;      // entries held now
+  uint64_t bytes = 0;    // bytes held now
+  uint64_t entries = 0;  // entries held now
 };
 
 struct CacheStats {
   uint64_t hits = 0;
-  uint64_t misses = 0;       // computations started
-  uint64_t waits = 0;        // misses that joined a computation already in flight
+  uint64_t misses = 0;  // computations started
+  uint64_t waits = 0;   // misses that joined a computation already in flight
   uint64_t evictions = 0;
-  uint64_t uncached = 0;     // results too large to keep
-  uint64_t bytes = 0;        // bytes held now
-  uint64_t entries = 0;      // entries held now
+  uint64_t uncached = 0;  // results too large to keep
+  uint64_t bytes = 0;     // bytes held now
+  uint64_t entries = 0;   // entries held now
   // Per segment (kLru: everything is protected). Probation: new keys, FIFO. Protected: keys read
   // again after they left probation (their misses are ghost hits), LRU.
   SegmentStats probation;
@@ -74,7 +75,8 @@ class CachePool {
   using ComputeObject = std::function<Result<Sized>()>;
   Result<Object> GetOrComputeObject(const CacheKey& key, const ComputeObject& compute);
   template <typename T>
-  Result<std::shared_ptr<const T>> GetOrComputeAs(const CacheKey& key, const ComputeObject& compute) {
+  Result<std::shared_ptr<const T>> GetOrComputeAs(const CacheKey& key,
+                                                  const ComputeObject& compute) {
     ASSIGN_OR_RETURN(Object o, GetOrComputeObject(key, compute));
     return std::static_pointer_cast<const T>(o);
   }
@@ -135,8 +137,8 @@ class CachePool {
   struct Entry {
     Sized value;
     Segment segment = Segment::kProbation;
-    bool read = false;   // a reader (not read-ahead, not the sizing pass) has taken it
-    bool again = false;  // kS3Fifo: taken again after its first read while in probation
+    bool read = false;     // a reader (not read-ahead, not the sizing pass) has taken it
+    bool again = false;    // kS3Fifo: taken again after its first read while in probation
     uint64_t read_at = 0;  // probation_clock_ at its last read in probation
     std::list<CacheKey>::iterator pos;
   };
@@ -153,27 +155,32 @@ class CachePool {
   };
 
   // `ahead`: made by a computation, which read-ahead started unless `read`.
-  void InsertLocked(const CacheKey& key, Sized value, bool read, bool protect, bool ahead);  // requires mu_
+  void InsertLocked(const CacheKey& key, Sized value, bool read, bool protect,
+                    bool ahead);  // requires mu_
   Result<Sized> RunComputation(const CacheKey& key, const ComputeObject& compute,
                                std::promise<Result<Sized>>* promise);
   static ComputeObject FromString(const Compute& compute);
-  void StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise, bool pass = false);  // requires mu_
-  void EvictLocked();                                    // requires mu_
+  void StartLocked(const CacheKey& key, bool read, std::promise<Result<Sized>>* promise,
+                   bool pass = false);  // requires mu_
+  void EvictLocked();                   // requires mu_
   // Removes `it` (counted as an eviction unless `erase`); a probationary entry that was read
   // leaves its key in the ghost list. Returns the object for the caller to destroy outside mu_.
   Object DropLocked(std::unordered_map<CacheKey, Entry, CacheKeyHash>::iterator it, bool erase);
   void RememberLocked(const CacheKey& key, uint64_t bytes);  // requires mu_
-  void ForgetGhostLocked(std::unordered_map<CacheKey, Ghost, CacheKeyHash>::iterator g);  // requires mu_
+  void ForgetGhostLocked(
+      std::unordered_map<CacheKey, Ghost, CacheKeyHash>::iterator g);  // requires mu_
   SegmentStats& SegmentOf(Segment s) { return s == Segment::kProtected ? protected_ : probation_; }
   std::list<CacheKey>& ListOf(Segment s) {
-    return s == Segment::kProtected ? protected_list_ : s == Segment::kAhead ? ahead_list_ : probation_list_;
+    return s == Segment::kProtected ? protected_list_
+           : s == Segment::kAhead   ? ahead_list_
+                                    : probation_list_;
   }
   // Requires mu_: puts `e` (of `key`) at the front of segment `to` and counts it there; takes it
   // out of its segment; moves it from one to the other.
   void LinkLocked(Entry* e, const CacheKey& key, Segment to);
   void UnlinkLocked(Entry* e);
   void MoveLocked(Entry* e, const CacheKey& key, Segment to);
-  void MaybeReleaseMemory();                             // not under mu_
+  void MaybeReleaseMemory();  // not under mu_
 
   const uint64_t budget_;
   const uint64_t max_entry_;
@@ -182,7 +189,7 @@ class CachePool {
   mutable std::mutex mu_;
   std::unordered_map<CacheKey, Entry, CacheKeyHash> entries_;
   std::unordered_map<CacheKey, Pending, CacheKeyHash> in_flight_;
-  std::list<CacheKey> ahead_list_;      // front = newest (FIFO)
+  std::list<CacheKey> ahead_list_;  // front = newest (FIFO)
   uint64_t ahead_bytes_ = 0;
   std::list<CacheKey> probation_list_;  // front = newest (FIFO)
   // Bytes admitted so far (entries computed or seeded, read-ahead at its first read): a read of a

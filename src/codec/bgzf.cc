@@ -19,7 +19,7 @@ void PutLe32(uint8_t* p, uint32_t v) {
 
 // gzip member header with the BC extra subfield; BSIZE (total block size − 1) at 16..17.
 void GzipHeader(uint8_t* p, uint64_t block_size) {
-  static constexpr uint8_t kMagic[16] = {0x1f, 0x8b, 0x08, 0x04, 0, 0, 0,    0,
+  static constexpr uint8_t kMagic[16] = {0x1f, 0x8b, 0x08, 0x04, 0,    0,    0,    0,
                                          0,    0xff, 0x06, 0,    0x42, 0x43, 0x02, 0};
   std::memcpy(p, kMagic, sizeof kMagic);
   PutLe16(p + 16, static_cast<uint32_t>(block_size - 1));

@@ -17,16 +17,16 @@ namespace omicsfs::codec::bgzf {
 
 // Payload bytes per block: htslib's BGZF_BLOCK_SIZE (0xff00), so that a block's deflate output
 // always fits the 64 KiB a block may hold.
-inline constexpr uint64_t kBlockPayload = 0xff00;                  // 65 280
-inline constexpr uint64_t kGzipHeaderSize = 18;                    // gzip header + BC extra field
+inline constexpr uint64_t kBlockPayload = 0xff00;                   // 65 280
+inline constexpr uint64_t kGzipHeaderSize = 18;                     // gzip header + BC extra field
 inline constexpr uint64_t kStoredHeaderSize = kGzipHeaderSize + 5;  // + stored-block header
-inline constexpr uint64_t kTrailerSize = 8;                        // CRC32 + ISIZE
+inline constexpr uint64_t kTrailerSize = 8;                         // CRC32 + ISIZE
 inline constexpr uint64_t kStoredOverhead = kStoredHeaderSize + kTrailerSize;  // 31
-inline constexpr uint64_t kFullBlockSize = kBlockPayload + kStoredOverhead;     // 65 311
+inline constexpr uint64_t kFullBlockSize = kBlockPayload + kStoredOverhead;    // 65 311
 inline constexpr size_t kEofSize = 28;
 inline constexpr std::array<uint8_t, kEofSize> kEofBlock = {
-    0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 0x06, 0, 0x42, 0x43, 0x02, 0, 0x1b, 0,
-    0x03, 0,    0,    0,    0, 0, 0, 0, 0, 0};
+    0x1f, 0x8b, 0x08, 0x04, 0,    0, 0, 0, 0, 0xff, 0x06, 0, 0x42, 0x43,
+    0x02, 0,    0x1b, 0,    0x03, 0, 0, 0, 0, 0,    0,    0, 0,    0};
 
 // Blocks holding `text` bytes in stored layout: ceil(text / 65280).
 inline constexpr uint64_t StoredBlocks(uint64_t text) {

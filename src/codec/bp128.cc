@@ -46,7 +46,6 @@ constexpr auto MakeTable(std::integer_sequence<int, Bs...>) {
 
 }  // namespace
 
-
 void Bp128UnpackRaw(const uint32_t* in, int bits, uint32_t* out) {
   static constexpr auto kTable = MakeTable(std::make_integer_sequence<int, 32>());
   if (bits == 0) {

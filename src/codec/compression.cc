@@ -20,10 +20,12 @@ Result<std::string> BloscDecode(std::string_view in, size_t max_out) {
   }
   size_t nbytes = 0;
   if (blosc_cbuffer_validate(in.data(), in.size(), &nbytes) != 0) {
-    return CorruptError("blosc: invalid header (sizes do not match the " + std::to_string(in.size()) + " bytes given)");
+    return CorruptError("blosc: invalid header (sizes do not match the " +
+                        std::to_string(in.size()) + " bytes given)");
   }
   if (nbytes > max_out) {
-    return CorruptError("blosc: header claims " + std::to_string(nbytes) + " decoded bytes, more than " + std::to_string(max_out));
+    return CorruptError("blosc: header claims " + std::to_string(nbytes) +
+                        " decoded bytes, more than " + std::to_string(max_out));
   }
   std::string out(nbytes, '\0');
   if (nbytes == 0) return out;
@@ -51,7 +53,8 @@ Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format, size_t ma
     if (produced == out.size()) {
       if (out.size() >= max_out) {
         inflateEnd(&zs);
-        return CorruptError(std::string(name) + ": decoded data exceeds " + std::to_string(max_out) + " bytes");
+        return CorruptError(std::string(name) + ": decoded data exceeds " +
+                            std::to_string(max_out) + " bytes");
       }
       out.resize(std::min(max_out, out.size() * 2));
     }
@@ -73,7 +76,8 @@ Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format, size_t ma
   }
   inflateEnd(&zs);
   if (rc != Z_STREAM_END) {
-    return CorruptError(std::string(name) + ": corrupt or truncated stream (" + (zs.msg ? zs.msg : "zlib code " + std::to_string(rc)) + ")");
+    return CorruptError(std::string(name) + ": corrupt or truncated stream (" +
+                        (zs.msg ? zs.msg : "zlib code " + std::to_string(rc)) + ")");
   }
   out.resize(produced);
   return out;
@@ -115,25 +119,38 @@ Result<std::string> ZstdDecode(std::string_view in, size_t max_out) {
     if (content == ZSTD_CONTENTSIZE_ERROR) return CorruptError("zstd: invalid frame header");
     size_t old = out.size();
     if (content != ZSTD_CONTENTSIZE_UNKNOWN) {
-      if (content > max_out - old) return CorruptError("zstd: frame claims " + std::to_string(content) + " bytes, beyond the limit");
+      if (content > max_out - old)
+        return CorruptError("zstd: frame claims " + std::to_string(content) +
+                            " bytes, beyond the limit");
       out.resize(old + content);
       size_t n = ZSTD_decompress(out.data() + old, content, p, frame);
       if (ZSTD_isError(n)) return CorruptError(std::string("zstd: ") + ZSTD_getErrorName(n));
-      if (n != content) return CorruptError("zstd: frame decoded to " + std::to_string(n) + " bytes, header said " + std::to_string(content));
+      if (n != content)
+        return CorruptError("zstd: frame decoded to " + std::to_string(n) + " bytes, header said " +
+                            std::to_string(content));
     } else {
       ZSTD_DStream* ds = ZSTD_createDStream();
       ZSTD_initDStream(ds);
       ZSTD_inBuffer ib{p, frame, 0};
       size_t rc = 1;
       while (rc != 0) {
-        if (out.size() - old >= max_out) { ZSTD_freeDStream(ds); return CorruptError("zstd: decoded data beyond the limit"); }
+        if (out.size() - old >= max_out) {
+          ZSTD_freeDStream(ds);
+          return CorruptError("zstd: decoded data beyond the limit");
+        }
         size_t produced = out.size();
         out.resize(produced + 65536);
         ZSTD_outBuffer ob{out.data() + produced, 65536, 0};
         rc = ZSTD_decompressStream(ds, &ob, &ib);
         out.resize(produced + ob.pos);
-        if (ZSTD_isError(rc)) { ZSTD_freeDStream(ds); return CorruptError(std::string("zstd: ") + ZSTD_getErrorName(rc)); }
-        if (rc != 0 && ib.pos == ib.size && ob.pos == 0) { ZSTD_freeDStream(ds); return CorruptError("zstd: truncated frame"); }
+        if (ZSTD_isError(rc)) {
+          ZSTD_freeDStream(ds);
+          return CorruptError(std::string("zstd: ") + ZSTD_getErrorName(rc));
+        }
+        if (rc != 0 && ib.pos == ib.size && ob.pos == 0) {
+          ZSTD_freeDStream(ds);
+          return CorruptError("zstd: truncated frame");
+        }
       }
       ZSTD_freeDStream(ds);
     }
@@ -147,12 +164,15 @@ Result<std::string> Lz4PrefixedDecode(std::string_view in, size_t max_out) {
   if (in.size() < 4) return CorruptError("lz4: missing the 4-byte size prefix");
   uint32_t n;
   std::memcpy(&n, in.data(), 4);  // little-endian host
-  if (n > max_out || n > static_cast<uint32_t>(INT32_MAX)) return CorruptError("lz4: size prefix " + std::to_string(n) + " beyond the limit");
+  if (n > max_out || n > static_cast<uint32_t>(INT32_MAX))
+    return CorruptError("lz4: size prefix " + std::to_string(n) + " beyond the limit");
   std::string out(n, '\0');
   if (in.size() - 4 > static_cast<size_t>(INT32_MAX)) return CorruptError("lz4: input too large");
-  int got = LZ4_decompress_safe(in.data() + 4, out.data(), static_cast<int>(in.size() - 4), static_cast<int>(n));
+  int got = LZ4_decompress_safe(in.data() + 4, out.data(), static_cast<int>(in.size() - 4),
+                                static_cast<int>(n));
   if (got < 0 || static_cast<uint32_t>(got) != n) {
-    return CorruptError("lz4: corrupt block (decoded " + std::to_string(got) + " of " + std::to_string(n) + " bytes)");
+    return CorruptError("lz4: corrupt block (decoded " + std::to_string(got) + " of " +
+                        std::to_string(n) + " bytes)");
   }
   return out;
 }

@@ -19,7 +19,8 @@ Result<std::string> BloscDecode(std::string_view in, size_t max_out = kMaxDecode
 
 enum class ZlibFormat { kZlib, kGzip };
 // zlib stream or gzip member(s); output capped at `max_out`.
-Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format, size_t max_out = kMaxDecodedBytes);
+Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format,
+                               size_t max_out = kMaxDecodedBytes);
 
 // Raw DEFLATE (RFC 1951, no header or trailer: what zip members hold) decoded to exactly `size`
 // bytes, which the caller knows (a zip central directory records it): Corrupt when the stream is

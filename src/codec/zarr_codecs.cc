@@ -18,11 +18,16 @@ Result<ByteCodecKind> ByName(const std::string& id) {
 
 const char* Name(ByteCodecKind k) {
   switch (k) {
-    case ByteCodecKind::kBlosc: return "blosc";
-    case ByteCodecKind::kZlib: return "zlib";
-    case ByteCodecKind::kGzip: return "gzip";
-    case ByteCodecKind::kZstd: return "zstd";
-    case ByteCodecKind::kLz4: return "lz4";
+    case ByteCodecKind::kBlosc:
+      return "blosc";
+    case ByteCodecKind::kZlib:
+      return "zlib";
+    case ByteCodecKind::kGzip:
+      return "gzip";
+    case ByteCodecKind::kZstd:
+      return "zstd";
+    case ByteCodecKind::kLz4:
+      return "lz4";
   }
   return "?";
 }
@@ -34,11 +39,21 @@ Result<std::string> ZarrCodecPipeline::DecodeBytes(std::string_view in, size_t m
   for (auto it = bytes_codecs.rbegin(); it != bytes_codecs.rend(); ++it) {
     Result<std::string> next = InternalError("no codec");
     switch (*it) {
-      case ByteCodecKind::kBlosc: next = BloscDecode(cur, max_out); break;
-      case ByteCodecKind::kZlib: next = ZlibDecode(cur, ZlibFormat::kZlib, max_out); break;
-      case ByteCodecKind::kGzip: next = ZlibDecode(cur, ZlibFormat::kGzip, max_out); break;
-      case ByteCodecKind::kZstd: next = ZstdDecode(cur, max_out); break;
-      case ByteCodecKind::kLz4: next = Lz4PrefixedDecode(cur, max_out); break;
+      case ByteCodecKind::kBlosc:
+        next = BloscDecode(cur, max_out);
+        break;
+      case ByteCodecKind::kZlib:
+        next = ZlibDecode(cur, ZlibFormat::kZlib, max_out);
+        break;
+      case ByteCodecKind::kGzip:
+        next = ZlibDecode(cur, ZlibFormat::kGzip, max_out);
+        break;
+      case ByteCodecKind::kZstd:
+        next = ZstdDecode(cur, max_out);
+        break;
+      case ByteCodecKind::kLz4:
+        next = Lz4PrefixedDecode(cur, max_out);
+        break;
     }
     if (!next.ok()) return std::move(next).status();
     cur = std::move(next).value();
@@ -85,7 +100,8 @@ Result<ZarrCodecPipeline> ParseZarrV3Codecs(const nlohmann::json& codecs) {
     bool array_to_bytes = false;
     for (const auto& c : codecs) {
       std::string name = c.value("name", "");
-      const nlohmann::json config = c.contains("configuration") ? c["configuration"] : nlohmann::json::object();
+      const nlohmann::json config =
+          c.contains("configuration") ? c["configuration"] : nlohmann::json::object();
       if (!array_to_bytes) {
         if (name == "bytes") {
           p.big_endian = config.value("endian", "little") == "big";

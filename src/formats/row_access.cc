@@ -17,7 +17,8 @@ namespace omicsfs::formats {
 TransposedCopy TransposedCopy::In(const std::string& dir, std::string key, bool rebuild) {
   TransposedCopy copy;
   char name[32];
-  std::snprintf(name, sizeof name, "%016llx.csr", static_cast<unsigned long long>(codec::Hash64(key.data(), key.size())));
+  std::snprintf(name, sizeof name, "%016llx.csr",
+                static_cast<unsigned long long>(codec::Hash64(key.data(), key.size())));
   copy.path = dir + "/" + name;
   copy.key = std::move(key);
   copy.rebuild = rebuild;
@@ -25,7 +26,7 @@ TransposedCopy TransposedCopy::In(const std::string& dir, std::string key, bool 
 }
 namespace {
 
-constexpr uint64_t kScanEntries = 1 << 20;  // entries decoded per step while transposing
+constexpr uint64_t kScanEntries = 1 << 20;   // entries decoded per step while transposing
 constexpr uint64_t kBlockRecords = 1 << 16;  // records per verified block of a persisted copy
 constexpr char kMagic[8] = {'O', 'M', 'X', 'C', 'S', 'R', '0', '1'};
 
@@ -47,17 +48,21 @@ void SortRow(ValueType vt, uint64_t a, uint64_t b, RowEntries* e) {
                    [cols](uint32_t x, uint32_t y) { return cols[x] < cols[y]; });
   Permute(order, a, &e->cols);
   switch (vt) {
-    case ValueType::kUInt32: Permute(order, a, &e->u32); break;
-    case ValueType::kFloat32: Permute(order, a, &e->f32); break;
-    case ValueType::kFloat64: Permute(order, a, &e->f64); break;
+    case ValueType::kUInt32:
+      Permute(order, a, &e->u32);
+      break;
+    case ValueType::kFloat32:
+      Permute(order, a, &e->f32);
+      break;
+    case ValueType::kFloat64:
+      Permute(order, a, &e->f64);
+      break;
   }
 }
 
 }  // namespace
 
-size_t RowAccess::ValueSize() const {
-  return matrix_->value_type() == ValueType::kFloat64 ? 8 : 4;
-}
+size_t RowAccess::ValueSize() const { return matrix_->value_type() == ValueType::kFloat64 ? 8 : 4; }
 
 Result<std::shared_ptr<const RowAccess>> RowAccess::Build(
     std::shared_ptr<const MatrixReader> matrix, const std::vector<std::string>& scratch_dirs,
@@ -100,7 +105,8 @@ bool RowAccess::LoadPersisted(const Persist& persist) {
   const uint64_t nnz = m.nnz(), blocks = (nnz + kBlockRecords - 1) / kBlockRecords;
   const uint64_t head = HeaderSize(persist);
   auto st = f->Stat();
-  if (!st.ok() || static_cast<uint64_t>(st->st_size) != Align(head) + nnz * (4 + ValueSize())) return false;
+  if (!st.ok() || static_cast<uint64_t>(st->st_size) != Align(head) + nnz * (4 + ValueSize()))
+    return false;
   std::string h(head, '\0');
   if (!f->ReadExact(0, h.data(), head).ok()) return false;
   row_ptr_.resize(uint64_t{m.rows()} + 1);
@@ -129,12 +135,16 @@ void RowAccess::SavePersisted(const Persist& persist) {
   for (uint64_t b = 0; b * kBlockRecords < nnz; ++b) {
     const uint64_t n = std::min(kBlockRecords, nnz - b * kBlockRecords);
     buf.resize(n * rec);
-    if (!csr_->file().ReadExact(data_offset_ + b * kBlockRecords * rec, buf.data(), buf.size()).ok()) return;
+    if (!csr_->file()
+             .ReadExact(data_offset_ + b * kBlockRecords * rec, buf.data(), buf.size())
+             .ok())
+      return;
     hashes.push_back(codec::Hash64(buf.data(), buf.size()));
   }
   block_hash_ = std::move(hashes);
   const std::string h = Header(persist);
-  if (Align(h.size()) != data_offset_ || !csr_->WriteAt(0, h.data(), h.size()).ok()) return block_hash_.clear();
+  if (Align(h.size()) != data_offset_ || !csr_->WriteAt(0, h.data(), h.size()).ok())
+    return block_hash_.clear();
   const std::string tmp = persist.path + ".tmp" + std::to_string(::getpid());
   const std::string proc = "/proc/self/fd/" + std::to_string(csr_->file().fd());
   if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0 ||
@@ -162,7 +172,8 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
   std::partial_sum(row_ptr_.begin(), row_ptr_.end(), row_ptr_.begin());
   if (nnz == 0) return OkStatus();
   auto scratch = ScratchFile::Create(scratch_dirs);
-  if (!scratch.ok()) return std::move(scratch).status().WithContext(m.Describe() + ": transposed copy");
+  if (!scratch.ok())
+    return std::move(scratch).status().WithContext(m.Describe() + ": transposed copy");
   csr_ = std::make_unique<ScratchFile>(std::move(scratch).value());
   // Room for the persisted header (rewritten once the block hashes are known).
   if (!persist.path.empty()) {
@@ -192,9 +203,15 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
           char* p = band.data() + (cursor[r - a]++ - base) * rec;
           std::memcpy(p, &col, 4);
           switch (m.value_type()) {
-            case ValueType::kUInt32: std::memcpy(p + 4, &e.u32[i - n0], 4); break;
-            case ValueType::kFloat32: std::memcpy(p + 4, &e.f32[i - n0], 4); break;
-            case ValueType::kFloat64: std::memcpy(p + 4, &e.f64[i - n0], 8); break;
+            case ValueType::kUInt32:
+              std::memcpy(p + 4, &e.u32[i - n0], 4);
+              break;
+            case ValueType::kFloat32:
+              std::memcpy(p + 4, &e.f32[i - n0], 4);
+              break;
+            case ValueType::kFloat64:
+              std::memcpy(p + 4, &e.f64[i - n0], 8);
+              break;
           }
         }
       }
@@ -243,13 +260,15 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     const uint64_t b0 = base / kBlockRecords, b1 = (base + n - 1) / kBlockRecords + 1;
     const uint64_t first = b0 * kBlockRecords, last = std::min(b1 * kBlockRecords, m.nnz());
     buf = std::make_unique_for_overwrite<char[]>((last - first) * rec);
-    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + first * rec, buf.get(), (last - first) * rec));
+    RETURN_IF_ERROR(
+        Records().ReadExact(data_offset_ + first * rec, buf.get(), (last - first) * rec));
     for (uint64_t b = b0; b < b1; ++b) {
       const uint64_t from = (b - b0) * kBlockRecords * rec;
       const uint64_t len = (std::min((b + 1) * kBlockRecords, m.nnz()) - b * kBlockRecords) * rec;
       if (codec::Hash64(buf.get() + from, len) != block_hash_[b]) {
         return CorruptError(Records().path() + ": block " + std::to_string(b) +
-                            " of the persisted transposed copy fails its checksum (remove the file or mount with rebuild_index)");
+                            " of the persisted transposed copy fails its checksum (remove the file "
+                            "or mount with rebuild_index)");
       }
     }
     records = buf.get() + (base - first) * rec;
@@ -258,9 +277,15 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     const char* p = records + i * rec;
     std::memcpy(&out->cols[i], p, 4);
     switch (vt) {
-      case ValueType::kUInt32: std::memcpy(&out->u32[i], p + 4, 4); break;
-      case ValueType::kFloat32: std::memcpy(&out->f32[i], p + 4, 4); break;
-      case ValueType::kFloat64: std::memcpy(&out->f64[i], p + 4, 8); break;
+      case ValueType::kUInt32:
+        std::memcpy(&out->u32[i], p + 4, 4);
+        break;
+      case ValueType::kFloat32:
+        std::memcpy(&out->f32[i], p + 4, 4);
+        break;
+      case ValueType::kFloat64:
+        std::memcpy(&out->f64[i], p + 4, 8);
+        break;
     }
   }
   return OkStatus();

@@ -50,7 +50,8 @@ class RowAccess {
  private:
   RowAccess() = default;
   size_t ValueSize() const;
-  Status Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget, const Persist& persist);
+  Status Transpose(const std::vector<std::string>& scratch_dirs, uint64_t memory_budget,
+                   const Persist& persist);
   bool LoadPersisted(const Persist& persist);
   void SavePersisted(const Persist& persist);
   std::string Header(const Persist& persist) const;

@@ -18,10 +18,22 @@ size_t ElemSize(ElemType t);  // 0 for strings
 
 template <typename T>
 constexpr ElemType ElemTypeOf();
-template <> constexpr ElemType ElemTypeOf<uint32_t>() { return ElemType::kUInt32; }
-template <> constexpr ElemType ElemTypeOf<uint64_t>() { return ElemType::kUInt64; }
-template <> constexpr ElemType ElemTypeOf<float>() { return ElemType::kFloat32; }
-template <> constexpr ElemType ElemTypeOf<double>() { return ElemType::kFloat64; }
+template <>
+constexpr ElemType ElemTypeOf<uint32_t>() {
+  return ElemType::kUInt32;
+}
+template <>
+constexpr ElemType ElemTypeOf<uint64_t>() {
+  return ElemType::kUInt64;
+}
+template <>
+constexpr ElemType ElemTypeOf<float>() {
+  return ElemType::kFloat32;
+}
+template <>
+constexpr ElemType ElemTypeOf<double>() {
+  return ElemType::kFloat64;
+}
 
 struct ArrayInfo {
   ElemType type;

@@ -15,7 +15,8 @@ Result<std::string> ByteSource::ReadAll(uint64_t max_bytes) const {
   return data;
 }
 
-Result<std::optional<std::string>> ByteSpace::Get(const std::string& key, uint64_t max_bytes) const {
+Result<std::optional<std::string>> ByteSpace::Get(const std::string& key,
+                                                  uint64_t max_bytes) const {
   ASSIGN_OR_RETURN(std::shared_ptr<const ByteSource> source, Open(key));
   if (source == nullptr) return std::optional<std::string>();
   ASSIGN_OR_RETURN(std::string data, source->ReadAll(max_bytes));
@@ -38,7 +39,8 @@ Result<std::vector<ByteSpace::KeyInfo>> ByteSpace::ListRecursive(const std::stri
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const KeyInfo& a, const KeyInfo& b) { return a.key < b.key; });
+  std::sort(out.begin(), out.end(),
+            [](const KeyInfo& a, const KeyInfo& b) { return a.key < b.key; });
   return out;
 }
 
@@ -53,7 +55,8 @@ bool ValidKey(const std::string& key) {
     size_t slash = key.find('/', pos);
     if (slash == std::string::npos) slash = key.size();
     const std::string_view part(key.data() + pos, slash - pos);
-    if (part.empty() || part == "." || part == ".." || part.find('\0') != std::string_view::npos) return false;
+    if (part.empty() || part == "." || part == ".." || part.find('\0') != std::string_view::npos)
+      return false;
     pos = slash + 1;
   }
   return true;
@@ -80,14 +83,17 @@ class PrefixSpace : public ByteSpace {
     RETURN_IF_ERROR(CheckKey(*this, prefix));
     return base_->List(prefix_ + "/" + prefix);
   }
-  Result<std::optional<std::string>> Get(const std::string& key, uint64_t max_bytes) const override {
+  Result<std::optional<std::string>> Get(const std::string& key,
+                                         uint64_t max_bytes) const override {
     RETURN_IF_ERROR(CheckKey(*this, key));
     return base_->Get(prefix_ + "/" + key, max_bytes);
   }
   Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const override {
     if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
-    ASSIGN_OR_RETURN(std::vector<KeyInfo> all, base_->ListRecursive(prefix.empty() ? prefix_ : prefix_ + "/" + prefix));
-    for (KeyInfo& k : all) k.key.erase(0, prefix_.size() + 1);  // the base's keys start with prefix_ + "/"
+    ASSIGN_OR_RETURN(std::vector<KeyInfo> all,
+                     base_->ListRecursive(prefix.empty() ? prefix_ : prefix_ + "/" + prefix));
+    for (KeyInfo& k : all)
+      k.key.erase(0, prefix_.size() + 1);  // the base's keys start with prefix_ + "/"
     return all;
   }
   unsigned Parallelism() const override { return base_->Parallelism(); }
@@ -100,7 +106,8 @@ class PrefixSpace : public ByteSpace {
 
 }  // namespace
 
-std::shared_ptr<const ByteSpace> SubSpace(std::shared_ptr<const ByteSpace> space, const std::string& prefix) {
+std::shared_ptr<const ByteSpace> SubSpace(std::shared_ptr<const ByteSpace> space,
+                                          const std::string& prefix) {
   if (prefix.empty()) return space;
   return std::make_shared<const PrefixSpace>(std::move(space), prefix);
 }

@@ -61,7 +61,7 @@ enum class EntryKind { kFile, kDirectory };
 struct ListEntry {
   std::string name;  // one component
   EntryKind kind = EntryKind::kFile;
-  ObjectInfo info;   // files; directories carry what the backend knows (local: stat; S3: nothing)
+  ObjectInfo info;  // files; directories carry what the backend knows (local: stat; S3: nothing)
 };
 
 class ByteSpace {
@@ -95,7 +95,8 @@ class ByteSpace {
 
 // A ByteSpace seen from one of its folders: keys are relative to `prefix` (which ValidKey
 // accepts). Describe() is the folder's path or URL.
-std::shared_ptr<const ByteSpace> SubSpace(std::shared_ptr<const ByteSpace> space, const std::string& prefix);
+std::shared_ptr<const ByteSpace> SubSpace(std::shared_ptr<const ByteSpace> space,
+                                          const std::string& prefix);
 
 // Whether `key` is relative, '/'-separated, with no empty, "." or ".." component.
 bool ValidKey(const std::string& key);

@@ -52,7 +52,8 @@ std::shared_ptr<BlockCache> BlockCache::Create(cache::CachePool* pool, BlockCach
 void BlockCache::Start() {
   std::lock_guard<std::mutex> lock(start_mu_);
   if (started_.load(std::memory_order_acquire)) return;
-  for (uint32_t i = 0; i < options_.readahead_threads; ++i) threads_.emplace_back(&Workers::Loop, workers_);
+  for (uint32_t i = 0; i < options_.readahead_threads; ++i)
+    threads_.emplace_back(&Workers::Loop, workers_);
   started_.store(!threads_.empty(), std::memory_order_release);
 }
 

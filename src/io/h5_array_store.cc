@@ -1,13 +1,12 @@
 #include "io/h5_array_store.h"
 
 #include <hdf5.h>
-
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <unordered_map>
 
 #include "io/h5_handle.h"
@@ -38,7 +37,8 @@ Result<DatasetType> InspectDataset(hid_t ds, const std::string& what) {
   if (!space.valid()) return h5::Error(what + ": get dataspace");
   int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 0) return h5::Error(what + ": get rank");
-  if (rank > 1) return CorruptError(what + ": expected a 1-D dataset, found rank " + std::to_string(rank));
+  if (rank > 1)
+    return CorruptError(what + ": expected a 1-D dataset, found rank " + std::to_string(rank));
   hssize_t n = H5Sget_simple_extent_npoints(space.get());
   if (n < 0) return h5::Error(what + ": get size");
   DatasetType out;
@@ -57,7 +57,8 @@ Result<DatasetType> InspectDataset(hid_t ds, const std::string& what) {
   return out;
 }
 
-constexpr uint64_t kRefBytes = 16;  // a stored vlen reference: u32 length, u64 collection address, u32 object index
+constexpr uint64_t kRefBytes =
+    16;  // a stored vlen reference: u32 length, u64 collection address, u32 object index
 
 // Undoes HDF5's shuffle filter: byte k of every element was stored in plane k.
 std::string Unshuffle(const std::string& in, size_t elem) {
@@ -74,13 +75,13 @@ std::string Unshuffle(const std::string& in, size_t elem) {
 // read from the file's bytes so that libhdf5 follows none of them: contiguous data in one read,
 // chunked data chunk by chunk (unfiltered, deflate, shuffle). Compact data lives inside the object
 // header, which is not parsed here: such datasets are refused.
-Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t file_size, uint64_t userblock,
-                                     uint64_t count, const std::string& what) {
+Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t file_size,
+                                     uint64_t userblock, uint64_t count, const std::string& what) {
   std::string refs(count * kRefBytes, '\0');
   auto read_at = [&](uint64_t addr, uint64_t size, char* out) -> Status {
     if (addr > file_size || size > file_size - addr) {
-      return CorruptError(what + ": stored data at " + std::to_string(addr) + " (" + std::to_string(size) +
-                          " bytes) lies outside the file");
+      return CorruptError(what + ": stored data at " + std::to_string(addr) + " (" +
+                          std::to_string(size) + " bytes) lies outside the file");
     }
     return f.ReadExact(userblock + addr, out, size).WithContext(what + ": string references");
   };
@@ -97,9 +98,10 @@ Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t fil
     return refs;
   }
   if (layout != H5D_CHUNKED) {
-    return CorruptError(what + ": variable-length strings stored " +
-                        (layout == H5D_COMPACT ? std::string("compact") : "in layout " + std::to_string(layout)) +
-                        " are not read (their heap references cannot be checked before libhdf5 follows them)");
+    return CorruptError(
+        what + ": variable-length strings stored " +
+        (layout == H5D_COMPACT ? std::string("compact") : "in layout " + std::to_string(layout)) +
+        " are not read (their heap references cannot be checked before libhdf5 follows them)");
   }
   hsize_t chunk = 0;
   if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0 || chunk > (hsize_t{1} << 26)) {
@@ -112,16 +114,19 @@ Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t fil
     unsigned flags = 0;
     size_t nvalues = 0;
     unsigned config = 0;
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues, nullptr, 0, nullptr, &config);
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
+                                           nullptr, 0, nullptr, &config);
     if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE) {
-      return CorruptError(what + ": variable-length strings behind HDF5 filter " + std::to_string(id) +
-                          " are not read (their heap references cannot be checked before libhdf5 follows them)");
+      return CorruptError(
+          what + ": variable-length strings behind HDF5 filter " + std::to_string(id) +
+          " are not read (their heap references cannot be checked before libhdf5 follows them)");
     }
     filters.push_back(id);
   }
   h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds));
   hsize_t nchunks = 0;
-  if (!space.valid() || H5Dget_num_chunks(ds, space.get(), &nchunks) < 0) return h5::Error(what + ": chunk count");
+  if (!space.valid() || H5Dget_num_chunks(ds, space.get(), &nchunks) < 0)
+    return h5::Error(what + ": chunk count");
   const uint64_t chunk_bytes = chunk * kRefBytes;
   std::string stored, plain;
   for (hsize_t c = 0; c < nchunks; ++c) {
@@ -133,8 +138,10 @@ Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t fil
       return h5::Error(what + ": chunk " + std::to_string(c));
     }
     const std::string where = what + ": chunk at element " + std::to_string(offset);
-    if (offset % chunk != 0 || offset >= count) return CorruptError(where + " lies outside the dataset");
-    if (size > (uint64_t{1} << 30)) return CorruptError(where + " claims " + std::to_string(size) + " bytes");
+    if (offset % chunk != 0 || offset >= count)
+      return CorruptError(where + " lies outside the dataset");
+    if (size > (uint64_t{1} << 30))
+      return CorruptError(where + " claims " + std::to_string(size) + " bytes");
     stored.resize(size);
     RETURN_IF_ERROR(read_at(addr, size, stored.data()));
     for (size_t i = filters.size(); i-- > 0;) {
@@ -145,13 +152,17 @@ Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t fil
       }
       plain.resize(chunk_bytes);
       uLongf out = chunk_bytes;
-      if (uncompress(reinterpret_cast<Bytef*>(plain.data()), &out, reinterpret_cast<const Bytef*>(stored.data()),
-                     stored.size()) != Z_OK || out != chunk_bytes) {
-        return CorruptError(where + ": deflate stream does not inflate to " + std::to_string(chunk_bytes) + " bytes");
+      if (uncompress(reinterpret_cast<Bytef*>(plain.data()), &out,
+                     reinterpret_cast<const Bytef*>(stored.data()), stored.size()) != Z_OK ||
+          out != chunk_bytes) {
+        return CorruptError(where + ": deflate stream does not inflate to " +
+                            std::to_string(chunk_bytes) + " bytes");
       }
       stored.swap(plain);
     }
-    if (stored.size() != chunk_bytes) return CorruptError(where + " holds " + std::to_string(stored.size()) + " bytes, not " + std::to_string(chunk_bytes));
+    if (stored.size() != chunk_bytes)
+      return CorruptError(where + " holds " + std::to_string(stored.size()) + " bytes, not " +
+                          std::to_string(chunk_bytes));
     const uint64_t n = std::min<uint64_t>(chunk, count - offset);
     std::memcpy(refs.data() + offset * kRefBytes, stored.data(), n * kRefBytes);
   }
@@ -177,23 +188,28 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
     return h5::Error(what + ": file creation properties");
   }
   if (sizeof_addr != 8 || sizeof_size != 8) {
-    return CorruptError(what + ": variable-length strings in a file with " + std::to_string(sizeof_addr) +
+    return CorruptError(what + ": variable-length strings in a file with " +
+                        std::to_string(sizeof_addr) +
                         "-byte addresses are not read (their heap references cannot be checked)");
   }
   if (count > (uint64_t{1} << 26)) return CorruptError(what + ": implausibly many strings");
   const uint64_t file_size = f.Size();
-  ASSIGN_OR_RETURN(const std::string refs, StoredReferences(ds, f, file_size, userblock, count, what));
-  std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint64_t>> collections;  // address → index → size
+  ASSIGN_OR_RETURN(const std::string refs,
+                   StoredReferences(ds, f, file_size, userblock, count, what));
+  std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint64_t>>
+      collections;  // address → index → size
   auto collection = [&](uint64_t addr) -> Result<const std::unordered_map<uint32_t, uint64_t>*> {
     auto it = collections.find(addr);
     if (it != collections.end()) return &it->second;
     const std::string where = what + ": global heap collection at " + std::to_string(addr);
     char head[16];
-    if (addr > file_size || file_size - addr < sizeof head) return CorruptError(where + " lies outside the file");
+    if (addr > file_size || file_size - addr < sizeof head)
+      return CorruptError(where + " lies outside the file");
     RETURN_IF_ERROR(f.ReadExact(userblock + addr, head, sizeof head));
     uint64_t size;
     std::memcpy(&size, head + 8, 8);
-    if (std::memcmp(head, "GCOL", 4) != 0 || head[4] != 1) return CorruptError(where + " has no collection signature");
+    if (std::memcmp(head, "GCOL", 4) != 0 || head[4] != 1)
+      return CorruptError(where + " has no collection signature");
     if (size < 4096 || size > (uint64_t{1} << 30) || size > file_size - addr) {
       return CorruptError(where + " claims " + std::to_string(size) + " bytes");
     }
@@ -207,7 +223,8 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
       std::memcpy(&osize, bytes.data() + pos + 8, 8);
       if (index == 0) break;  // the free space: the rest of the collection
       if (osize > size - pos - 16) {
-        return CorruptError(where + ": object " + std::to_string(index) + " claims " + std::to_string(osize) + " bytes");
+        return CorruptError(where + ": object " + std::to_string(index) + " claims " +
+                            std::to_string(osize) + " bytes");
       }
       objects[index] = osize;
       pos += 16 + (osize + 7) / 8 * 8;
@@ -224,8 +241,9 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
     ASSIGN_OR_RETURN(const auto* objects, collection(addr));
     auto o = objects->find(index);
     if (o == objects->end() || length > o->second) {
-      return CorruptError(what + ": string " + std::to_string(i) + " refers to object " + std::to_string(index) +
-                          " of the global heap collection at " + std::to_string(addr) + ", which " +
+      return CorruptError(what + ": string " + std::to_string(i) + " refers to object " +
+                          std::to_string(index) + " of the global heap collection at " +
+                          std::to_string(addr) + ", which " +
                           (o == objects->end() ? "does not exist" : "is shorter"));
     }
   }
@@ -234,11 +252,16 @@ Status CheckVlenReferences(hid_t fid, hid_t ds, hid_t ftype, uint64_t count, con
 
 hid_t NativeType(ElemType t) {
   switch (t) {
-    case ElemType::kUInt32: return H5T_NATIVE_UINT32;
-    case ElemType::kUInt64: return H5T_NATIVE_UINT64;
-    case ElemType::kFloat32: return H5T_NATIVE_FLOAT;
-    case ElemType::kFloat64: return H5T_NATIVE_DOUBLE;
-    case ElemType::kString: break;
+    case ElemType::kUInt32:
+      return H5T_NATIVE_UINT32;
+    case ElemType::kUInt64:
+      return H5T_NATIVE_UINT64;
+    case ElemType::kFloat32:
+      return H5T_NATIVE_FLOAT;
+    case ElemType::kFloat64:
+      return H5T_NATIVE_DOUBLE;
+    case ElemType::kString:
+      break;
   }
   return H5I_INVALID_HID;
 }
@@ -247,8 +270,10 @@ hid_t NativeType(ElemType t) {
 
 H5ArrayStore::~H5ArrayStore() = default;
 
-Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file, const std::string& group,
-                                                         ChangeGuard guard, std::optional<std::string> version) {
+Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(const std::string& file,
+                                                         const std::string& group,
+                                                         ChangeGuard guard,
+                                                         std::optional<std::string> version) {
   ASSIGN_OR_RETURN(h5::Handle f, h5::OpenFile(file));
   std::unique_ptr<H5ArrayStore> s(new H5ArrayStore());
   s->guard_ = guard;
@@ -272,7 +297,8 @@ Result<std::unique_ptr<H5ArrayStore>> H5ArrayStore::Open(std::shared_ptr<const B
   return s;
 }
 
-Status H5ArrayStore::Init(h5::Handle file, const std::string& group, std::optional<std::string> version) {
+Status H5ArrayStore::Init(h5::Handle file, const std::string& group,
+                          std::optional<std::string> version) {
   file_ = std::make_shared<H5File>(std::move(file));
   version_ = std::move(version);
   group_ = group.empty() ? "/" : group;
@@ -297,10 +323,14 @@ Result<std::string> H5ArrayStore::Version() const {
   htri_t has = H5Aexists_by_name(fid, group_.c_str(), "version", H5P_DEFAULT);
   if (has < 0) return h5::Error(describe_ + ": version attribute");
   if (has == 0) return NotFoundError(describe_ + ": no version attribute");
-  h5::Handle attr = h5::AttributeHandle(H5Aopen_by_name(fid, group_.c_str(), "version", H5P_DEFAULT, H5P_DEFAULT));
+  h5::Handle attr = h5::AttributeHandle(
+      H5Aopen_by_name(fid, group_.c_str(), "version", H5P_DEFAULT, H5P_DEFAULT));
   if (!attr.valid()) return h5::Error(describe_ + ": open version attribute");
-  ASSIGN_OR_RETURN(std::vector<std::string> v, h5::ReadStringValues(attr.get(), true, describe_ + ": version attribute"));
-  if (v.size() != 1) return CorruptError(describe_ + ": version attribute holds " + std::to_string(v.size()) + " values");
+  ASSIGN_OR_RETURN(std::vector<std::string> v,
+                   h5::ReadStringValues(attr.get(), true, describe_ + ": version attribute"));
+  if (v.size() != 1)
+    return CorruptError(describe_ + ": version attribute holds " + std::to_string(v.size()) +
+                        " values");
   return v[0];
 }
 
@@ -315,7 +345,8 @@ Result<std::optional<ArrayInfo>> H5ArrayStore::Info(const std::string& name) con
   if (!ds.valid()) return h5::Error(describe_ + ": open dataset '" + name + "'");
   ASSIGN_OR_RETURN(DatasetType t, InspectDataset(ds.get(), describe_ + ": dataset '" + name + "'"));
   if (t.is_string) return std::optional<ArrayInfo>(ArrayInfo{ElemType::kString, t.length});
-  if (!t.type) return CorruptError(describe_ + ": dataset '" + name + "' has an unsupported element type");
+  if (!t.type)
+    return CorruptError(describe_ + ": dataset '" + name + "' has an unsupported element type");
   return std::optional<ArrayInfo>(ArrayInfo{*t.type, t.length});
 }
 
@@ -345,7 +376,8 @@ Status H5ArrayStore::Read(const std::string& name, ElemType type, uint64_t first
   h5::Handle mspace = h5::DataspaceHandle(H5Screate_simple(1, &cnt, nullptr));
   if (H5Dread(ds.get(), NativeType(type), mspace.get(), fspace.get(), H5P_DEFAULT, out) < 0) {
     RETURN_IF_ERROR(CheckUnchanged());
-    return h5::Error(what + ": read [" + std::to_string(first) + ", " + std::to_string(first + count) + ")");
+    return h5::Error(what + ": read [" + std::to_string(first) + ", " +
+                     std::to_string(first + count) + ")");
   }
   return CheckUnchanged();
 }
@@ -369,7 +401,8 @@ Result<std::vector<std::string>> H5ArrayStore::ReadStrings(const std::string& na
       ASSIGN_OR_RETURN(auto local, LocalByteSource::OpenPath(path_));
       raw = std::move(local);
     }
-    RETURN_IF_ERROR(CheckVlenReferences(file_->handle.get(), ds.get(), type.get(), static_cast<uint64_t>(n), *raw, what));
+    RETURN_IF_ERROR(CheckVlenReferences(file_->handle.get(), ds.get(), type.get(),
+                                        static_cast<uint64_t>(n), *raw, what));
   }
   auto values = h5::ReadStringValues(ds.get(), false, what);
   RETURN_IF_ERROR(CheckUnchanged());
@@ -387,7 +420,8 @@ Result<std::vector<std::string>> H5ArrayStore::DatasetNames() const {
           H5Eclear2(H5E_DEFAULT);
           return 0;
         }
-        if (info.type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(data)->push_back(name);
+        if (info.type == H5O_TYPE_DATASET)
+          static_cast<std::vector<std::string>*>(data)->push_back(name);
         return 0;
       },
       &names, H5P_DEFAULT);
@@ -419,7 +453,8 @@ bool IsHdf5File(const std::string& path) {
 Result<bool> IsHdf5Source(const ByteSource& source) {
   // Why the first bytes first: almost every file (h5py, BPCells, Cell Ranger) has no user block,
   // and through the block cache the probes behind it cost no further request below 1 MiB.
-  for (uint64_t off = 0; off <= kLastUserblock && off + 8 <= source.Size(); off = off == 0 ? 512 : off * 2) {
+  for (uint64_t off = 0; off <= kLastUserblock && off + 8 <= source.Size();
+       off = off == 0 ? 512 : off * 2) {
     char buf[8];
     RETURN_IF_ERROR(source.ReadExact(off, buf, 8).WithContext("HDF5 signature"));
     if (std::memcmp(buf, kSignature, 8) == 0) return true;
@@ -429,7 +464,8 @@ Result<bool> IsHdf5Source(const ByteSource& source) {
 
 namespace {
 
-Result<std::vector<H5GroupAttribute>> GroupsWithStringAttribute(const h5::Handle& f, const std::string& file,
+Result<std::vector<H5GroupAttribute>> GroupsWithStringAttribute(const h5::Handle& f,
+                                                                const std::string& file,
                                                                 const std::string& attribute) {
   struct Ctx {
     const std::string* attribute;
@@ -457,8 +493,9 @@ Result<std::vector<H5GroupAttribute>> GroupsWithStringAttribute(const h5::Handle
         }
         auto v = h5::ReadStringValues(attr.get(), true, name);
         if (!v.ok() || v->size() != 1) return 0;
-        // GCC 12 at -O3 warns that "/" + std::string&& (an insert at 0) may memcpy overlapping ranges of 2^63 bytes: a false
-        // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
+      // GCC 12 at -O3 warns that "/" + std::string&& (an insert at 0) may memcpy overlapping ranges
+      // of 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug 105651),
+      // silenced here only.
 #pragma GCC diagnostic push
 #ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"

@@ -26,15 +26,15 @@ class H5ArrayStore : public ArrayStore {
   // own to the same file: a file replaced by rename keeps serving its old, consistent bytes).
   // With `version` (as the vetting helper read it, io/h5_vet.h), the group's version attribute is
   // never read in this process.
-  static Result<std::unique_ptr<H5ArrayStore>> Open(const std::string& file, const std::string& group,
-                                                    ChangeGuard guard = {},
-                                                    std::optional<std::string> version = std::nullopt);
+  static Result<std::unique_ptr<H5ArrayStore>> Open(
+      const std::string& file, const std::string& group, ChangeGuard guard = {},
+      std::optional<std::string> version = std::nullopt);
   // The same, with the file's bytes read from `source` through the ByteSource driver
   // (io/h5_vfd.h): remote files, through the mount's block cache. The source guards its own
   // version: a read of an object changed since it was opened fails with ESTALE.
-  static Result<std::unique_ptr<H5ArrayStore>> Open(std::shared_ptr<const ByteSource> source,
-                                                    const std::string& group,
-                                                    std::optional<std::string> version = std::nullopt);
+  static Result<std::unique_ptr<H5ArrayStore>> Open(
+      std::shared_ptr<const ByteSource> source, const std::string& group,
+      std::optional<std::string> version = std::nullopt);
   ~H5ArrayStore() override;
 
   const std::string& Describe() const override { return describe_; }

@@ -1,10 +1,10 @@
 #include "io/h5_handle.h"
 
-#include "io/h5_vfd.h"
-
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include "io/h5_vfd.h"
 
 namespace omicsfs::io::h5 {
 

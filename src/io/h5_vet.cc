@@ -38,7 +38,8 @@ void WalkChunkIndex(const Target& target, const std::string& dataset, std::strin
   h5::Handle ds = h5::DatasetHandle(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT));
   if (!ds.valid()) return (void)h5::TakeErrorStack();
   h5::Handle plist = h5::PlistHandle(H5Dget_create_plist(ds.get()));
-  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_CHUNKED) return (void)h5::TakeErrorStack();
+  if (!plist.valid() || H5Pget_layout(plist.get()) != H5D_CHUNKED)
+    return (void)h5::TakeErrorStack();
   h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds.get()));
   hsize_t n = 0;
   if (!space.valid() || H5Dget_num_chunks(ds.get(), space.get(), &n) < 0) {
@@ -57,8 +58,8 @@ void WalkChunkIndex(const Target& target, const std::string& dataset, std::strin
   }
 }
 
-void ReadNumeric(const H5ArrayStore& store, const std::string& name, const ArrayInfo& info, bool whole,
-                 std::string* notes) {
+void ReadNumeric(const H5ArrayStore& store, const std::string& name, const ArrayInfo& info,
+                 bool whole, std::string* notes) {
   std::vector<uint64_t> buf(std::min(info.length, whole ? kBlockElems : kEndElems));
   auto read = [&](uint64_t first, uint64_t count) {
     Status st = store.Read(name, info.type, first, count, buf.data());
@@ -359,7 +360,8 @@ constexpr size_t kMaxOutput = size_t{8} << 20;
 // Runs the helper on `path` (a local path or a URL; `extra` flags before it).
 Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>& extra,
                           const std::string& path) {
-  std::vector<std::string> argv = {vetter.helper, "--budget", std::to_string(vetter.full_read_bytes)};
+  std::vector<std::string> argv = {vetter.helper, "--budget",
+                                   std::to_string(vetter.full_read_bytes)};
   for (const std::string& mark : vetter.store_marks)
     argv.insert(argv.end(), {"--vet-groups-with", mark});
   argv.insert(argv.end(), extra.begin(), extra.end());
@@ -371,8 +373,8 @@ Result<H5Probe> RunHelper(const H5Vetter& vetter, const std::vector<std::string>
   if (report.ok() && !report->error.empty()) return CorruptError(report->error);
   if (outcome->Succeeded()) {
     if (!report.ok()) {
-      return CorruptError(path + ": not opened: the report of " + vetter.helper + " is unreadable (" +
-                          report.status().message() + ")");
+      return CorruptError(path + ": not opened: the report of " + vetter.helper +
+                          " is unreadable (" + report.status().message() + ")");
     }
     return std::move(report->probe);
   }

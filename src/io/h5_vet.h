@@ -29,8 +29,8 @@
 namespace omicsfs::io {
 
 struct H5Vetter {
-  std::string helper;          // path of omicsfs-h5vet; empty: files are parsed in-process unvetted
-  double timeout_s = 60;       // a helper that takes longer is killed and the file refused
+  std::string helper;     // path of omicsfs-h5vet; empty: files are parsed in-process unvetted
+  double timeout_s = 60;  // a helper that takes longer is killed and the file refused
   uint64_t full_read_bytes = uint64_t{256} << 20;  // numeric data read whole up to this much
   // A file whose parsing made the helper this large is refused too: the daemon would need the
   // same memory (damaged dimensions make libhdf5 allocate gigabytes).

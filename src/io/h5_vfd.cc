@@ -32,7 +32,8 @@ thread_local std::optional<Status> pending_error;
 
 // Pushes `message` onto libhdf5's error stack of this thread (the frame the driver adds).
 void Push(const char* func, hid_t minor, const std::string& message) {
-  H5Epush2(H5E_DEFAULT, __FILE__, func, __LINE__, H5E_ERR_CLS, H5E_VFL, minor, "%s", message.c_str());
+  H5Epush2(H5E_DEFAULT, __FILE__, func, __LINE__, H5E_ERR_CLS, H5E_VFL, minor, "%s",
+           message.c_str());
 }
 
 // libhdf5 addresses are 64-bit, but the library keeps them below 2^63 (ROS3 and sec2 use the
@@ -50,17 +51,20 @@ herr_t FaplFree(void* info) {
 
 H5FD_t* Open(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
   if ((flags & (H5F_ACC_RDWR | H5F_ACC_TRUNC | H5F_ACC_CREAT | H5F_ACC_EXCL)) != 0) {
-    Push("omicsfs_vfd_open", H5E_CANTOPENFILE, std::string(name) + ": the ByteSource driver is read-only");
+    Push("omicsfs_vfd_open", H5E_CANTOPENFILE,
+         std::string(name) + ": the ByteSource driver is read-only");
     return nullptr;
   }
   if (maxaddr == 0 || maxaddr == HADDR_UNDEF || maxaddr > kMaxAddr) maxaddr = kMaxAddr;
   const auto* info = static_cast<const FaplInfo*>(H5Pget_driver_info(fapl));
   if (info == nullptr || info->source == nullptr) {
-    Push("omicsfs_vfd_open", H5E_CANTOPENFILE, std::string(name) + ": no ByteSource in the access properties");
+    Push("omicsfs_vfd_open", H5E_CANTOPENFILE,
+         std::string(name) + ": no ByteSource in the access properties");
     return nullptr;
   }
   if (info->source->Size() > maxaddr) {
-    Push("omicsfs_vfd_open", H5E_CANTOPENFILE, info->source->Describe() + ": larger than HDF5 addresses reach");
+    Push("omicsfs_vfd_open", H5E_CANTOPENFILE,
+         info->source->Describe() + ": larger than HDF5 addresses reach");
     return nullptr;
   }
   auto* f = new (std::nothrow) VfdFile{};
@@ -120,11 +124,12 @@ herr_t Read(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t addr, size_t size, void* bu
   if (addr == HADDR_UNDEF || addr > source.Size() || size > source.Size() - addr) {
     // Past the end: sec2 would hand libhdf5 zeros there; a damaged address must fail instead.
     st = CorruptError(source.Describe() + ": HDF5 read of " + std::to_string(size) + " bytes at " +
-                      std::to_string(addr) + " lies past the end (" + std::to_string(source.Size()) +
-                      " bytes)");
+                      std::to_string(addr) + " lies past the end (" +
+                      std::to_string(source.Size()) + " bytes)");
   } else if (size > 0) {
-    st = source.ReadExact(addr, buffer, size).WithContext("HDF5 read of " + std::to_string(size) +
-                                                          " bytes at " + std::to_string(addr));
+    st = source.ReadExact(addr, buffer, size)
+             .WithContext("HDF5 read of " + std::to_string(size) + " bytes at " +
+                          std::to_string(addr));
   }
   if (st.ok()) return 0;
   LogWarning(st.message());

@@ -6,20 +6,30 @@ namespace omicsfs::io {
 
 std::string_view ElemTypeName(ElemType t) {
   switch (t) {
-    case ElemType::kUInt32: return "uint32";
-    case ElemType::kUInt64: return "uint64";
-    case ElemType::kFloat32: return "float32";
-    case ElemType::kFloat64: return "float64";
-    case ElemType::kString: return "string";
+    case ElemType::kUInt32:
+      return "uint32";
+    case ElemType::kUInt64:
+      return "uint64";
+    case ElemType::kFloat32:
+      return "float32";
+    case ElemType::kFloat64:
+      return "float64";
+    case ElemType::kString:
+      return "string";
   }
   return "?";
 }
 
 size_t ElemSize(ElemType t) {
   switch (t) {
-    case ElemType::kUInt32: case ElemType::kFloat32: return 4;
-    case ElemType::kUInt64: case ElemType::kFloat64: return 8;
-    case ElemType::kString: return 0;
+    case ElemType::kUInt32:
+    case ElemType::kFloat32:
+      return 4;
+    case ElemType::kUInt64:
+    case ElemType::kFloat64:
+      return 8;
+    case ElemType::kString:
+      return 0;
   }
   return 0;
 }
@@ -66,7 +76,8 @@ Status MemoryArrayStore::Read(const std::string& name, ElemType type, uint64_t f
                               uint64_t count, void* out) const {
   auto it = arrays_.find(name);
   if (it == arrays_.end()) return NotFoundError(name_ + ": array '" + name + "' is missing");
-  RETURN_IF_ERROR(CheckRange(name_, name, {it->second.type, it->second.length}, type, first, count));
+  RETURN_IF_ERROR(
+      CheckRange(name_, name, {it->second.type, it->second.length}, type, first, count));
   size_t es = ElemSize(type);
   if (count) std::memcpy(out, it->second.bytes.data() + first * es, count * es);
   return OkStatus();

@@ -1,7 +1,7 @@
 #include "io/space_array_store.h"
 
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace omicsfs::io {
@@ -28,7 +28,8 @@ Result<std::string> ReadFirstLine(const ByteSpace& space, const std::string& key
   return std::move(*text);
 }
 
-Result<std::unique_ptr<SpaceArrayStore>> SpaceArrayStore::Open(std::shared_ptr<const ByteSpace> space) {
+Result<std::unique_ptr<SpaceArrayStore>> SpaceArrayStore::Open(
+    std::shared_ptr<const ByteSpace> space) {
   std::unique_ptr<SpaceArrayStore> store(new SpaceArrayStore(std::move(space)));
   const ByteSpace& sp = *store->space_;
   ASSIGN_OR_RETURN(std::vector<ListEntry> listed, sp.List(""));
@@ -67,7 +68,8 @@ Result<std::optional<ArrayInfo>> SpaceArrayStore::Info(const std::string& name) 
   if (it == entries_.end()) return std::optional<ArrayInfo>();
   const Entry& e = it->second;
   if (!e.bad_header.empty()) {
-    return CorruptError(e.source->Describe() + ": array '" + name + "' is damaged: its header is " + e.bad_header +
+    return CorruptError(e.source->Describe() + ": array '" + name + "' is damaged: its header is " +
+                        e.bad_header +
                         ", not UINT32v1, UINT64v1, FLOATSv1 or DOUBLEv1, and it is no text");
   }
   if (!e.numeric) {
@@ -98,7 +100,8 @@ Status SpaceArrayStore::Read(const std::string& name, ElemType type, uint64_t fi
 Result<std::vector<std::string>> SpaceArrayStore::ReadStrings(const std::string& name) const {
   auto it = entries_.find(name);
   if (it == entries_.end()) return NotFoundError(Describe() + ": array '" + name + "' is missing");
-  if (it->second.numeric) return CorruptError(it->second.source->Describe() + ": expected a string array");
+  if (it->second.numeric)
+    return CorruptError(it->second.source->Describe() + ": expected a string array");
   ASSIGN_OR_RETURN(std::string text, it->second.source->ReadAll(uint64_t{1} << 32));
   std::vector<std::string> out;
   size_t pos = 0;

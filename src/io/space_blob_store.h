@@ -11,7 +11,8 @@ namespace omicsfs::io {
 
 class SpaceBlobStore : public BlobStore {
  public:
-  explicit SpaceBlobStore(std::shared_ptr<const ByteSpace> space, uint64_t max_blob = uint64_t{1} << 31)
+  explicit SpaceBlobStore(std::shared_ptr<const ByteSpace> space,
+                          uint64_t max_blob = uint64_t{1} << 31)
       : space_(std::move(space)), max_blob_(max_blob) {}
   const std::string& Describe() const override { return space_->Describe(); }
   Result<std::optional<std::string>> Get(const std::string& key) const override {

@@ -17,11 +17,16 @@ std::vector<BedSource::Chunk> BedSource::Chunks(const formats::bpcells::Fragment
   return out;
 }
 
-BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style, std::string name,
-                     std::shared_ptr<const FragmentTally> tally, size_t group,
+BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style,
+                     std::string name, std::shared_ptr<const FragmentTally> tally, size_t group,
                      std::shared_ptr<const PackedNames> cells)
-    : fragments_(std::move(fragments)), style_(style), name_(std::move(name)), chunks_(Chunks(*fragments_)),
-      tally_(std::move(tally)), group_(group), cells_(std::move(cells)) {
+    : fragments_(std::move(fragments)),
+      style_(style),
+      name_(std::move(name)),
+      chunks_(Chunks(*fragments_)),
+      tally_(std::move(tally)),
+      group_(group),
+      cells_(std::move(cells)) {
   if (tally_ != nullptr) {
     cells_ = tally_->packed_cell_names();
   } else if (cells_ == nullptr) {
@@ -29,14 +34,13 @@ BedSource::BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragment
   }
 }
 
-std::string BedSource::Describe() const {
-  return name_ + " of " + fragments_->Describe();
-}
+std::string BedSource::Describe() const { return name_ + " of " + fragments_->Describe(); }
 
 namespace {
 
 // One line's bytes: CHROM \t START \t END \t BARCODE \n.
-uint64_t LineLength(const std::string& chrom, uint32_t start, uint32_t end, const std::string& cell) {
+uint64_t LineLength(const std::string& chrom, uint32_t start, uint32_t end,
+                    const std::string& cell) {
   return chrom.size() + DecimalDigits(start) + DecimalDigits(end) + cell.size() + 4;
 }
 
@@ -48,7 +52,8 @@ Result<std::optional<uint64_t>> BedSource::MeasureChunk(uint64_t k) const {
   return std::optional<uint64_t>(n);
 }
 
-Status BedSource::Fetch(uint64_t k, formats::bpcells::FragmentRange* f, const std::vector<std::string>** cells) const {
+Status BedSource::Fetch(uint64_t k, formats::bpcells::FragmentRange* f,
+                        const std::vector<std::string>** cells) const {
   if (tally_ != nullptr) {
     *cells = &tally_->cell_names();
     return tally_->Read(group_, k, f);
@@ -81,9 +86,12 @@ Status BedSource::RecordSpans(uint64_t k, ChunkSpans* out) const {
   return OkStatus();
 }
 
-bool BedSource::SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from, ChunkSpans* out) const {
+bool BedSource::SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from,
+                                 ChunkSpans* out) const {
   const auto* p = dynamic_cast<const BedSource*>(&partner);
-  if (p == nullptr || p->fragments_ != fragments_ || p->tally_ != tally_ || p->group_ != group_ || k >= chunks_.size()) return false;
+  if (p == nullptr || p->fragments_ != fragments_ || p->tally_ != tally_ || p->group_ != group_ ||
+      k >= chunks_.size())
+    return false;
   // A chromosome tabix reads as header lines has no spans to derive from.
   if (from.meta_end != 0 || (from.records.empty() && from.length != 0)) return false;
   // The same lines but for the end: the 10x form's is the BED form's − 1 (unsigned 32-bit), so a
@@ -140,17 +148,21 @@ std::vector<std::pair<uint64_t, uint64_t>> Ranges(const std::vector<BedSource::C
 
 }  // namespace
 
-FragmentTally::FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell,
-                             size_t groups, std::vector<std::string> scratch_dirs)
-    : partition_(base, Ranges(BedSource::Chunks(*base)), std::move(group_of_cell), groups, std::move(scratch_dirs)),
+FragmentTally::FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base,
+                             std::vector<int32_t> group_of_cell, size_t groups,
+                             std::vector<std::string> scratch_dirs)
+    : partition_(base, Ranges(BedSource::Chunks(*base)), std::move(group_of_cell), groups,
+                 std::move(scratch_dirs)),
       chunks_(BedSource::Chunks(*base)),
       packed_cells_(std::make_shared<const PackedNames>(base, &base->cell_names(), '\n')) {}
 
 Result<uint64_t> FragmentTally::Length(size_t group, uint64_t chunk, BedSource::Style style) const {
   std::lock_guard<std::mutex> lock(mu_);  // the first caller computes; the others wait for it
   if (!done_) RETURN_IF_ERROR(Compute());
-  if (group >= partition_.groups() || chunk >= chunks_.size()) return InternalError(partition_.base().Describe() + ": no such group or chunk");
-  return lengths_[(chunk * partition_.groups() + group) * 2 + (style == BedSource::Style::kTenX ? 1 : 0)];
+  if (group >= partition_.groups() || chunk >= chunks_.size())
+    return InternalError(partition_.base().Describe() + ": no such group or chunk");
+  return lengths_[(chunk * partition_.groups() + group) * 2 +
+                  (style == BedSource::Style::kTenX ? 1 : 0)];
 }
 
 Status FragmentTally::Compute() const {

@@ -31,9 +31,9 @@ class BedSource : public RecordSource {
   // With a tally (a group of a groups=@NAME folder), chunk lengths come from it, not a pass.
   // `cells`: the fragments' cell names packed (shared by the views of one store), or nullptr
   // for a table of this view's own; a group's views take their tally's.
-  BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style, std::string name,
-            std::shared_ptr<const FragmentTally> tally = nullptr, size_t group = 0,
-            std::shared_ptr<const PackedNames> cells = nullptr);
+  BedSource(std::shared_ptr<const formats::bpcells::Fragments> fragments, Style style,
+            std::string name, std::shared_ptr<const FragmentTally> tally = nullptr,
+            size_t group = 0, std::shared_ptr<const PackedNames> cells = nullptr);
   uint64_t ChunkCount() const override { return chunks_.size(); }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
@@ -44,11 +44,13 @@ class BedSource : public RecordSource {
   bool HasRecordSpans() const override { return true; }
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
   // From the other form's spans of the same fragments (ends ± 1): both forms sized by one pass.
-  bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from, ChunkSpans* out) const override;
+  bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from,
+                        ChunkSpans* out) const override;
 
  private:
   // Chunk k's fragments (a group's from the tally) and the names of their cells.
-  Status Fetch(uint64_t k, formats::bpcells::FragmentRange* f, const std::vector<std::string>** cells) const;
+  Status Fetch(uint64_t k, formats::bpcells::FragmentRange* f,
+               const std::vector<std::string>** cells) const;
 
   std::shared_ptr<const formats::bpcells::Fragments> fragments_;
   Style style_;
@@ -68,7 +70,8 @@ class FragmentTally {
  public:
   // `group_of_cell`: per cell ID of `base`, its group, or -1. The regrouped fragments go to a
   // scratch file in the first usable of `scratch_dirs` (then $TMPDIR, /tmp).
-  FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base, std::vector<int32_t> group_of_cell, size_t groups,
+  FragmentTally(std::shared_ptr<const formats::bpcells::Fragments> base,
+                std::vector<int32_t> group_of_cell, size_t groups,
                 std::vector<std::string> scratch_dirs);
   Result<uint64_t> Length(size_t group, uint64_t chunk, BedSource::Style style) const;
   // The group's fragments of a chunk, their cells named by cell_names().

@@ -33,18 +33,22 @@ int BindText(sqlite3_stmt* s, int i, std::string_view v) {
 }  // namespace
 
 Status BgenIndexWriter::Error(const char* what) const {
-  return InternalError(std::string("bgen index: ") + what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+  return InternalError(std::string("bgen index: ") + what + ": " +
+                       (db_ ? sqlite3_errmsg(db_) : "out of memory"));
 }
 
 Result<std::unique_ptr<BgenIndexWriter>> BgenIndexWriter::Create(const BgenIndexMetadata& m) {
   std::unique_ptr<BgenIndexWriter> w(new BgenIndexWriter());
-  if (sqlite3_open_v2(":memory:", &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(":memory:", &w->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
     return w->Error("open");
   }
-  if (sqlite3_exec(w->db_, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) return w->Error("schema");
+  if (sqlite3_exec(w->db_, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK)
+    return w->Error("schema");
   sqlite3_stmt* meta = nullptr;
   const char* sql =
-      "INSERT INTO Metadata( filename, file_size, last_write_time, first_1000_bytes, index_creation_time ) "
+      "INSERT INTO Metadata( filename, file_size, last_write_time, first_1000_bytes, "
+      "index_creation_time ) "
       "VALUES( ?, ?, ?, ?, ? )";
   if (sqlite3_prepare_v2(w->db_, sql, -1, &meta, nullptr) != SQLITE_OK) return w->Error("prepare");
   BindText(meta, 1, m.filename);
@@ -55,10 +59,13 @@ Result<std::unique_ptr<BgenIndexWriter>> BgenIndexWriter::Create(const BgenIndex
   const int rc = sqlite3_step(meta);
   sqlite3_finalize(meta);
   if (rc != SQLITE_DONE) return w->Error("metadata");
-  sql = "INSERT INTO Variant( chromosome, position, rsid, number_of_alleles, allele1, allele2, "
-        "file_start_position, size_in_bytes ) VALUES( ?, ?, ?, ?, ?, ?, ?, ? )";
-  if (sqlite3_prepare_v2(w->db_, sql, -1, &w->insert_, nullptr) != SQLITE_OK) return w->Error("prepare");
-  if (sqlite3_exec(w->db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return w->Error("begin");
+  sql =
+      "INSERT INTO Variant( chromosome, position, rsid, number_of_alleles, allele1, allele2, "
+      "file_start_position, size_in_bytes ) VALUES( ?, ?, ?, ?, ?, ?, ?, ? )";
+  if (sqlite3_prepare_v2(w->db_, sql, -1, &w->insert_, nullptr) != SQLITE_OK)
+    return w->Error("prepare");
+  if (sqlite3_exec(w->db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return w->Error("begin");
   return w;
 }
 

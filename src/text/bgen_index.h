@@ -17,7 +17,7 @@ struct sqlite3_stmt;
 namespace omicsfs::text {
 
 struct BgenIndexMetadata {
-  std::string filename;     // as bgenix records the path it was given
+  std::string filename;  // as bgenix records the path it was given
   uint64_t file_size = 0;
   int64_t last_write_time = 0;
   std::string first_bytes;  // the file's first min(1000, size) bytes

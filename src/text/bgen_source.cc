@@ -13,7 +13,7 @@ namespace {
 using formats::vcz::Store;
 using formats::vcz::VariantBlock;
 
-constexpr uint64_t kMaxString = 65535;  // 2-byte lengths (IDs, chromosome)
+constexpr uint64_t kMaxString = 65535;    // 2-byte lengths (IDs, chromosome)
 constexpr uint64_t kStoredBlock = 65535;  // the most a stored deflate block holds
 // Flags: zlib-compressed genotype blocks (1), layout 2 (bits 2–5), sample identifiers (bit 31).
 constexpr uint32_t kFlags = 1u | (2u << 2) | (1u << 31);
@@ -22,7 +22,8 @@ constexpr uint64_t kFirstBytes = 1000;  // what bgenix keeps of the file in its 
 uint32_t Adler32(const std::string& data) {
   uint32_t a = 1, b = 0;
   for (size_t at = 0; at < data.size();) {
-    const size_t end = std::min(data.size(), at + 5552);  // zlib's NMAX: no overflow before the modulo
+    const size_t end =
+        std::min(data.size(), at + 5552);  // zlib's NMAX: no overflow before the modulo
     for (; at < end; ++at) {
       a += static_cast<uint8_t>(data[at]);
       b += a;
@@ -84,19 +85,22 @@ void AppendIdentity(const Identity& id, const std::string& chrom, int64_t pos, s
 }  // namespace
 
 Status BgenRefusal(const Store& store) {
-  if (store.samples().size() >= (uint64_t{1} << 32)) return UnsupportedError("more than 2^32 samples");
+  if (store.samples().size() >= (uint64_t{1} << 32))
+    return UnsupportedError("more than 2^32 samples");
   for (const std::string& id : store.samples()) {
     if (id.size() > kMaxString) return UnsupportedError("a sample ID is longer than 65535 bytes");
   }
   return OkStatus();
 }
 
-BgenSource::BgenSource(std::shared_ptr<const PlinkPlan> plan, std::string name, uint64_t target_chunk_bytes)
+BgenSource::BgenSource(std::shared_ptr<const PlinkPlan> plan, std::string name,
+                       uint64_t target_chunk_bytes)
     : plan_(std::move(plan)), name_(std::move(name)) {
   const uint64_t ns = plan_->store().samples().size();
   ploidy_ = plan_->store().ploidy() == 1 ? 1 : 2;
   raw_size_ = 10 + ns + ns * ploidy_;
-  rows_per_chunk_ = PlinkRowsPerChunk(plan_->store(), GenotypeBlockSize(raw_size_) + 64, target_chunk_bytes);
+  rows_per_chunk_ =
+      PlinkRowsPerChunk(plan_->store(), GenotypeBlockSize(raw_size_) + 64, target_chunk_bytes);
 }
 
 uint64_t BgenSource::ChunkCount() const {
@@ -121,7 +125,8 @@ Result<uint64_t> BgenSource::VariantCount() const {
       for (uint64_t row = 0; row < b->count; ++row) m += PlinkBiallelic(b->allele, row);
     }
     count_ = m;
-    if (m >= (uint64_t{1} << 32)) count_ = UnsupportedError(Describe() + ": more than 2^32 biallelic records");
+    if (m >= (uint64_t{1} << 32))
+      count_ = UnsupportedError(Describe() + ": more than 2^32 biallelic records");
   });
   return count_;
 }
@@ -147,11 +152,14 @@ Result<std::string> BgenSource::Header() const {
   return out;
 }
 
-Status BgenSource::ForEachVariant(uint64_t k, const std::function<Status(const BgenVariant&)>& f) const {
+Status BgenSource::ForEachVariant(uint64_t k,
+                                  const std::function<Status(const BgenVariant&)>& f) const {
   RETURN_IF_ERROR(plan_->Checked());
   const Store& s = plan_->store();
   const auto [v0, v1] = Range(k);
-  ASSIGN_OR_RETURN(VariantBlock b, s.ReadParts(v0, v1, Store::kContig | Store::kPosition | Store::kId | Store::kAllele));
+  ASSIGN_OR_RETURN(
+      VariantBlock b,
+      s.ReadParts(v0, v1, Store::kContig | Store::kPosition | Store::kId | Store::kAllele));
   const uint64_t genotypes = GenotypeBlockSize(raw_size_);
   for (uint64_t row = 0; row < b.count; ++row) {
     if (!PlinkBiallelic(b.allele, row)) continue;
@@ -162,7 +170,8 @@ Status BgenSource::ForEachVariant(uint64_t k, const std::function<Status(const B
                               ": an ID or CHROM longer than 65535 bytes (BGEN cannot hold it)");
     }
     BgenVariant v{chrom, id.id, id.ref, id.alt, PlinkInt(b.position, row), 0};
-    v.size = 2 * (2 + id.id.size()) + 2 + chrom.size() + 4 + 2 + 4 + id.ref.size() + 4 + id.alt.size() + genotypes;
+    v.size = 2 * (2 + id.id.size()) + 2 + chrom.size() + 4 + 2 + 4 + id.ref.size() + 4 +
+             id.alt.size() + genotypes;
     RETURN_IF_ERROR(f(v));
   }
   return OkStatus();
@@ -184,7 +193,8 @@ Result<std::optional<uint64_t>> BgenSource::MeasureChunk(uint64_t k) const {
 // One variant's probabilities from its .bed row (2-bit codes: 0 hom ALT, 1 missing, 2 het, 3 hom
 // REF), allele 1 = REF: diploid P(REF/REF), P(REF/ALT); haploid P(REF). Missing: bit 7 of the
 // ploidy byte and zero probabilities.
-Status BgenSource::AppendGenotypes(const uint8_t* bed_row, std::string* raw, std::string* out) const {
+Status BgenSource::AppendGenotypes(const uint8_t* bed_row, std::string* raw,
+                                   std::string* out) const {
   static constexpr uint8_t kDiploid[4][2] = {{0, 0}, {0, 0}, {0, 255}, {255, 0}};
   const uint64_t ns = plan_->store().samples().size();
   raw->assign(raw_size_, '\0');
@@ -230,7 +240,8 @@ Status BgenSource::RenderChunk(uint64_t k, std::string* out) const {
   RETURN_IF_ERROR(plan_->Checked());
   const Store& s = plan_->store();
   const auto [v0, v1] = Range(k);
-  const unsigned parts = Store::kContig | Store::kPosition | Store::kId | Store::kAllele | Store::kGenotype;
+  const unsigned parts =
+      Store::kContig | Store::kPosition | Store::kId | Store::kAllele | Store::kGenotype;
   ASSIGN_OR_RETURN(VariantBlock b, s.ReadParts(v0, v1, parts));
   std::string bed, raw;
   RETURN_IF_ERROR(PlinkBedRows(s, b, &bed));
@@ -265,13 +276,17 @@ Status BgenSampleSource::RenderChunk(uint64_t k, std::string* out) const {
   }
   const auto& ids = store_->samples();
   const uint64_t end = std::min<uint64_t>(k * kSamplesPerChunk, ids.size());
-  for (uint64_t i = (k - 1) * kSamplesPerChunk; i < end; ++i) out->append(ids[i]).append(" ").append(ids[i]).append(" 0\n");
+  for (uint64_t i = (k - 1) * kSamplesPerChunk; i < end; ++i)
+    out->append(ids[i]).append(" ").append(ids[i]).append(" 0\n");
   return OkStatus();
 }
 
 BgenIndexSource::BgenIndexSource(std::shared_ptr<const BgenSource> bgen, GwasViewOptions options,
                                  std::string bgen_name, std::string name)
-    : bgen_(std::move(bgen)), options_(std::move(options)), bgen_name_(std::move(bgen_name)), name_(std::move(name)) {}
+    : bgen_(std::move(bgen)),
+      options_(std::move(options)),
+      bgen_name_(std::move(bgen_name)),
+      name_(std::move(name)) {}
 
 Status BgenIndexSource::RenderChunk(uint64_t, std::string* out) const {
   const bool persist = options_.index != nullptr && !options_.key.empty();
@@ -317,7 +332,9 @@ Result<std::string> BgenIndexSource::Build() const {
       return writer->Add(row);
     }));
   }
-  if (at != size) return InternalError(Describe() + ": variant blocks add up to " + std::to_string(at) + " bytes, not " + std::to_string(size));
+  if (at != size)
+    return InternalError(Describe() + ": variant blocks add up to " + std::to_string(at) +
+                         " bytes, not " + std::to_string(size));
   return writer->Finish();
 }
 

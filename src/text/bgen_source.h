@@ -35,7 +35,8 @@ struct BgenVariant {
 class BgenSource : public RecordSource {
  public:
   static constexpr uint64_t kTargetChunkBytes = 1 << 20;
-  BgenSource(std::shared_ptr<const PlinkPlan> plan, std::string name, uint64_t target_chunk_bytes = kTargetChunkBytes);
+  BgenSource(std::shared_ptr<const PlinkPlan> plan, std::string name,
+             uint64_t target_chunk_bytes = kTargetChunkBytes);
   uint64_t ChunkCount() const override;
   Status RenderChunk(uint64_t k, std::string* out) const override;
   Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const override;
@@ -54,7 +55,7 @@ class BgenSource : public RecordSource {
   std::shared_ptr<const PlinkPlan> plan_;
   std::string name_;
   uint64_t ploidy_ = 2;
-  uint64_t raw_size_ = 0;     // D: the uncompressed probability data of every variant
+  uint64_t raw_size_ = 0;  // D: the uncompressed probability data of every variant
   uint64_t rows_per_chunk_ = 1;
   mutable std::once_flag count_once_;
   mutable Result<uint64_t> count_ = uint64_t{0};
@@ -80,8 +81,8 @@ class BgenSampleSource : public RecordSource {
 // arrays and saved.
 class BgenIndexSource : public RecordSource {
  public:
-  BgenIndexSource(std::shared_ptr<const BgenSource> bgen, GwasViewOptions options, std::string bgen_name,
-                  std::string name);
+  BgenIndexSource(std::shared_ptr<const BgenSource> bgen, GwasViewOptions options,
+                  std::string bgen_name, std::string name);
   uint64_t ChunkCount() const override { return 1; }
   Status RenderChunk(uint64_t k, std::string* out) const override;
   std::string Describe() const override { return name_ + " of " + bgen_->Describe(); }

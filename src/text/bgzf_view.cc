@@ -64,8 +64,8 @@ class PieceCursor {
 };
 
 // Appends bytes [from, to) of a block part laid out at file offset `base` with contents `buf`.
-void Clip(const cache::Buffer& buf, size_t buf_offset, uint64_t base, uint64_t len,
-          uint64_t from, uint64_t to, std::vector<Piece>* out) {
+void Clip(const cache::Buffer& buf, size_t buf_offset, uint64_t base, uint64_t len, uint64_t from,
+          uint64_t to, std::vector<Piece>* out) {
   const uint64_t lo = std::max(from, base), hi = std::min(to, base + len);
   if (lo < hi) out->push_back(Piece{buf, buf_offset + (lo - base), static_cast<size_t>(hi - lo)});
 }
@@ -154,7 +154,8 @@ Result<std::vector<Piece>> BgzfStoredView::Read(uint64_t offset, uint64_t length
       crc = cursor.Crc(tb, tb + len);
       KeepCrc(b, *crc);
     }
-    add_gen(bgzf::Trailer(*crc, static_cast<uint32_t>(len)).data(), bgzf::kTrailerSize, pbase + len);
+    add_gen(bgzf::Trailer(*crc, static_cast<uint32_t>(len)).data(), bgzf::kTrailerSize,
+            pbase + len);
   }
   Clip(EofBlock(), 0, data_end, bgzf::kEofSize, offset, end, &out);
   if (!gen_pieces.empty()) {
@@ -166,7 +167,10 @@ Result<std::vector<Piece>> BgzfStoredView::Read(uint64_t offset, uint64_t length
 
 BgzfDeflatedView::BgzfDeflatedView(std::shared_ptr<const ByteView> plain, cache::CachePool* pool,
                                    std::string name)
-    : plain_(std::move(plain)), pool_(pool), owner_(pool->NewOwnerId()), describe_(std::move(name)) {}
+    : plain_(std::move(plain)),
+      pool_(pool),
+      owner_(pool->NewOwnerId()),
+      describe_(std::move(name)) {}
 
 bool BgzfDeflatedView::SizeKnown() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -174,16 +178,17 @@ bool BgzfDeflatedView::SizeKnown() const {
 }
 
 Result<cache::Buffer> BgzfDeflatedView::Compressed() const {
-  auto buf = pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, 0}, [&]() -> Result<std::string> {
-    ASSIGN_OR_RETURN(uint64_t n, plain_->Size());
-    ASSIGN_OR_RETURN(std::vector<Piece> pieces, plain_->Read(0, n));
-    std::string all;
-    all.reserve(n);
-    for (const Piece& p : pieces) all.append(p.buffer->data() + p.offset, p.length);
-    // Level 1: an index (a .tbi is mostly runs of repeated offsets) is ~2 % larger than at 6
-    // and compresses ~4x faster; ls -l of a folder of cell groups compresses one per view.
-    return bgzf::Compress(all, 1);
-  });
+  auto buf =
+      pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, 0}, [&]() -> Result<std::string> {
+        ASSIGN_OR_RETURN(uint64_t n, plain_->Size());
+        ASSIGN_OR_RETURN(std::vector<Piece> pieces, plain_->Read(0, n));
+        std::string all;
+        all.reserve(n);
+        for (const Piece& p : pieces) all.append(p.buffer->data() + p.offset, p.length);
+        // Level 1: an index (a .tbi is mostly runs of repeated offsets) is ~2 % larger than at 6
+        // and compresses ~4x faster; ls -l of a folder of cell groups compresses one per view.
+        return bgzf::Compress(all, 1);
+      });
   if (!buf.ok()) {
     Status st = std::move(buf).status();
     // The raw index view is named as this file is and has said what failed, and where.

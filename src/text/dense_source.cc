@@ -28,7 +28,8 @@ uint64_t DenseTsvSource::ChunkCount() const {
 
 std::pair<uint32_t, uint32_t> DenseTsvSource::Rows(uint64_t k) const {
   const uint64_t r0 = (k - 1) * rows_per_chunk_;
-  return {static_cast<uint32_t>(r0), static_cast<uint32_t>(std::min<uint64_t>(r0 + rows_per_chunk_, matrix_->rows()))};
+  return {static_cast<uint32_t>(r0),
+          static_cast<uint32_t>(std::min<uint64_t>(r0 + rows_per_chunk_, matrix_->rows()))};
 }
 
 std::string_view DenseTsvSource::RowName(uint32_t r, char* buf) const {
@@ -40,9 +41,12 @@ namespace {
 
 char* WriteValue(const RowEntries& e, ValueType t, uint64_t i, char* p) {
   switch (t) {
-    case ValueType::kUInt32: return WriteUInt(p, e.u32[i]);
-    case ValueType::kFloat32: return WriteFloat(p, e.f32[i]);
-    case ValueType::kFloat64: return WriteDouble(p, e.f64[i]);
+    case ValueType::kUInt32:
+      return WriteUInt(p, e.u32[i]);
+    case ValueType::kFloat32:
+      return WriteFloat(p, e.f32[i]);
+    case ValueType::kFloat64:
+      return WriteDouble(p, e.f64[i]);
   }
   return p;
 }
@@ -80,7 +84,8 @@ Status DenseTsvSource::ComputeRowLengths() const {
     for (uint32_t r = a; r < b; ++r) {
       uint64_t len = RowName(r, buf).size() + 2 * cols + 1;
       for (uint64_t i = e.row_ptr[r - a]; i < e.row_ptr[r - a + 1]; ++i) {
-        if (e.cols[i] >= cols) return CorruptError(matrix_->Describe() + ": column index beyond the shape");
+        if (e.cols[i] >= cols)
+          return CorruptError(matrix_->Describe() + ": column index beyond the shape");
         len += static_cast<uint64_t>(WriteValue(e, matrix_->value_type(), i, buf) - buf) - 1;
       }
       row_len_[r] = len;
@@ -106,7 +111,10 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   if (k == 0) {
     for (uint64_t c = 0; c < cols; ++c) {
       out->push_back('\t');
-      if (matrix_->col_names().empty()) AppendUInt(out, c + 1); else out->append(matrix_->col_names()[c]);
+      if (matrix_->col_names().empty())
+        AppendUInt(out, c + 1);
+      else
+        out->append(matrix_->col_names()[c]);
     }
     out->push_back('\n');
     return OkStatus();
@@ -118,8 +126,8 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
   for (uint32_t r = r0; r < r1; ++r) {
     char num[kMaxNumberChars];
     text.Put(RowName(r, num));
-    char* p = text.Reserve(2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars +
-                           kZeroRun);
+    char* p = text.Reserve(
+        2 * cols + 1 + (e.row_ptr[r - r0 + 1] - e.row_ptr[r - r0]) * kMaxNumberChars + kZeroRun);
     uint64_t i = e.row_ptr[r - r0];
     const uint64_t end = e.row_ptr[r - r0 + 1];
     uint64_t c = 0;  // the next column to write
@@ -134,7 +142,9 @@ Status DenseTsvSource::RenderChunk(uint64_t k, std::string* out) const {
     p = PutZeros(p, cols - c);
     *p++ = '\n';
     text.Commit(p);
-    if (i != end) return CorruptError(matrix_->Describe() + ": row " + std::to_string(r) + " has a column index beyond the shape");
+    if (i != end)
+      return CorruptError(matrix_->Describe() + ": row " + std::to_string(r) +
+                          " has a column index beyond the shape");
   }
   return OkStatus();
 }

@@ -34,15 +34,17 @@ inline void Digits16Scalar(uint64_t x, uint64_t* first, uint64_t* second) {
 // busy already (this step of WriteJavaDouble: ~9 → ~5 ns per value).
 inline void Digits16(uint64_t x, uint64_t* first, uint64_t* second) {
 #if defined(__SSE2__)
-  const uint32_t hi8 = static_cast<uint32_t>(x / 100000000), lo8 = static_cast<uint32_t>(x % 100000000);
+  const uint32_t hi8 = static_cast<uint32_t>(x / 100000000),
+                 lo8 = static_cast<uint32_t>(x % 100000000);
   const __m128i v = _mm_set_epi64x(lo8, hi8);
-  const __m128i q = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi32(static_cast<int>(0xD1B71759u))), 45);  // v / 10^4
+  const __m128i q = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi32(static_cast<int>(0xD1B71759u))),
+                                   45);  // v / 10^4
   const __m128i r = _mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
   const __m128i u = _mm_or_si128(q, _mm_slli_epi64(r, 32));  // 32-bit lanes: qh rh ql rl
-  const __m128i p = _mm_packs_epi32(u, u);                    // 16-bit lanes: qh rh ql rl qh rh ql rl
-  const __m128i d = _mm_unpacklo_epi16(p, p);                 // qh qh rh rh ql ql rl rl
-  // Each 4-digit y in four 16-bit lanes: floor(y / 10^3, 10^2, 10, 1) = mulhi(mulhi(4y, m), 2^(16 - s))
-  // with s = 10, 7, 3, 1 (exact for y < 10^4); a digit is that minus 10 times the lane before.
+  const __m128i p = _mm_packs_epi32(u, u);     // 16-bit lanes: qh rh ql rl qh rh ql rl
+  const __m128i d = _mm_unpacklo_epi16(p, p);  // qh qh rh rh ql ql rl rl
+  // Each 4-digit y in four 16-bit lanes: floor(y / 10^3, 10^2, 10, 1) = mulhi(mulhi(4y, m), 2^(16 -
+  // s)) with s = 10, 7, 3, 1 (exact for y < 10^4); a digit is that minus 10 times the lane before.
   const __m128i m = _mm_setr_epi16(16778, 20972, 13108, -32768, 16778, 20972, 13108, -32768);
   const __m128i s = _mm_setr_epi16(64, 512, 8192, -32768, 64, 512, 8192, -32768);
   auto lanes = [&](__m128i y) {
@@ -50,7 +52,8 @@ inline void Digits16(uint64_t x, uint64_t* first, uint64_t* second) {
     return _mm_sub_epi16(f, _mm_mullo_epi16(_mm_slli_epi64(f, 16), _mm_set1_epi16(10)));
   };
   const __m128i text = _mm_or_si128(
-      _mm_packus_epi16(lanes(_mm_unpacklo_epi32(d, d)), lanes(_mm_unpackhi_epi32(d, d))), _mm_set1_epi8('0'));
+      _mm_packus_epi16(lanes(_mm_unpacklo_epi32(d, d)), lanes(_mm_unpackhi_epi32(d, d))),
+      _mm_set1_epi8('0'));
   *first = static_cast<uint64_t>(_mm_cvtsi128_si64(text));
   *second = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(text, text)));
 #else
@@ -60,7 +63,8 @@ inline void Digits16(uint64_t x, uint64_t* first, uint64_t* second) {
 
 // How many of the eight digits in w (from Digits8 or Digits16) are '0' at its end.
 inline int TrailingZeros(uint64_t w) {
-  const uint64_t nonzero = ((w & 0x0F0F0F0F0F0F0F0FULL) + 0x7F7F7F7F7F7F7F7FULL) & 0x8080808080808080ULL;
+  const uint64_t nonzero =
+      ((w & 0x0F0F0F0F0F0F0F0FULL) + 0x7F7F7F7F7F7F7F7FULL) & 0x8080808080808080ULL;
   return nonzero == 0 ? 8 : __builtin_clzll(nonzero) >> 3;
 }
 

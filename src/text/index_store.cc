@@ -1,7 +1,5 @@
 #include "text/index_store.h"
 
-#include "util/fs.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,6 +12,7 @@
 
 #include "util/bytes.h"
 #include "util/file.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 namespace omicsfs::text {
@@ -51,9 +50,11 @@ std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const
   uint64_t key_len, count, sum;
   std::memcpy(&schema, d.data() + 8, 4);
   std::memcpy(&key_len, d.data() + 12, 8);
-  if (schema != kIndexSchema || key_len != key.size() || d.compare(20, key.size(), key) != 0) return std::nullopt;
+  if (schema != kIndexSchema || key_len != key.size() || d.compare(20, key.size(), key) != 0)
+    return std::nullopt;
   std::memcpy(&count, d.data() + 20 + key.size(), 8);
-  if (count > (d.size() - head - 8) / unit || d.size() != head + unit * count + 8) return std::nullopt;
+  if (count > (d.size() - head - 8) / unit || d.size() != head + unit * count + 8)
+    return std::nullopt;
   std::memcpy(&sum, d.data() + d.size() - 8, 8);
   if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
   TouchFile(path);  // mtime = last use, for CollectGarbage
@@ -76,7 +77,8 @@ void IndexStore::SaveBlob(const std::string& key, const std::string& bytes) cons
   WriteAtomically(PathFor(key, ".rix"), key, d);
 }
 
-std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key, uint64_t chunks) const {
+std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key,
+                                                      uint64_t chunks) const {
   auto payload = LoadFramed(PathFor(key), key, 8);
   if (!payload || payload->size() != 8 * chunks) return std::nullopt;
   std::vector<uint64_t> lengths(chunks);
@@ -102,11 +104,15 @@ size_t IndexStore::CollectGarbage(std::chrono::seconds max_age) const {
     if (::unlink(path.c_str()) == 0) ++removed;
   }
   ::closedir(d);
-  if (removed > 0) LogInfo(dir_ + ": removed " + std::to_string(removed) + " index files unused for " + std::to_string(max_age.count() / 86400) + " days");
+  if (removed > 0)
+    LogInfo(dir_ + ": removed " + std::to_string(removed) + " index files unused for " +
+            std::to_string(max_age.count() / 86400) + " days");
   return removed;
 }
 
-IndexStore::IndexStore(std::string dir, bool rebuild) : dir_(std::move(dir)), rebuild_(rebuild) { MakeDir(); }
+IndexStore::IndexStore(std::string dir, bool rebuild) : dir_(std::move(dir)), rebuild_(rebuild) {
+  MakeDir();
+}
 
 void IndexStore::MakeDir() const {
   if (!enabled()) return;
@@ -125,23 +131,29 @@ void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengt
   WriteAtomically(PathFor(key), key, d);
 }
 
-void IndexStore::WriteAtomically(const std::string& path, const std::string& key, const std::string& payload) const {
+void IndexStore::WriteAtomically(const std::string& path, const std::string& key,
+                                 const std::string& payload) const {
   const std::string& d = payload;
   static std::atomic<bool> warned{false};
   MakeDir();  // removed since the mount began
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(Fnv1a(key) & 0xffff);
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(Fnv1a(key) & 0xffff);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   bool ok = fd >= 0;
   for (size_t done = 0; ok && done < d.size();) {
     ssize_t n = ::write(fd, d.data() + done, d.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false; else done += static_cast<size_t>(n);
+    if (n <= 0)
+      ok = false;
+    else
+      done += static_cast<size_t>(n);
   }
   if (fd >= 0) ok = (::fsync(fd) == 0) && ok, ::close(fd);
   ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
   if (!ok) {
     ::unlink(tmp.c_str());
-    if (!warned.exchange(true)) LogWarning("index_dir " + dir_ + " is not writable; size indexes stay in memory");
+    if (!warned.exchange(true))
+      LogWarning("index_dir " + dir_ + " is not writable; size indexes stay in memory");
   }
 }
 

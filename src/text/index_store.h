@@ -12,7 +12,8 @@
 
 namespace omicsfs::text {
 
-inline constexpr uint32_t kIndexSchema = 4;  // 2: VCF chunks are sub-ranges of a variants-chunk; 3: ~512 KiB; 4: 10x stand-in names row1…/col1…
+inline constexpr uint32_t kIndexSchema = 4;  // 2: VCF chunks are sub-ranges of a variants-chunk; 3:
+                                             // ~512 KiB; 4: 10x stand-in names row1…/col1…
 
 class IndexStore {
  public:
@@ -36,8 +37,10 @@ class IndexStore {
   std::string PathFor(const std::string& key, const char* ext = ".idx") const;
   void MakeDir() const;
   // The file's payload after its checked header (magic, schema, key), or nullopt.
-  std::optional<std::string> LoadFramed(const std::string& path, const std::string& key, uint64_t unit) const;
-  void WriteAtomically(const std::string& path, const std::string& key, const std::string& data) const;
+  std::optional<std::string> LoadFramed(const std::string& path, const std::string& key,
+                                        uint64_t unit) const;
+  void WriteAtomically(const std::string& path, const std::string& key,
+                       const std::string& data) const;
 
   std::string dir_;
   bool rebuild_;

@@ -164,9 +164,15 @@ Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
   // Room for every line at its longest plus the slack of the 16-byte slot stores.
   char* p = text.Reserve((n1 - n0) * (3 * kMaxNumberChars) + sizeof(IndexSlot));
   switch (m.value_type()) {
-    case ValueType::kUInt32: p = Lines(n0, n1, e.inner.data(), e.u32.data(), p); break;
-    case ValueType::kFloat32: p = Lines(n0, n1, e.inner.data(), e.f32.data(), p); break;
-    case ValueType::kFloat64: p = Lines(n0, n1, e.inner.data(), e.f64.data(), p); break;
+    case ValueType::kUInt32:
+      p = Lines(n0, n1, e.inner.data(), e.u32.data(), p);
+      break;
+    case ValueType::kFloat32:
+      p = Lines(n0, n1, e.inner.data(), e.f32.data(), p);
+      break;
+    case ValueType::kFloat64:
+      p = Lines(n0, n1, e.inner.data(), e.f64.data(), p);
+      break;
   }
   text.Commit(p);
   return OkStatus();

@@ -99,11 +99,15 @@ constexpr uint64_t kCMin = uint64_t{1} << 52;
 constexpr int kKMin = -324, kKMax = 292;  // range of k = floor(log10(v)) - ...
 
 // floor(q·log10(2)), floor(log10(3/4·2^q)), floor(e·log2(10)): exact for the ranges used here.
-constexpr int FloorLog10Pow2(int q) { return static_cast<int>((int64_t{q} * 661971961083LL) >> 41); }
+constexpr int FloorLog10Pow2(int q) {
+  return static_cast<int>((int64_t{q} * 661971961083LL) >> 41);
+}
 constexpr int FloorLog10ThreeQuartersPow2(int q) {
   return static_cast<int>((int64_t{q} * 661971961083LL - 274743187321LL) >> 41);
 }
-constexpr int FloorLog2Pow10(int e) { return static_cast<int>((int64_t{e} * 913124641741LL) >> 38); }
+constexpr int FloorLog2Pow10(int e) {
+  return static_cast<int>((int64_t{e} * 913124641741LL) >> 38);
+}
 
 __extension__ typedef unsigned __int128 U128;
 
@@ -146,8 +150,10 @@ U128 ScaledPow10(int e, int shift, bool* exact) {
   int right = 0;  // bits still to drop
   if (e >= 0) {
     for (int i = 0; i < e; ++i) mul_small(10);
-    if (shift >= 0) shift_left(shift);
-    else right = -shift;
+    if (shift >= 0)
+      shift_left(shift);
+    else
+      right = -shift;
   } else {
     shift_left(shift);
     for (int i = 0; i < -e; ++i) div_small(10);  // floor(floor(a/10)/10) = floor(a/100)
@@ -156,8 +162,10 @@ U128 ScaledPow10(int e, int shift, bool* exact) {
   for (int bit = 127 + right; bit >= 0; --bit) {
     const size_t word = static_cast<size_t>(bit / 32);
     const uint32_t b = word < n.size() ? (n[word] >> (bit % 32)) & 1 : 0;
-    if (bit >= right) g = (g << 1) | b;
-    else dropped |= b != 0;
+    if (bit >= right)
+      g = (g << 1) | b;
+    else
+      dropped |= b != 0;
   }
   *exact = !dropped;
   return g;
@@ -254,7 +262,8 @@ struct ScaledParity {
 // floor(two_f · 2^beta · cache / 2^128): its lowest bit, and whether it is an integer.
 inline ScaledParity MulParity(uint64_t two_f, U128 cache, int beta) {
   const U128 lo = U128{two_f} * static_cast<uint64_t>(cache);
-  const uint64_t high = two_f * static_cast<uint64_t>(cache >> 64) + static_cast<uint64_t>(lo >> 64);
+  const uint64_t high =
+      two_f * static_cast<uint64_t>(cache >> 64) + static_cast<uint64_t>(lo >> 64);
   const uint64_t low = static_cast<uint64_t>(lo);
   return {((high >> (64 - beta)) & 1) != 0, ((high << beta) | (low >> (64 - beta))) == 0};
 }
@@ -266,7 +275,8 @@ inline void NearestShortest(int e2, uint64_t fc, uint64_t* f, int* e) {
   const U128 cache = kPowers.cache[-minus_k - kCacheMin];
   const int beta = e2 + FloorLog2Pow10(-minus_k);  // 6..9
   const uint64_t cache_hi = static_cast<uint64_t>(cache >> 64);
-  const uint32_t deltai = static_cast<uint32_t>(cache_hi >> (63 - beta));  // interval width, 100..999
+  const uint32_t deltai =
+      static_cast<uint32_t>(cache_hi >> (63 - beta));  // interval width, 100..999
   const uint64_t two_fc = fc << 1;
   const bool closed = (fc & 1) == 0;  // an even c includes the ends of its rounding interval
   // z = the upper end, scaled; z_integer: whether it is an integer.
@@ -319,7 +329,8 @@ inline void ShortestDecimal(int biased, uint64_t frac, uint64_t* f, int* e) {
   if (biased != 0) {
     const int mq = -kQMin + 1 - biased;  // v = c·2^-mq
     const uint64_t c = kCMin | frac;
-    const bool small_int = (static_cast<unsigned>(mq - 1) < 52u) & ((c & ((uint64_t{1} << (mq & 63)) - 1)) == 0);
+    const bool small_int =
+        (static_cast<unsigned>(mq - 1) < 52u) & ((c & ((uint64_t{1} << (mq & 63)) - 1)) == 0);
     if (small_int) {  // an integer below 2^53: itself
       *f = c >> mq;
     } else if (frac != 0) {
@@ -357,7 +368,10 @@ size_t JavaDoubleLength(double v) {
     return sign + static_cast<size_t>(sig <= int_digits ? int_digits + 2 : sig + 1);
   }
   const unsigned x = static_cast<unsigned>(exponent < 0 ? -exponent : exponent);
-  return sign + static_cast<size_t>(sig > 1 ? sig + 1 : 3) + 1 + (exponent < 0) + (x >= 100 ? 3 : x >= 10 ? 2 : 1);
+  return sign + static_cast<size_t>(sig > 1 ? sig + 1 : 3) + 1 + (exponent < 0) +
+         (x >= 100  ? 3
+          : x >= 10 ? 2
+                    : 1);
 }
 
 char* WriteJavaDouble(char* p, double v) {
@@ -369,7 +383,8 @@ char* WriteJavaDouble(char* p, double v) {
     if (frac != 0) return std::copy_n("NaN", 3, p);
     return (bits >> 63) ? std::copy_n("-Infinity", 9, p) : std::copy_n("Infinity", 8, p);
   }
-  if (biased == 0 && frac == 0) return (bits >> 63) ? std::copy_n("-0.0", 4, p) : std::copy_n("0.0", 3, p);
+  if (biased == 0 && frac == 0)
+    return (bits >> 63) ? std::copy_n("-0.0", 4, p) : std::copy_n("0.0", 3, p);
   *p = '-';
   p += bits >> 63;
   uint64_t f = 0;
@@ -387,7 +402,8 @@ char* WriteJavaDouble(char* p, double v) {
   digits::Digits16(rest, &w1, &w2);
   const int tz2 = digits::TrailingZeros(w2);
   const int sig = 17 - (tz2 < 8 ? tz2 : 8 + digits::TrailingZeros(w1));  // digits printed (>= 1)
-  const uint64_t x = d0 | w1 << 8, y = w1 >> 56 | w2 << 8, z = w2 >> 56;  // D[0..7], D[8..15], D[16]
+  const uint64_t x = d0 | w1 << 8, y = w1 >> 56 | w2 << 8,
+                 z = w2 >> 56;           // D[0..7], D[8..15], D[16]
   if (exponent >= -3 && exponent < 7) {  // 10^-3 <= |v| < 10^7: plain notation
     // Both layouts computed and one chosen without branches (which one wins is as unpredictable
     // as the data): |v| >= 1: D[0..l-1] '.' D[l..] with l = exponent + 1, at least one fraction

@@ -16,8 +16,8 @@ namespace omicsfs::text {
 class PackedNames {
  public:
   struct Table {
-    std::string bytes;          // name 0, end, name 1, end, …
-    std::vector<uint64_t> at;   // name i with its end byte is bytes[at[i], at[i+1])
+    std::string bytes;         // name 0, end, name 1, end, …
+    std::vector<uint64_t> at;  // name i with its end byte is bytes[at[i], at[i+1])
     std::string_view Line(uint32_t i) const { return {bytes.data() + at[i], at[i + 1] - at[i]}; }
   };
   // `names` (kept alive by `owner`) must not change after.

@@ -31,7 +31,8 @@ bool StringMissing(const std::string& s) {
 
 // A string column entry as the VCF view writes it: '.' when all missing, else the strings without
 // NULs, ',' before every non-empty one after the first.
-void AppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n, std::string* out) {
+void AppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n,
+                   std::string* out) {
   bool missing = true;
   for (uint64_t c = 0; c < n && missing; ++c) missing = StringMissing(v[first + c]);
   if (missing) {
@@ -102,7 +103,8 @@ Status EncodeRow(const T* v, uint64_t ns, uint64_t ploidy, int64_t alleles, uint
   for (uint64_t s = 0; s < ns; ++s, v += ploidy) {
     const uint8_t code = GtCode(v, ploidy, alleles);
     if (code == kInvalid) {
-      return CorruptError("sample " + std::to_string(s) + ": a genotype plink2 refuses (\"invalid GT field\")");
+      return CorruptError("sample " + std::to_string(s) +
+                          ": a genotype plink2 refuses (\"invalid GT field\")");
     }
     if (out != nullptr) out[s / 4] |= code << (2 * (s % 4));
   }
@@ -110,7 +112,8 @@ Status EncodeRow(const T* v, uint64_t ns, uint64_t ploidy, int64_t alleles, uint
 }
 
 template <typename T>
-Status EncodeBlock(const formats::vcz::VariantBlock& b, uint64_t ns, uint64_t bpv, std::string* out) {
+Status EncodeBlock(const formats::vcz::VariantBlock& b, uint64_t ns, uint64_t bpv,
+                   std::string* out) {
   const uint64_t ploidy = b.genotype->row_elems / ns;
   const T* gt = b.genotype->data<T>();
   for (uint64_t row = 0; row < b.count; ++row) {
@@ -131,7 +134,8 @@ Status EncodeBlock(const formats::vcz::VariantBlock& b, uint64_t ns, uint64_t bp
 std::optional<std::string> PlinkChromosome(std::string_view chrom) {
   std::string_view s = chrom;
   auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); };
-  if (s.size() > 3 && lower(s[0]) == 'c' && lower(s[1]) == 'h' && lower(s[2]) == 'r') s.remove_prefix(3);
+  if (s.size() > 3 && lower(s[0]) == 'c' && lower(s[1]) == 'h' && lower(s[2]) == 'r')
+    s.remove_prefix(3);
   const bool stripped = s.size() != chrom.size();
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   if ((s.size() == 1 && digit(s[0])) || (s.size() == 2 && digit(s[0]) && digit(s[1]))) {
@@ -158,12 +162,17 @@ std::string PlinkAltText(const DenseBlock& alleles, uint64_t row) {
 }
 
 Status PlinkRefusal(const Store& store) {
-  if (store.samples().empty()) return UnsupportedError("no samples (plink2: \"No samples in --vcf file\")");
+  if (store.samples().empty())
+    return UnsupportedError("no samples (plink2: \"No samples in --vcf file\")");
   for (const std::string& id : store.samples()) {
-    if (id == "0") return UnsupportedError("a sample ID is '0' (plink2: \"Sample ID cannot be '0'\")");
-    if (id.empty() || id[0] == '#') return UnsupportedError("sample ID '" + id + "' is empty or starts with '#' (plink2 refuses it)");
+    if (id == "0")
+      return UnsupportedError("a sample ID is '0' (plink2: \"Sample ID cannot be '0'\")");
+    if (id.empty() || id[0] == '#')
+      return UnsupportedError("sample ID '" + id +
+                              "' is empty or starts with '#' (plink2 refuses it)");
     // plink2 splits such IDs into FID and IID at the space; not mirrored here.
-    if (id.find(' ') != std::string::npos) return UnsupportedError("sample ID '" + id + "' holds a space");
+    if (id.find(' ') != std::string::npos)
+      return UnsupportedError("sample ID '" + id + "' holds a space");
   }
   const uint64_t step = store.range_rows();
   for (uint64_t v0 = 0; v0 < store.num_variants(); v0 += step) {
@@ -179,7 +188,8 @@ Status PlinkRefusal(const Store& store) {
 PlinkPlan::PlinkPlan(std::shared_ptr<const Store> store) : store_(std::move(store)) {
   std::map<std::string, uint32_t> ids;
   for (const std::string& c : store_->contigs()) {
-    codes_.push_back(PlinkChromosome(StringMissing(c) ? std::string_view(".") : std::string_view(c)));
+    codes_.push_back(
+        PlinkChromosome(StringMissing(c) ? std::string_view(".") : std::string_view(c)));
     code_ids_.push_back(ids.emplace(codes_.back().value_or(""), ids.size()).first->second);
   }
 }
@@ -203,21 +213,29 @@ Status PlinkPlan::Check() const {
   int64_t prev = -1;
   for (uint64_t v0 = 0; v0 < s.num_variants(); v0 += step) {
     const uint64_t v1 = std::min(v0 + step, s.num_variants());
-    ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, s.ReadParts(v0, v1, Store::kContig | Store::kPosition));
+    ASSIGN_OR_RETURN(formats::vcz::VariantBlock b,
+                     s.ReadParts(v0, v1, Store::kContig | Store::kPosition));
     for (uint64_t row = 0; row < b.count; ++row) {
       const std::string where = s.Describe() + ": variant " + std::to_string(v0 + row) + ": ";
       const int64_t c = IntAt(b.contig, row);
       const auto* code = Code(c);
-      if (code == nullptr) return CorruptError(where + "contig index " + std::to_string(c) + " is out of range");
-      if (!*code) return UnsupportedError(where + "plink2 refuses contig '" + s.contigs()[c] + "' (invalid chromosome code)");
+      if (code == nullptr)
+        return CorruptError(where + "contig index " + std::to_string(c) + " is out of range");
+      if (!*code)
+        return UnsupportedError(where + "plink2 refuses contig '" + s.contigs()[c] +
+                                "' (invalid chromosome code)");
       const uint32_t id = code_ids_[c];
       if (static_cast<int64_t>(id) != prev) {
-        if (seen[id]) return UnsupportedError(where + "contig '" + s.contigs()[c] + "' comes back after another (plink2: split chromosome)");
+        if (seen[id])
+          return UnsupportedError(where + "contig '" + s.contigs()[c] +
+                                  "' comes back after another (plink2: split chromosome)");
         seen[id] = true;
         prev = id;
       }
       const int64_t pos = IntAt(b.position, row);
-      if (pos < 0 || pos > kMaxPos) return UnsupportedError(where + "plink2 refuses POS " + (pos == kIntMissing ? std::string(".") : std::to_string(pos)));
+      if (pos < 0 || pos > kMaxPos)
+        return UnsupportedError(where + "plink2 refuses POS " +
+                                (pos == kIntMissing ? std::string(".") : std::to_string(pos)));
     }
   }
   return OkStatus();
@@ -225,12 +243,14 @@ Status PlinkPlan::Check() const {
 
 uint64_t PlinkRowsPerChunk(const Store& store, uint64_t bytes_per_row, uint64_t target_bytes) {
   const uint64_t range = store.range_rows();
-  const uint64_t want = std::clamp<uint64_t>(target_bytes / std::max<uint64_t>(bytes_per_row, 1), 1, range);
+  const uint64_t want =
+      std::clamp<uint64_t>(target_bytes / std::max<uint64_t>(bytes_per_row, 1), 1, range);
   const uint64_t parts = (range + want - 1) / want;
   return (range + parts - 1) / parts;
 }
 
-PlinkBedSource::PlinkBedSource(std::shared_ptr<const PlinkPlan> plan, std::string name, uint64_t target_chunk_bytes)
+PlinkBedSource::PlinkBedSource(std::shared_ptr<const PlinkPlan> plan, std::string name,
+                               uint64_t target_chunk_bytes)
     : plan_(std::move(plan)), name_(std::move(name)) {
   bytes_per_variant_ = (plan_->store().samples().size() + 3) / 4;
   rows_per_chunk_ = PlinkRowsPerChunk(plan_->store(), bytes_per_variant_, target_chunk_bytes);
@@ -262,7 +282,8 @@ Status PlinkBedSource::RenderChunk(uint64_t k, std::string* out) const {
   }
   RETURN_IF_ERROR(plan_->Checked());
   const auto [v0, v1] = Range(k);
-  ASSIGN_OR_RETURN(formats::vcz::VariantBlock b, plan_->store().ReadParts(v0, v1, Store::kAllele | Store::kGenotype));
+  ASSIGN_OR_RETURN(formats::vcz::VariantBlock b,
+                   plan_->store().ReadParts(v0, v1, Store::kAllele | Store::kGenotype));
   return PlinkBedRows(plan_->store(), b, out);
 }
 
@@ -270,33 +291,47 @@ Status PlinkBedRows(const Store& s, const formats::vcz::VariantBlock& b, std::st
   const uint64_t ns = s.samples().size(), bytes_per_variant = (ns + 3) / 4;
   if (!b.genotype) {  // no call_genotype: no GT in the VCF view, every call missing
     std::string missing(bytes_per_variant, '\0');
-    for (uint64_t i = 0; i < ns; ++i) missing[i / 4] = static_cast<char>(missing[i / 4] | (kMissing << (2 * (i % 4))));
+    for (uint64_t i = 0; i < ns; ++i)
+      missing[i / 4] = static_cast<char>(missing[i / 4] | (kMissing << (2 * (i % 4))));
     for (uint64_t row = 0; row < b.count; ++row) {
       if (AlleleCount(b.allele, row) == 2) out->append(missing);
     }
     return OkStatus();
   }
   switch (b.genotype->dtype) {
-    case DType::kInt8: return EncodeBlock<int8_t>(b, ns, bytes_per_variant, out);
-    case DType::kInt16: return EncodeBlock<int16_t>(b, ns, bytes_per_variant, out);
-    case DType::kInt32: return EncodeBlock<int32_t>(b, ns, bytes_per_variant, out);
-    case DType::kInt64: return EncodeBlock<int64_t>(b, ns, bytes_per_variant, out);
-    case DType::kUInt8: return EncodeBlock<uint8_t>(b, ns, bytes_per_variant, out);
-    case DType::kUInt16: return EncodeBlock<uint16_t>(b, ns, bytes_per_variant, out);
-    case DType::kUInt32: return EncodeBlock<uint32_t>(b, ns, bytes_per_variant, out);
-    default: return UnsupportedError(s.Describe() + ": call_genotype: element type not supported by the .bed view");
+    case DType::kInt8:
+      return EncodeBlock<int8_t>(b, ns, bytes_per_variant, out);
+    case DType::kInt16:
+      return EncodeBlock<int16_t>(b, ns, bytes_per_variant, out);
+    case DType::kInt32:
+      return EncodeBlock<int32_t>(b, ns, bytes_per_variant, out);
+    case DType::kInt64:
+      return EncodeBlock<int64_t>(b, ns, bytes_per_variant, out);
+    case DType::kUInt8:
+      return EncodeBlock<uint8_t>(b, ns, bytes_per_variant, out);
+    case DType::kUInt16:
+      return EncodeBlock<uint16_t>(b, ns, bytes_per_variant, out);
+    case DType::kUInt32:
+      return EncodeBlock<uint32_t>(b, ns, bytes_per_variant, out);
+    default:
+      return UnsupportedError(s.Describe() +
+                              ": call_genotype: element type not supported by the .bed view");
   }
 }
 
-bool PlinkBiallelic(const DenseBlock& alleles, uint64_t row) { return AlleleCount(alleles, row) == 2; }
+bool PlinkBiallelic(const DenseBlock& alleles, uint64_t row) {
+  return AlleleCount(alleles, row) == 2;
+}
 
-void PlinkAppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n, std::string* out) {
+void PlinkAppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n,
+                        std::string* out) {
   AppendStrings(v, first, n, out);
 }
 
 int64_t PlinkInt(const DenseBlock& b, uint64_t i) { return IntAt(b, i); }
 
-PlinkBimSource::PlinkBimSource(std::shared_ptr<const PlinkPlan> plan, std::string name, uint64_t target_chunk_bytes)
+PlinkBimSource::PlinkBimSource(std::shared_ptr<const PlinkPlan> plan, std::string name,
+                               uint64_t target_chunk_bytes)
     : plan_(std::move(plan)), name_(std::move(name)) {
   rows_per_chunk_ = PlinkRowsPerChunk(plan_->store(), 32, target_chunk_bytes);  // ~32 bytes a line
 }
@@ -317,7 +352,8 @@ Status PlinkBimSource::RenderChunk(uint64_t k, std::string* out) const {
     const std::string alt = PlinkAltText(b.allele, row);
     if (alt.find(',') != std::string::npos) continue;  // multi-allelic: dropped (--max-alleles 2)
     const auto* code = plan_->Code(IntAt(b.contig, row));
-    if (code == nullptr || !*code) return CorruptError(s.Describe() + ": variant " + std::to_string(v0 + row) + ": bad contig");
+    if (code == nullptr || !*code)
+      return CorruptError(s.Describe() + ": variant " + std::to_string(v0 + row) + ": bad contig");
     out->append(**code);
     out->push_back('\t');
     if (b.id) {

@@ -1,6 +1,7 @@
 // PLINK 1 binary fileset views of a VCF Zarr store: STEM.bed, STEM.bim and STEM.fam, byte-identical
 // to what plink2 2.00a3.5 writes from the store's own VCF view with
-//   plink2 --vcf STEM.vcf --make-bed --double-id --max-alleles 2 --vcf-half-call m --allow-extra-chr
+//   plink2 --vcf STEM.vcf --make-bed --double-id --max-alleles 2 --vcf-half-call m
+//   --allow-extra-chr
 // Every rule below was checked against that plink2 on this machine (docs/formats/vcf-zarr.md).
 // The .bed's size is arithmetic: 3 + n_biallelic × ceil(n_samples / 4); chunk 0 is the magic, chunk
 // k ≥ 1 the biallelic records of one variant range, measured from the alleles alone.
@@ -31,14 +32,16 @@ std::string PlinkAltText(const formats::zarr::DenseBlock& alleles, uint64_t row)
 // The ALT column test plink2 makes: REF + one ALT field (the records the .bed keeps).
 bool PlinkBiallelic(const formats::zarr::DenseBlock& alleles, uint64_t row);
 // A string column entry as the VCF view writes it ('.' when all missing, ',' between strings).
-void PlinkAppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n, std::string* out);
+void PlinkAppendStrings(const std::vector<std::string>& v, uint64_t first, uint64_t n,
+                        std::string* out);
 // An integer element of a block of any integer dtype.
 int64_t PlinkInt(const formats::zarr::DenseBlock& b, uint64_t i);
 
 // The .bed rows (ceil(n_samples / 4) bytes each: plink2's reading of every call) of the biallelic
 // records of `b` (which holds kAllele and kGenotype), appended to `out`. Errors: a call plink2
 // refuses, in any record (multi-allelic ones included).
-Status PlinkBedRows(const formats::vcz::Store& store, const formats::vcz::VariantBlock& b, std::string* out);
+Status PlinkBedRows(const formats::vcz::Store& store, const formats::vcz::VariantBlock& b,
+                    std::string* out);
 
 // Why plink2 refuses the whole store before reading a record (no samples, a sample ID it
 // rejects, no biallelic record), or OK. Reads the alleles until a biallelic record is found.
@@ -66,7 +69,8 @@ class PlinkPlan {
 
 // Rows per chunk: about `target_bytes` of output at `bytes_per_row`, in equal parts of one
 // variants-chunk of the store (neighbouring chunks share its decoded Zarr chunks in the cache).
-uint64_t PlinkRowsPerChunk(const formats::vcz::Store& store, uint64_t bytes_per_row, uint64_t target_bytes);
+uint64_t PlinkRowsPerChunk(const formats::vcz::Store& store, uint64_t bytes_per_row,
+                           uint64_t target_bytes);
 
 class PlinkBedSource : public RecordSource {
  public:

@@ -28,7 +28,8 @@ uint64_t PseudobulkSource::ChunkCount() const {
 
 Status PseudobulkSource::Sum() const {
   const auto& m = *matrix_;
-  if (group_of_col_.size() != m.cols()) return InternalError(Describe() + ": the groups do not match the columns");
+  if (group_of_col_.size() != m.cols())
+    return InternalError(Describe() + ": the groups do not match the columns");
   const uint64_t g_count = groups_.size();
   const bool integer = m.value_type() == ValueType::kUInt32;
   std::vector<uint64_t> su;
@@ -59,9 +60,15 @@ Status PseudobulkSource::Sum() const {
         if (g < 0) continue;
         const uint64_t at = uint64_t{row} * g_count + static_cast<uint64_t>(g);
         switch (m.value_type()) {
-          case ValueType::kUInt32: su[at] += e.u32[i]; break;
-          case ValueType::kFloat32: sf[at] += static_cast<double>(e.f32[i]); break;
-          case ValueType::kFloat64: sf[at] += e.f64[i]; break;
+          case ValueType::kUInt32:
+            su[at] += e.u32[i];
+            break;
+          case ValueType::kFloat32:
+            sf[at] += static_cast<double>(e.f32[i]);
+            break;
+          case ValueType::kFloat64:
+            sf[at] += e.f64[i];
+            break;
         }
       }
     }
@@ -98,7 +105,8 @@ Status PseudobulkSource::RenderChunk(uint64_t k, std::string* out) const {
     char* p = text.Reserve(g_count * (kMaxNumberChars + 1) + 1);
     for (uint64_t g = 0; g < g_count; ++g) {
       *p++ = '\t';
-      p = integer ? WriteUInt(p, sum_u64_[r * g_count + g]) : WriteDouble(p, sum_f64_[r * g_count + g]);
+      p = integer ? WriteUInt(p, sum_u64_[r * g_count + g])
+                  : WriteDouble(p, sum_f64_[r * g_count + g]);
     }
     *p++ = '\n';
     text.Commit(p);

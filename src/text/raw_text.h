@@ -50,7 +50,10 @@ class RawText {
     return s_.data.get() + n_;
   }
   void Commit(char* end) { n_ = static_cast<size_t>(end - s_.data.get()); }
-  void Put(char c) { *Reserve(1) = c; ++n_; }
+  void Put(char c) {
+    *Reserve(1) = c;
+    ++n_;
+  }
   void Put(std::string_view v) {
     std::memcpy(Reserve(v.size()), v.data(), v.size());
     n_ += v.size();

@@ -65,7 +65,9 @@ class RecordSource {
   // A chunk's exact length computed without rendering it, by sources that can do that cheaper
   // (dense views: arithmetic on row lengths; datg: digit counts); nullopt: the sizing pass renders
   // the chunk. Errors are the chunk's errors.
-  virtual Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const { return std::optional<uint64_t>(); }
+  virtual Result<std::optional<uint64_t>> MeasureChunk(uint64_t k) const {
+    return std::optional<uint64_t>();
+  }
   // True when MeasureChunk needs no read of the records (lengths tallied for many views at
   // once): the sizing pass then measures, and region indexes are left to their own pass,
   // instead of reading every record to size the view and feed its indexes at once.
@@ -80,7 +82,8 @@ class RecordSource {
   // without reading the records: two views of the same records sized by one pass
   // (VirtualTextFile::SizeTogether; a fragments store's BED and 10x views). False when this
   // source cannot derive them from these: the view then sizes itself by its own pass.
-  virtual bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from, ChunkSpans* out) const {
+  virtual bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from,
+                                ChunkSpans* out) const {
     return false;
   }
   // For messages: "matrix.mtx of /data/counts".

@@ -1,10 +1,9 @@
 #include "text/tabix_index.h"
 
-#include <unordered_map>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 #include "codec/bgzf.h"
 #include "util/bytes.h"
@@ -74,7 +73,8 @@ class BinHash {
   }
 
   uint32_t Put(uint32_t key, bool* absent) {
-    if (n_occupied_ >= upper_bound_) Resize(n_buckets_ > (size_ << 1) ? n_buckets_ - 1 : n_buckets_ + 1);
+    if (n_occupied_ >= upper_bound_)
+      Resize(n_buckets_ > (size_ << 1) ? n_buckets_ - 1 : n_buckets_ + 1);
     const uint32_t mask = n_buckets_ - 1;
     uint32_t x = n_buckets_, site = n_buckets_, i = key & mask, step = 0;
     if (Empty(i)) {
@@ -215,7 +215,10 @@ bool ParseTabixLine(TabixPreset preset, std::string_view line, std::string_view*
       size_t used;
       *begin = *end = ParseLL(field, &used);
       if (used == 0) return false;
-      if (preset == TabixPreset::kVcf) --*begin; else ++*end;
+      if (preset == TabixPreset::kVcf)
+        --*begin;
+      else
+        ++*end;
       if (*begin < 0) *begin = 0;  // tabix warns "Coordinate <= 0"
       if (*end < 1) *end = 1;
       have_begin = true;
@@ -289,7 +292,8 @@ void InsertLinear(std::vector<uint64_t>* l, int64_t beg, int64_t end, uint64_t o
 Status TabixIndexBuilder::Push(std::string_view contig, int64_t beg, int64_t end,
                                uint64_t end_voffset) {
   int tid = last_tid_;
-  if (tid < 0 || names_[tid] != contig) {  // records of one contig come together: look up once per run
+  if (tid < 0 ||
+      names_[tid] != contig) {  // records of one contig come together: look up once per run
     auto [it, added] = tids_.try_emplace(std::string(contig), static_cast<int>(names_.size()));
     tid = it->second;
     if (added) {
@@ -301,7 +305,8 @@ Status TabixIndexBuilder::Push(std::string_view contig, int64_t beg, int64_t end
 }
 
 Status TabixIndexBuilder::PushSameContig(int64_t beg, int64_t end, uint64_t end_voffset) {
-  if (last_tid_ < 0) return InternalError("tabix index: a record pushed as of the last contig before any");
+  if (last_tid_ < 0)
+    return InternalError("tabix index: a record pushed as of the last contig before any");
   return PushTo(last_tid_, beg, end, end_voffset);
 }
 
@@ -350,7 +355,8 @@ Status TabixIndexBuilder::PushTo(int tid, int64_t beg, int64_t end, uint64_t end
   return OkStatus();
 }
 
-Status TabixIndexBuilder::PushSameContigRun(const RecordSpan* r, size_t n, uint64_t chunk_start, size_t* pushed) {
+Status TabixIndexBuilder::PushSameContigRun(const RecordSpan* r, size_t n, uint64_t chunk_start,
+                                            size_t* pushed) {
   if (last_tid_ < 0 || !refs_[last_tid_]) {
     *pushed = 0;
     return InternalError("tabix index: a run pushed as of the last contig before any record");
@@ -412,7 +418,8 @@ void CompressBins(BinHash* h, uint32_t n_bins, int n_lvls) {
       if ((p.back().v >> 16) - (p.front().u >> 16) >= kMinMarkerDist) continue;
       // A deleted parent is skipped as the probe would (it found no such key).
       const auto parent = slot.find(static_cast<uint32_t>(BinParent(static_cast<int>(h->Key(k)))));
-      const uint32_t kp = parent == slot.end() || !h->Exists(parent->second) ? h->end() : parent->second;
+      const uint32_t kp =
+          parent == slot.end() || !h->Exists(parent->second) ? h->end() : parent->second;
       if (kp == h->end()) continue;
       std::vector<Chunk>& q = h->Val(kp).chunks;
       q.insert(q.end(), p.begin(), p.end());

@@ -20,8 +20,9 @@ Status TabixPass::PushHeld(uint64_t text_size) {
                                 : builder_->Push(held_contig_, held_begin_, held_end_, voffset);
   held_same_contig_ = true;  // until Add sees another contig
   if (st.ok()) return st;
-  return std::move(st).WithContext("contig " + held_contig_ + ", record " + std::to_string(records_) +
-                                   " (position " + std::to_string(held_begin_ + 1) + ")");
+  return std::move(st).WithContext("contig " + held_contig_ + ", record " +
+                                   std::to_string(records_) + " (position " +
+                                   std::to_string(held_begin_ + 1) + ")");
 }
 
 Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
@@ -58,8 +59,9 @@ Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
     RETURN_IF_ERROR(PushHeld(UINT64_MAX));
     size_t pushed = 0;
     if (Status st = builder_->PushSameContigRun(&rec[i], j - i, chunk_start, &pushed); !st.ok()) {
-      return std::move(st).WithContext("contig " + held_contig_ + ", record " + std::to_string(records_ + 1 + pushed) +
-                                       " (position " + std::to_string(rec[i + pushed].begin + 1) + ")");
+      return std::move(st).WithContext("contig " + held_contig_ + ", record " +
+                                       std::to_string(records_ + 1 + pushed) + " (position " +
+                                       std::to_string(rec[i + pushed].begin + 1) + ")");
     }
     records_ += j - i;
     i = j;
@@ -83,8 +85,8 @@ class TabixIndexSource::PassBuilder : public SpanBuilder {
  public:
   PassBuilder(const TabixIndexSource* source, int64_t max_ref_len)
       : source_(source),
-        pass_(source->options_.preset, source->options_.csi, max_ref_len,
-              source->options_.layout) {}
+        pass_(source->options_.preset, source->options_.csi, max_ref_len, source->options_.layout) {
+  }
   Status Add(uint64_t chunk_start, const ChunkSpans& spans) override {
     if (failed_) return OkStatus();
     if (Status st = pass_.Add(chunk_start, spans); !st.ok()) {
@@ -118,12 +120,14 @@ std::optional<std::string> TabixIndexSource::Known() const {
     std::lock_guard lock(mu_);
     if (built_) return built_;
   }
-  if (options_.store != nullptr && !options_.key.empty()) return options_.store->LoadBlob(options_.key);
+  if (options_.store != nullptr && !options_.key.empty())
+    return options_.store->LoadBlob(options_.key);
   return std::nullopt;
 }
 
 void TabixIndexSource::Keep(std::string index) const {
-  if (options_.store != nullptr && !options_.key.empty()) options_.store->SaveBlob(options_.key, index);
+  if (options_.store != nullptr && !options_.key.empty())
+    options_.store->SaveBlob(options_.key, index);
   std::lock_guard lock(mu_);
   built_ = std::move(index);
 }

@@ -89,7 +89,7 @@ class TabixIndexSource : public RecordSource, public SpanConsumer {
  private:
   class PassBuilder;
   Result<std::string> Build() const;
-  Result<int64_t> MaxRefLength() const;  // a CSI of VCF records: the longest ##contig length
+  Result<int64_t> MaxRefLength() const;      // a CSI of VCF records: the longest ##contig length
   std::optional<std::string> Known() const;  // persisted, or built by the view's sizing pass
   void Keep(std::string index) const;
   // A pass's failure: kept, saved and told when it is tabix refusing the records; returned as is.

@@ -66,7 +66,7 @@ void PutRow(RawText& text, const std::string& name, const double* values, uint64
 }
 
 uint64_t RowLength(const std::string& name, const double* values, uint64_t cols) {
-  uint64_t total = name.size() + 1;  // name, '\n'
+  uint64_t total = name.size() + 1;                                              // name, '\n'
   for (uint64_t c = 0; c < cols; ++c) total += 1 + JavaDoubleLength(values[c]);  // '\t', value
   return total;
 }

@@ -13,7 +13,9 @@ constexpr auto kSmall = [] {
   std::array<uint32_t, 1000> t{};
   for (uint32_t i = 0; i < 1000; ++i) {
     const uint32_t d0 = '0' + i / 100, d1 = '0' + i / 10 % 10, d2 = '0' + i % 10;
-    t[i] = i >= 100 ? d0 | d1 << 8 | d2 << 16 | 3u << 24 : i >= 10 ? d1 | d2 << 8 | 2u << 24 : d2 | 1u << 24;
+    t[i] = i >= 100  ? d0 | d1 << 8 | d2 << 16 | 3u << 24
+           : i >= 10 ? d1 | d2 << 8 | 2u << 24
+                     : d2 | 1u << 24;
   }
   return t;
 }();
@@ -44,7 +46,8 @@ constexpr auto kDiploid = [] {
           }
         }
         uint64_t w = static_cast<uint64_t>(n) << 56;
-        for (int i = 0; i < n; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(text[i])) << (8 * i);
+        for (int i = 0; i < n; ++i)
+          w |= static_cast<uint64_t>(static_cast<unsigned char>(text[i])) << (8 * i);
         t[(phased * kGtSpan + (a - kGtMin)) * kGtSpan + (b - kGtMin)] = w;
       }
     }
@@ -123,8 +126,8 @@ constexpr uint64_t kSlack = 4;  // PutValue's over-write
 // Sample s's entry of a column, its leading ':' or '\t' included, in a slot of `width` bytes
 // (slots[(s - s0)·width]); its length in lens[s - s0].
 template <typename T, int N>
-void FillSlots(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const uint8_t* phased, bool gt,
-               char* slots, uint64_t width, uint8_t* lens) {
+void FillSlots(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const uint8_t* phased,
+               bool gt, char* slots, uint64_t width, uint8_t* lens) {
   const T* v = reinterpret_cast<const T*>(col.values);
   const uint64_t n = col.n;
   for (uint64_t s = s0; s < s1; ++s) {
@@ -136,8 +139,8 @@ void FillSlots(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const 
 }
 
 // Diploid int8 genotypes, '\t' first: one table look-up per call where both alleles are small.
-void FillDiploid(const IntColumn& col, uint64_t s0, uint64_t s1, const uint8_t* phased, char* slots, uint64_t width,
-                 uint8_t* lens) {
+void FillDiploid(const IntColumn& col, uint64_t s0, uint64_t s1, const uint8_t* phased, char* slots,
+                 uint64_t width, uint8_t* lens) {
   const int8_t* v = reinterpret_cast<const int8_t*>(col.values);
   for (uint64_t s = s0; s < s1; ++s) {
     char* q = slots + (s - s0) * width;
@@ -151,34 +154,49 @@ void FillDiploid(const IntColumn& col, uint64_t s0, uint64_t s1, const uint8_t* 
       lens[s - s0] = static_cast<uint8_t>(w >> 56);
     } else {
       *q = '\t';
-      lens[s - s0] = static_cast<uint8_t>(PutEntry<int8_t, 2>(q + 1, v + 2 * s, 2, ph ? '|' : '/') - q);
+      lens[s - s0] =
+          static_cast<uint8_t>(PutEntry<int8_t, 2>(q + 1, v + 2 * s, 2, ph ? '|' : '/') - q);
     }
   }
 }
 
 template <typename T>
-void FillSlotsOf(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const uint8_t* phased, bool gt,
-                 char* slots, uint64_t width, uint8_t* lens) {
+void FillSlotsOf(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const uint8_t* phased,
+                 bool gt, char* slots, uint64_t width, uint8_t* lens) {
   switch (col.n) {
-    case 1: return FillSlots<T, 1>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case 2: return FillSlots<T, 2>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case 3: return FillSlots<T, 3>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    default: return FillSlots<T, 0>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case 1:
+      return FillSlots<T, 1>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case 2:
+      return FillSlots<T, 2>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case 3:
+      return FillSlots<T, 3>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    default:
+      return FillSlots<T, 0>(col, s0, s1, lead, phased, gt, slots, width, lens);
   }
 }
 
-void Fill(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const uint8_t* phased, bool gt, char* slots,
-          uint64_t width, uint8_t* lens) {
-  if (gt && col.dtype == DType::kInt8 && col.n == 2) return FillDiploid(col, s0, s1, phased, slots, width, lens);
+void Fill(const IntColumn& col, uint64_t s0, uint64_t s1, char lead, const uint8_t* phased, bool gt,
+          char* slots, uint64_t width, uint8_t* lens) {
+  if (gt && col.dtype == DType::kInt8 && col.n == 2)
+    return FillDiploid(col, s0, s1, phased, slots, width, lens);
   switch (col.dtype) {
-    case DType::kInt8: return FillSlotsOf<int8_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case DType::kInt16: return FillSlotsOf<int16_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case DType::kInt32: return FillSlotsOf<int32_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case DType::kInt64: return FillSlotsOf<int64_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case DType::kUInt16: return FillSlotsOf<uint16_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case DType::kUInt32: return FillSlotsOf<uint32_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    case DType::kUInt64: return FillSlotsOf<uint64_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
-    default: return FillSlotsOf<uint8_t>(col, s0, s1, lead, phased, gt, slots, width, lens);  // kUInt8, kBool
+    case DType::kInt8:
+      return FillSlotsOf<int8_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case DType::kInt16:
+      return FillSlotsOf<int16_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case DType::kInt32:
+      return FillSlotsOf<int32_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case DType::kInt64:
+      return FillSlotsOf<int64_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case DType::kUInt16:
+      return FillSlotsOf<uint16_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case DType::kUInt32:
+      return FillSlotsOf<uint32_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    case DType::kUInt64:
+      return FillSlotsOf<uint64_t>(col, s0, s1, lead, phased, gt, slots, width, lens);
+    default:
+      return FillSlotsOf<uint8_t>(col, s0, s1, lead, phased, gt, slots, width,
+                                  lens);  // kUInt8, kBool
   }
 }
 
@@ -192,22 +210,30 @@ char* PutIntsOf(char* p, const IntColumn& c, uint64_t s, char sep) {
 }
 char* PutStraight(char* p, const IntColumn& c, uint64_t s, char sep) {
   switch (c.dtype) {
-    case DType::kInt8: return PutIntsOf<int8_t>(p, c, s, sep);
-    case DType::kInt16: return PutIntsOf<int16_t>(p, c, s, sep);
-    case DType::kInt32: return PutIntsOf<int32_t>(p, c, s, sep);
-    case DType::kInt64: return PutIntsOf<int64_t>(p, c, s, sep);
-    case DType::kUInt16: return PutIntsOf<uint16_t>(p, c, s, sep);
-    case DType::kUInt32: return PutIntsOf<uint32_t>(p, c, s, sep);
-    case DType::kUInt64: return PutIntsOf<uint64_t>(p, c, s, sep);
-    default: return PutIntsOf<uint8_t>(p, c, s, sep);
+    case DType::kInt8:
+      return PutIntsOf<int8_t>(p, c, s, sep);
+    case DType::kInt16:
+      return PutIntsOf<int16_t>(p, c, s, sep);
+    case DType::kInt32:
+      return PutIntsOf<int32_t>(p, c, s, sep);
+    case DType::kInt64:
+      return PutIntsOf<int64_t>(p, c, s, sep);
+    case DType::kUInt16:
+      return PutIntsOf<uint16_t>(p, c, s, sep);
+    case DType::kUInt32:
+      return PutIntsOf<uint32_t>(p, c, s, sep);
+    case DType::kUInt64:
+      return PutIntsOf<uint64_t>(p, c, s, sep);
+    default:
+      return PutIntsOf<uint8_t>(p, c, s, sep);
   }
 }
 
 // Slot i of each column (K columns; K = 0: ncols), one after the other: 16 bytes at a time, the
 // bytes past an entry's end overwritten by the next.
 template <size_t K>
-char* Interleave(char* p, uint64_t count, char* const* slots, const uint64_t* widths, const uint8_t (*lens)[kBlock],
-                 size_t ncols) {
+char* Interleave(char* p, uint64_t count, char* const* slots, const uint64_t* widths,
+                 const uint8_t (*lens)[kBlock], size_t ncols) {
   const size_t k = K == 0 ? ncols : K;
   const char* from[16];
   for (size_t c = 0; c < k; ++c) from[c] = slots[c];
@@ -228,13 +254,21 @@ char* Interleave(char* p, uint64_t count, char* const* slots, const uint64_t* wi
 
 uint64_t MaxChars(DType t) {
   switch (t) {
-    case DType::kInt8: return 4;
-    case DType::kUInt8: case DType::kBool: return 3;
-    case DType::kInt16: return 6;
-    case DType::kUInt16: return 5;
-    case DType::kInt32: return 11;
-    case DType::kUInt32: return 10;
-    default: return 20;
+    case DType::kInt8:
+      return 4;
+    case DType::kUInt8:
+    case DType::kBool:
+      return 3;
+    case DType::kInt16:
+      return 6;
+    case DType::kUInt16:
+      return 5;
+    case DType::kInt32:
+      return 11;
+    case DType::kUInt32:
+      return 10;
+    default:
+      return 20;
   }
 }
 
@@ -244,7 +278,8 @@ uint64_t IntSamplesBound(const IntColumn* cols, size_t ncols, uint64_t ns) {
   return ns * per_sample + 16;  // the last slot's copy runs to a multiple of 16
 }
 
-char* WriteIntSamples(char* p, const IntColumn* cols, size_t ncols, uint64_t ns, bool gt, const uint8_t* phased) {
+char* WriteIntSamples(char* p, const IntColumn* cols, size_t ncols, uint64_t ns, bool gt,
+                      const uint8_t* phased) {
   if (ncols == 0) {
     for (uint64_t s = 0; s < ns; ++s) *p++ = '\t';
     return p;
@@ -263,7 +298,8 @@ char* WriteIntSamples(char* p, const IntColumn* cols, size_t ncols, uint64_t ns,
     for (uint64_t s = 0; s < ns; ++s) {
       for (size_t c = 0; c < ncols; ++c) {
         *p++ = c == 0 ? '\t' : ':';
-        p = PutStraight(p, cols[c], s, c == 0 && gt ? (phased != nullptr && phased[s] != 0 ? '|' : '/') : ',');
+        p = PutStraight(p, cols[c], s,
+                        c == 0 && gt ? (phased != nullptr && phased[s] != 0 ? '|' : '/') : ',');
       }
     }
     return p;
@@ -279,20 +315,36 @@ char* WriteIntSamples(char* p, const IntColumn* cols, size_t ncols, uint64_t ns,
     scratch.cap = total * kBlock;
   }
   char* slots[16];
-  for (size_t c = 0, at = 0; c < ncols; at += widths[c] * kBlock, ++c) slots[c] = scratch.slots.get() + at;
+  for (size_t c = 0, at = 0; c < ncols; at += widths[c] * kBlock, ++c)
+    slots[c] = scratch.slots.get() + at;
   for (uint64_t s0 = 0; s0 < ns; s0 += kBlock) {
     const uint64_t s1 = std::min(ns, s0 + kBlock);
     for (size_t c = 0; c < ncols; ++c) {
-      Fill(cols[c], s0, s1, c == 0 ? '\t' : ':', phased, gt && c == 0, slots[c], widths[c], scratch.lens[c]);
+      Fill(cols[c], s0, s1, c == 0 ? '\t' : ':', phased, gt && c == 0, slots[c], widths[c],
+           scratch.lens[c]);
     }
     switch (ncols) {  // the columns' loop unrolled for the usual counts (GT:AD:DP:GQ is 4)
-      case 1: p = Interleave<1>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
-      case 2: p = Interleave<2>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
-      case 3: p = Interleave<3>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
-      case 4: p = Interleave<4>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
-      case 5: p = Interleave<5>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
-      case 6: p = Interleave<6>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
-      default: p = Interleave<0>(p, s1 - s0, slots, widths, scratch.lens, ncols); break;
+      case 1:
+        p = Interleave<1>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
+      case 2:
+        p = Interleave<2>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
+      case 3:
+        p = Interleave<3>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
+      case 4:
+        p = Interleave<4>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
+      case 5:
+        p = Interleave<5>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
+      case 6:
+        p = Interleave<6>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
+      default:
+        p = Interleave<0>(p, s1 - s0, slots, widths, scratch.lens, ncols);
+        break;
     }
   }
   return p;

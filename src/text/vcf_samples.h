@@ -43,7 +43,8 @@ inline char* WriteInt(char* p, int64_t v) {
 }
 
 inline char* WriteUnsigned(char* p, uint64_t v) {
-  return v <= static_cast<uint64_t>(INT64_MAX) ? WriteInt(p, static_cast<int64_t>(v)) : std::to_chars(p, p + 24, v).ptr;
+  return v <= static_cast<uint64_t>(INT64_MAX) ? WriteInt(p, static_cast<int64_t>(v))
+                                               : std::to_chars(p, p + 24, v).ptr;
 }
 
 inline constexpr uint64_t kMaxIntChars = 22;  // a separator and an int64 with its sign
@@ -72,7 +73,8 @@ inline char* PutInts(char* p, const T* v, uint64_t n, char sep) {
 
 // The integer types the per-sample fast path writes, and the widest value of each (sign included).
 inline bool IsIntType(formats::zarr::DType t) {
-  return formats::zarr::IsSignedInt(t) || formats::zarr::IsUnsignedInt(t) || t == formats::zarr::DType::kBool;
+  return formats::zarr::IsSignedInt(t) || formats::zarr::IsUnsignedInt(t) ||
+         t == formats::zarr::DType::kBool;
 }
 uint64_t MaxChars(formats::zarr::DType t);
 
@@ -90,6 +92,7 @@ uint64_t IntSamplesBound(const IntColumn* cols, size_t ncols, uint64_t ns);
 // For each sample s in [0, ns): '\t', then each column's entry, ':' before all but the first.
 // With `gt`, column 0 is the genotype: its values are separated by '|' where phased[s] is
 // nonzero (phased may be null), else '/'; other columns' values by ','. Returns the end.
-char* WriteIntSamples(char* p, const IntColumn* cols, size_t ncols, uint64_t ns, bool gt, const uint8_t* phased);
+char* WriteIntSamples(char* p, const IntColumn* cols, size_t ncols, uint64_t ns, bool gt,
+                      const uint8_t* phased);
 
 }  // namespace omicsfs::text::vcf

@@ -63,7 +63,8 @@ inline uint32_t ValueChars(T x) {
   using U = std::make_unsigned_t<T>;
   if constexpr (std::is_signed_v<T>) {
     const U magnitude = x < 0 ? static_cast<U>(U{0} - static_cast<U>(x)) : static_cast<U>(x);
-    return (x < 0) + DigitsOf<T>(magnitude) - (x == static_cast<T>(kIntMissing));  // "-1" is written "."
+    return (x < 0) + DigitsOf<T>(magnitude) -
+           (x == static_cast<T>(kIntMissing));  // "-1" is written "."
   } else {
     return DigitsOf<T>(x);
   }
@@ -98,14 +99,22 @@ uint64_t IntsLength(const T* v, uint64_t entries, uint64_t n) {
 uint64_t IntEntriesLength(const DenseBlock& b, uint64_t first, uint64_t entries, uint64_t n) {
   const uint64_t at = first * n;
   switch (b.dtype) {
-    case DType::kInt8: return IntsLength(b.data<int8_t>() + at, entries, n);
-    case DType::kInt16: return IntsLength(b.data<int16_t>() + at, entries, n);
-    case DType::kInt32: return IntsLength(b.data<int32_t>() + at, entries, n);
-    case DType::kInt64: return IntsLength(b.data<int64_t>() + at, entries, n);
-    case DType::kUInt16: return IntsLength(b.data<uint16_t>() + at, entries, n);
-    case DType::kUInt32: return IntsLength(b.data<uint32_t>() + at, entries, n);
-    case DType::kUInt64: return IntsLength(b.data<uint64_t>() + at, entries, n);
-    default: return IntsLength(b.data<uint8_t>() + at, entries, n);  // kUInt8, kBool
+    case DType::kInt8:
+      return IntsLength(b.data<int8_t>() + at, entries, n);
+    case DType::kInt16:
+      return IntsLength(b.data<int16_t>() + at, entries, n);
+    case DType::kInt32:
+      return IntsLength(b.data<int32_t>() + at, entries, n);
+    case DType::kInt64:
+      return IntsLength(b.data<int64_t>() + at, entries, n);
+    case DType::kUInt16:
+      return IntsLength(b.data<uint16_t>() + at, entries, n);
+    case DType::kUInt32:
+      return IntsLength(b.data<uint32_t>() + at, entries, n);
+    case DType::kUInt64:
+      return IntsLength(b.data<uint64_t>() + at, entries, n);
+    default:
+      return IntsLength(b.data<uint8_t>() + at, entries, n);  // kUInt8, kBool
   }
 }
 
@@ -141,15 +150,25 @@ using EntryWriter = void (*)(const DenseBlock&, uint64_t, uint64_t, char, Out*);
 // The writer of one entry (values [first, first+n)) as vcztools writes it, resolved per dtype.
 EntryWriter WriterFor(DType t) {
   switch (t) {
-    case DType::kInt8: return &WriteInts<int8_t>;
-    case DType::kInt16: return &WriteInts<int16_t>;
-    case DType::kInt32: return &WriteInts<int32_t>;
-    case DType::kInt64: return &WriteInts<int64_t>;
-    case DType::kUInt8: case DType::kBool: return &WriteInts<uint8_t>;
-    case DType::kUInt16: return &WriteInts<uint16_t>;
-    case DType::kUInt32: return &WriteInts<uint32_t>;
-    case DType::kUInt64: return &WriteInts<uint64_t>;
-    default: return &WriteOther;
+    case DType::kInt8:
+      return &WriteInts<int8_t>;
+    case DType::kInt16:
+      return &WriteInts<int16_t>;
+    case DType::kInt32:
+      return &WriteInts<int32_t>;
+    case DType::kInt64:
+      return &WriteInts<int64_t>;
+    case DType::kUInt8:
+    case DType::kBool:
+      return &WriteInts<uint8_t>;
+    case DType::kUInt16:
+      return &WriteInts<uint16_t>;
+    case DType::kUInt32:
+      return &WriteInts<uint32_t>;
+    case DType::kUInt64:
+      return &WriteInts<uint64_t>;
+    default:
+      return &WriteOther;
   }
 }
 
@@ -191,12 +210,17 @@ uint64_t VcfSource::ChunkCount() const {
 namespace {
 
 // bcftools view -s appends these where the header lacks them (bcf_hdr_append: before #CHROM).
-constexpr const char* kAcLine = "##INFO=<ID=AC,Number=A,Type=Integer,Description=\"Allele count in genotypes\">\n";
-constexpr const char* kAnLine = "##INFO=<ID=AN,Number=1,Type=Integer,Description=\"Total number of alleles in called genotypes\">\n";
+constexpr const char* kAcLine =
+    "##INFO=<ID=AC,Number=A,Type=Integer,Description=\"Allele count in genotypes\">\n";
+constexpr const char* kAnLine =
+    "##INFO=<ID=AN,Number=1,Type=Integer,Description=\"Total number of alleles in called "
+    "genotypes\">\n";
 
 // bcftools view -s declares AC and AN whenever it subsets samples, recounting or not (a store
 // or a slice without GT).
-bool CountsInHeader(const formats::vcz::Store& s) { return s.subset() != nullptr && s.subset()->samples.has_value(); }
+bool CountsInHeader(const formats::vcz::Store& s) {
+  return s.subset() != nullptr && s.subset()->samples.has_value();
+}
 
 // A stored header (spec 0.3) fitted to a slice: dropped FORMAT fields' lines removed, the AC/AN
 // lines bcftools adds, the chosen samples on the #CHROM line.
@@ -215,7 +239,8 @@ std::string FitHeader(const std::string& stored, const formats::vcz::Store& s, b
     if (line.starts_with("##FORMAT=<ID=") && subset != nullptr && subset->format) {
       const std::string_view rest = line.substr(13);
       const std::string_view key = rest.substr(0, rest.find_first_of(",>"));
-      if (std::find(subset->format->begin(), subset->format->end(), key) == subset->format->end()) continue;
+      if (std::find(subset->format->begin(), subset->format->end(), key) == subset->format->end())
+        continue;
     }
     if (line.starts_with("#CHROM")) {
       if (CountsInHeader(s) && !has_ac) h += kAcLine;
@@ -241,13 +266,15 @@ std::string FitHeader(const std::string& stored, const formats::vcz::Store& s, b
 std::string VcfSource::Header() const {
   const auto& s = *store_;
   const bool samples = with_samples();
-  if (s.vcf_header()) return FitHeader(*s.vcf_header(), s, view_ == View::kSites);  // spec 0.3: the original header
+  if (s.vcf_header())
+    return FitHeader(*s.vcf_header(), s, view_ == View::kSites);  // spec 0.3: the original header
   std::string h;
   h += "##fileformat=VCFv4.3\n";
   if (s.source()) h += "##source=" + *s.source() + "\n";
   bool has_ac = false, has_an = false;
   for (const auto& f : s.info()) {
-    h += "##INFO=<ID=" + f.key + ",Number=" + f.number + ",Type=" + f.type + ",Description=\"" + f.description + "\">\n";
+    h += "##INFO=<ID=" + f.key + ",Number=" + f.number + ",Type=" + f.type + ",Description=\"" +
+         f.description + "\">\n";
     has_ac = has_ac || f.key == "AC";
     has_an = has_an || f.key == "AN";
   }
@@ -258,7 +285,8 @@ std::string VcfSource::Header() const {
   if (samples) {
     if (s.has_genotype()) h += "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n";
     for (const auto& f : s.format()) {
-      h += "##FORMAT=<ID=" + f.key + ",Number=" + f.number + ",Type=" + f.type + ",Description=\"" + f.description + "\">\n";
+      h += "##FORMAT=<ID=" + f.key + ",Number=" + f.number + ",Type=" + f.type + ",Description=\"" +
+           f.description + "\">\n";
     }
   }
   for (size_t i = 0; i < s.contigs().size(); ++i) {
@@ -341,11 +369,17 @@ Status WriteFixedColumns(const formats::vcz::Store& s, const formats::vcz::Varia
   o->Put('\t');
   WriteFixed(b.position, row, o);
   o->Put('\t');
-  if (b.id) WriteFixed(*b.id, row, o); else o->Put('.');
+  if (b.id)
+    WriteFixed(*b.id, row, o);
+  else
+    o->Put('.');
   o->Put('\t');
   const uint64_t na = b.allele.row_elems;
   const std::string& ref = b.allele.strings[row * na];
-  if (StringMissing(ref)) o->Put('.'); else WriteEntry(b.allele, row * na, 1, ',', o);
+  if (StringMissing(ref))
+    o->Put('.');
+  else
+    WriteEntry(b.allele, row * na, 1, ',', o);
   o->Put('\t');
   if (na < 2 || AllMissing(b.allele, row * na + 1, na - 1)) {
     o->Put('.');
@@ -353,7 +387,10 @@ Status WriteFixedColumns(const formats::vcz::Store& s, const formats::vcz::Varia
     WriteEntry(b.allele, row * na + 1, na - 1, ',', o);
   }
   o->Put('\t');
-  if (b.quality) WriteFixed(*b.quality, row, o); else o->Put('.');
+  if (b.quality)
+    WriteFixed(*b.quality, row, o);
+  else
+    o->Put('.');
   o->Put('\t');
   return OkStatus();
 }

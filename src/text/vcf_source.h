@@ -15,7 +15,8 @@ class VcfSource : public RecordSource {
  public:
   enum class View { kFull, kSites };
   static constexpr uint64_t kTargetChunkBytes = 512 << 10;
-  // Chunks hold about `target_chunk_bytes` of text (whole records, equal parts of a variants-chunk).
+  // Chunks hold about `target_chunk_bytes` of text (whole records, equal parts of a
+  // variants-chunk).
   VcfSource(std::shared_ptr<const formats::vcz::Store> store, View view, std::string name,
             uint64_t target_chunk_bytes = kTargetChunkBytes);
 

@@ -20,8 +20,8 @@ void FitForCache(std::string* s) {
 
 }  // namespace
 
-VirtualTextFile::VirtualTextFile(std::shared_ptr<const RecordSource> source,
-                                 cache::CachePool* pool, SizingOptions options)
+VirtualTextFile::VirtualTextFile(std::shared_ptr<const RecordSource> source, cache::CachePool* pool,
+                                 SizingOptions options)
     : source_(std::move(source)), pool_(pool), options_(options), owner_(pool->NewOwnerId()) {}
 
 bool VirtualTextFile::sized() const { return ready_.load(std::memory_order_acquire) != nullptr; }
@@ -29,7 +29,7 @@ bool VirtualTextFile::sized() const { return ready_.load(std::memory_order_acqui
 // One view a sizing pass sizes: the view whose pass it is, or a partner whose spans it derives.
 struct VirtualTextFile::PassTarget {
   const VirtualTextFile* file = nullptr;
-  std::shared_ptr<const VirtualTextFile> hold;  // a partner, alive through the pass
+  std::shared_ptr<const VirtualTextFile> hold;                 // a partner, alive through the pass
   std::vector<std::shared_ptr<const SpanConsumer>> consumers;  // alive through the pass
   std::vector<std::unique_ptr<SpanBuilder>> builders;
   std::vector<uint64_t> lengths;
@@ -58,7 +58,8 @@ bool VirtualTextFile::LoadPersisted() const {
 void VirtualTextFile::Adopt(const std::vector<uint64_t>& lengths) const {
   index_ = std::make_unique<const ChunkIndex>(lengths);
   ready_.store(index_.get(), std::memory_order_release);
-  if (options_.index != nullptr && !options_.index_key.empty()) options_.index->Save(options_.index_key, lengths);
+  if (options_.index != nullptr && !options_.index_key.empty())
+    options_.index->Save(options_.index_key, lengths);
 }
 
 void VirtualTextFile::StartBuilders(PassTarget* target) const {
@@ -88,7 +89,9 @@ Status VirtualTextFile::EnsureSized() const {
     StartBuilders(&targets[0]);
     for (const auto& weak : partners_) {
       auto p = weak.lock();
-      if (!p || p->index_ || !p->sizing_error_.ok() || p->source_->ChunkCount() != n || p->LoadPersisted()) continue;
+      if (!p || p->index_ || !p->sizing_error_.ok() || p->source_->ChunkCount() != n ||
+          p->LoadPersisted())
+        continue;
       if (!p->EnsurePrepared().ok()) continue;  // its own Size() reports it
       PassTarget& t = targets.emplace_back();
       t.file = p.get();
@@ -106,7 +109,9 @@ Status VirtualTextFile::EnsureSized() const {
     for (auto& b : t.builders) b->Finish(total);
     t.file->Adopt(t.lengths);
     LogDebug("sized " + t.file->Describe() + ": " + std::to_string(n) + " chunks in " +
-             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()) +
+             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::steady_clock::now() - start)
+                                .count()) +
              " ms" + (t.file == this ? "" : ", by the pass of " + Describe()));
   }
   return OkStatus();
@@ -126,8 +131,8 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
   // more than kAhead chunks past the next one some builder is to be fed, so on many cores the
   // decoded spans waiting for the feeds stay a few chunks' worth, never the store's.
   std::mutex order_mu;
-  std::condition_variable fed_cv;          // a feed moved on, or the pass failed
-  std::atomic<bool> failed{false};         // set once first_error is
+  std::condition_variable fed_cv;   // a feed moved on, or the pass failed
+  std::atomic<bool> failed{false};  // set once first_error is
   const uint64_t kAhead = 4 * uint64_t{threads} + 4;
   auto fail = [&](Status st, uint64_t k) {
     {
@@ -147,11 +152,13 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
   auto count_done = [&] {
     const uint64_t d = done.fetch_add(1) + 1;
     if (options_.progress) options_.progress->chunks_done.fetch_add(1);
-    const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
     int64_t last = last_log_ms.load();
     if (ms - last >= interval_ms && last_log_ms.compare_exchange_strong(last, ms)) {
-      LogInfo("sizing " + source_->Describe() + ": " + std::to_string(d) + "/" + std::to_string(n) + " chunks, " +
-              std::to_string(ms / 1000) + " s");
+      LogInfo("sizing " + source_->Describe() + ": " + std::to_string(d) + "/" + std::to_string(n) +
+              " chunks, " + std::to_string(ms / 1000) + " s");
     }
   };
   // Each builder has its own feed: its chunks in text order, each fed by one thread at a time,
@@ -190,7 +197,8 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
       if (f == nullptr || failed.load()) return;
       f->busy = true;
       PassTarget& t = targets[f->target];
-      for (auto it = waiting.find(f->next); it != waiting.end() && !failed.load(); it = waiting.find(f->next)) {
+      for (auto it = waiting.find(f->next); it != waiting.end() && !failed.load();
+           it = waiting.find(f->next)) {
         const uint64_t at = f->next;
         const ChunkSpans& spans = it->second.spans[f->target];  // stays: this feed has not taken it
         l.unlock();
@@ -256,7 +264,8 @@ Status VirtualTextFile::SizingPass(uint64_t n, std::deque<PassTarget>& targets) 
       } else {
         lengths[k] = buf.size();
         FitForCache(&buf);  // the cache counts size(): hand over an exact-size string, no copy
-        pool_->Insert({owner_, cache::CacheKind::kTextChunk, k}, std::make_shared<const std::string>(std::move(buf)));
+        pool_->Insert({owner_, cache::CacheKind::kTextChunk, k},
+                      std::make_shared<const std::string>(std::move(buf)));
         buf = std::string();
       }
       if (!feeds.empty()) feed(k, std::move(chunk_spans));
@@ -283,7 +292,8 @@ Result<uint64_t> VirtualTextFile::Size() const {
 Result<std::pair<uint64_t, uint64_t>> VirtualTextFile::ChunkSpan(uint64_t k) const {
   RETURN_IF_ERROR(EnsureSized());
   const ChunkIndex* index = ready_.load(std::memory_order_acquire);
-  if (k >= index->chunk_count()) return InternalError(Describe() + ": no chunk " + std::to_string(k));
+  if (k >= index->chunk_count())
+    return InternalError(Describe() + ": no chunk " + std::to_string(k));
   return std::make_pair(index->ChunkStart(k), index->ChunkLength(k));
 }
 
@@ -314,7 +324,8 @@ Result<std::string> VirtualTextFile::Render(uint64_t k) const {
   // Renderers append exact bytes (RawText); once sized, the chunk's length is known, so the
   // string is allocated once at its final size (the cache counts size(), so capacity matters).
   std::string out;
-  if (const ChunkIndex* index = ready_.load(std::memory_order_acquire)) out.reserve(index->ChunkLength(k));
+  if (const ChunkIndex* index = ready_.load(std::memory_order_acquire))
+    out.reserve(index->ChunkLength(k));
   RETURN_IF_ERROR(source_->RenderChunk(k, &out));
   FitForCache(&out);
   return out;
@@ -328,7 +339,9 @@ void VirtualTextFile::Prefetch(uint64_t after) const {
   uint64_t k = (mark <= after || mark > after + 65) ? after + 1 : mark;
   uint64_t ahead = 0;
   for (uint64_t i = after + 1; i < k; ++i) ahead += index->ChunkLength(i);
-  for (; k < index->chunk_count() && k <= after + 64 && (k == after + 1 || ahead < options_.readahead_bytes); ++k) {
+  for (; k < index->chunk_count() && k <= after + 64 &&
+         (k == after + 1 || ahead < options_.readahead_bytes);
+       ++k) {
     ahead += index->ChunkLength(k);
     WarmInBackground(k);
   }
@@ -349,16 +362,19 @@ void VirtualTextFile::WarmInBackground(uint64_t k) const {
 
 Result<cache::Buffer> VirtualTextFile::Chunk(uint64_t k) const {
   const ChunkIndex* index = ready_.load(std::memory_order_acquire);
-  auto buf = pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, k}, [&] { return Render(k); });
+  auto buf =
+      pool_->GetOrCompute({owner_, cache::CacheKind::kTextChunk, k}, [&] { return Render(k); });
   if (!buf.ok()) {
-    Status st = std::move(buf).status().WithContext(source_->Describe() + ": chunk " + std::to_string(k));
+    Status st =
+        std::move(buf).status().WithContext(source_->Describe() + ": chunk " + std::to_string(k));
     LogError(st.message());
     return st;
   }
   if ((*buf)->size() != index->ChunkLength(k)) {
-    Status st = CorruptError(source_->Describe() + ": chunk " + std::to_string(k) + " rendered to " +
-                             std::to_string((*buf)->size()) + " bytes, the sizing pass recorded " +
-                             std::to_string(index->ChunkLength(k)));
+    Status st =
+        CorruptError(source_->Describe() + ": chunk " + std::to_string(k) + " rendered to " +
+                     std::to_string((*buf)->size()) + " bytes, the sizing pass recorded " +
+                     std::to_string(index->ChunkLength(k)));
     LogError(st.message());
     return st;
   }

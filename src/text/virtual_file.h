@@ -23,12 +23,12 @@ class Prefetcher;
 class IndexStore;
 
 struct SizingOptions {
-  unsigned threads = 0;             // 0: hardware concurrency
-  Prefetcher* prefetcher = nullptr;  // read-ahead workers (optional; must outlive reads)
+  unsigned threads = 0;                // 0: hardware concurrency
+  Prefetcher* prefetcher = nullptr;    // read-ahead workers (optional; must outlive reads)
   uint64_t readahead_bytes = 8 << 20;  // text rendered ahead of a read (whole chunks, ≥ 1)
-  const IndexStore* index = nullptr;  // persisted sizes (optional; must outlive the file)
-  std::string index_key{};            // store fingerprint + view; empty = do not persist
-  double progress_s = 10;             // a long pass logs its progress this often
+  const IndexStore* index = nullptr;   // persisted sizes (optional; must outlive the file)
+  std::string index_key{};             // store fingerprint + view; empty = do not persist
+  double progress_s = 10;              // a long pass logs its progress this often
   // Counts chunks as every pass sizes them (optional; `omicsfs index` draws its bar from it).
   struct Progress {
     std::atomic<uint64_t> chunks_total{0};
@@ -89,11 +89,11 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   // Serialises the sizing pass; partners (SizeTogether) share one.
   mutable std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
   mutable std::vector<std::weak_ptr<const VirtualTextFile>> partners_;  // set before any read
-  mutable std::unique_ptr<const ChunkIndex> index_;  // set once under mu_
+  mutable std::unique_ptr<const ChunkIndex> index_;                     // set once under mu_
   mutable std::atomic<const ChunkIndex*> ready_{nullptr};  // published after index_ is set
   mutable Status sizing_error_;  // a failed pass is remembered, unless its failure was transient
   mutable std::vector<std::weak_ptr<const SpanConsumer>> span_consumers_;  // under mu_
-  mutable std::atomic<uint64_t> prefetch_mark_{0};   // chunks below it were already queued
+  mutable std::atomic<uint64_t> prefetch_mark_{0};  // chunks below it were already queued
   // The last chunk the previous read touched: read-ahead starts only once reads follow each other
   // (a lone `head`, `tail` or random read renders nothing it did not ask for).
   mutable std::atomic<uint64_t> last_chunk_{UINT64_MAX};

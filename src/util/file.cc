@@ -1,9 +1,8 @@
 #include "util/file.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -135,7 +134,8 @@ Status ChangeGuard::CheckPath(const std::string& path) const {
   return ::lstat(path.c_str(), &st) != 0 || ChangedSince(st) ? Changed(path) : OkStatus();
 }
 
-Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, const ChangeGuard* guard, struct stat* st_out) {
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
+                                  const ChangeGuard* guard, struct stat* st_out) {
   auto opened = File::OpenReadOnly(path, /*nofollow=*/false, /*nonblocking=*/true);
   if (!opened.ok() && guard != nullptr) RETURN_IF_ERROR(guard->CheckPath(path));
   ASSIGN_OR_RETURN(File f, std::move(opened));
@@ -143,7 +143,8 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, con
   if (!S_ISREG(st.st_mode)) return InvalidArgumentError(path + ": not a regular file");
   if (st_out != nullptr) *st_out = st;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > max_bytes) return CorruptError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+  if (size > max_bytes)
+    return CorruptError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
   std::string out(size, '\0');
   ASSIGN_OR_RETURN(size_t n, f.ReadAt(0, out.data(), out.size()));
   out.resize(n);  // a file that shrank meanwhile reads short; the caller validates content

@@ -23,7 +23,8 @@ class File {
 
   // Opens read-only (O_CLOEXEC; O_NOFOLLOW when `nofollow`; O_NONBLOCK when `nonblocking`: a
   // FIFO's open returns at once instead of waiting for a writer).
-  static Result<File> OpenReadOnly(const std::string& path, bool nofollow = false, bool nonblocking = false);
+  static Result<File> OpenReadOnly(const std::string& path, bool nofollow = false,
+                                   bool nonblocking = false);
   // Takes ownership of an open descriptor.
   static File Adopt(int fd, std::string path) {
     File f;

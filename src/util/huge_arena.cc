@@ -22,7 +22,7 @@ namespace {
 constexpr size_t kHeader = 64;
 constexpr size_t kPage = 4096;
 constexpr uint64_t kMagic = 0x6f6d66612d626c6bull;  // "omfa-blk"
-constexpr uint64_t kReserve = uint64_t{1} << 36;   // 64 GiB of address space, none of it touched
+constexpr uint64_t kReserve = uint64_t{1} << 36;    // 64 GiB of address space, none of it touched
 constexpr size_t kHugePage = size_t{2} << 20;
 
 struct Header {
@@ -37,13 +37,13 @@ std::mutex g_mu;
 char* g_base = nullptr;
 std::atomic<uintptr_t> g_lo{0}, g_hi{0};  // [lo, hi): the mapping, for lock-free Release checks
 bool g_huge = false;
-uint64_t g_limit = 0, g_carved = 0, g_free = 0, g_allocs = 0, g_reused = 0, g_fallbacks = 0, g_reclaims = 0,
-         g_no_reclaim = 0;
+uint64_t g_limit = 0, g_carved = 0, g_free = 0, g_allocs = 0, g_reused = 0, g_fallbacks = 0,
+         g_reclaims = 0, g_no_reclaim = 0;
 std::atomic<Reclaimer> g_reclaimer{nullptr};
 thread_local bool t_reclaiming = false;
 
 struct FreeExtents {
-  std::map<uintptr_t, uint64_t> by_addr;        // start → bytes
+  std::map<uintptr_t, uint64_t> by_addr;             // start → bytes
   std::set<std::pair<uint64_t, uintptr_t>> by_size;  // (bytes, start): best fit
 };
 FreeExtents& Free() {
@@ -168,7 +168,9 @@ size_t BlockSize(const void* p) { return HeaderOf(p)->bytes - kHeader; }
 
 bool Owns(const void* p) { return p != nullptr && Mine(p) && HeaderOf(p)->magic == kMagic; }
 
-uint64_t Footprint(const void* data, uint64_t size) { return Owns(data) ? HeaderOf(data)->bytes : size; }
+uint64_t Footprint(const void* data, uint64_t size) {
+  return Owns(data) ? HeaderOf(data)->bytes : size;
+}
 
 Stats GetStats() {
   std::lock_guard lock(g_mu);

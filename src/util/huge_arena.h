@@ -21,19 +21,19 @@
 
 namespace omicsfs::arena {
 
-inline constexpr size_t kMinBlock = size_t{64} << 10;   // smaller requests: malloc
-inline constexpr size_t kMaxBlock = size_t{64} << 20;   // larger requests: malloc (mmap)
+inline constexpr size_t kMinBlock = size_t{64} << 10;  // smaller requests: malloc
+inline constexpr size_t kMaxBlock = size_t{64} << 20;  // larger requests: malloc (mmap)
 
 struct Stats {
-  bool enabled = false;      // the mapping exists
-  bool huge_pages = false;   // MADV_HUGEPAGE was accepted
-  uint64_t limit = 0;        // bytes the arena may carve
-  uint64_t carved = 0;       // bytes carved so far (touched at most once each)
-  uint64_t free_bytes = 0;   // bytes on the free lists
-  uint64_t allocations = 0;  // served by the arena
-  uint64_t reused = 0;       // of those, from freed memory
-  uint64_t fallbacks = 0;    // in the size range but past the limit: malloc
-  uint64_t reclaims = 0;     // allocations served after the reclaimer freed memory
+  bool enabled = false;          // the mapping exists
+  bool huge_pages = false;       // MADV_HUGEPAGE was accepted
+  uint64_t limit = 0;            // bytes the arena may carve
+  uint64_t carved = 0;           // bytes carved so far (touched at most once each)
+  uint64_t free_bytes = 0;       // bytes on the free lists
+  uint64_t allocations = 0;      // served by the arena
+  uint64_t reused = 0;           // of those, from freed memory
+  uint64_t fallbacks = 0;        // in the size range but past the limit: malloc
+  uint64_t reclaims = 0;         // allocations served after the reclaimer freed memory
   uint64_t without_reclaim = 0;  // allocations asked with may_reclaim false (C libraries' scratch)
 };
 

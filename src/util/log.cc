@@ -89,7 +89,8 @@ void Log(LogLevel level, std::string_view message) {
   tail += ": ";
   tail += message;
   tail += '\n';
-  const std::string line = (g_stamp ? Now() + " omicsfs[" + std::to_string(::getpid()) + "]: " : "omicsfs: ") + tail;
+  const std::string line =
+      (g_stamp ? Now() + " omicsfs[" + std::to_string(::getpid()) + "]: " : "omicsfs: ") + tail;
   ssize_t ignored = ::write(g_fd.load(), line.data(), line.size());
   if (g_tee) ignored = ::write(STDERR_FILENO, ("omicsfs: " + tail).data(), tail.size() + 9);
   (void)ignored;

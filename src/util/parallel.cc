@@ -8,8 +8,8 @@
 #include <deque>
 #include <exception>
 #include <memory>
-#include <new>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -98,7 +98,8 @@ Status RunGuarded(const std::function<Status(size_t)>& task, size_t i) {
 // One ParallelFor call, shared with the pool's jobs (a job that starts after the call returned
 // finds no index left and touches nothing else).
 struct Batch {
-  explicit Batch(size_t n, const std::function<Status(size_t)>* task) : n(n), task(task), results(n) {}
+  explicit Batch(size_t n, const std::function<Status(size_t)>* task)
+      : n(n), task(task), results(n) {}
   const size_t n;
   const std::function<Status(size_t)>* task;
   std::vector<Status> results;

@@ -14,8 +14,9 @@ namespace omicsfs {
 
 // Calls task(i) once for every i in [0, n): on the calling thread alone when width <= 1 or n <= 1
 // (in order, stopping at the first failure), else on the caller's thread and up to
-// min(width, n) - 1 pool threads pulling indices in order. Returns the failure of the lowest index that failed, or OK; once a task has failed,
-// tasks not yet started are skipped. An exception escaping a task becomes an InternalError.
+// min(width, n) - 1 pool threads pulling indices in order. Returns the failure of the lowest index
+// that failed, or OK; once a task has failed, tasks not yet started are skipped. An exception
+// escaping a task becomes an InternalError.
 Status ParallelFor(size_t n, unsigned width, const std::function<Status(size_t)>& task);
 
 }  // namespace omicsfs

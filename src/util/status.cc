@@ -7,15 +7,24 @@ namespace omicsfs {
 
 std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "OK";
-    case ErrorCode::kNotFound: return "not found";
-    case ErrorCode::kInvalidArgument: return "invalid argument";
-    case ErrorCode::kCorrupt: return "corrupt";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kIo: return "I/O error";
-    case ErrorCode::kOutOfMemory: return "out of memory";
-    case ErrorCode::kInternal: return "internal error";
-    case ErrorCode::kReadOnly: return "read-only";
+    case ErrorCode::kOk:
+      return "OK";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kCorrupt:
+      return "corrupt";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kIo:
+      return "I/O error";
+    case ErrorCode::kOutOfMemory:
+      return "out of memory";
+    case ErrorCode::kInternal:
+      return "internal error";
+    case ErrorCode::kReadOnly:
+      return "read-only";
   }
   return "unknown";
 }

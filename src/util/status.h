@@ -68,7 +68,7 @@ bool IsTransient(const Status& s);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(v_).ok());
     if (std::get<Status>(v_).ok()) v_ = InternalError("Result built from an OK status");
@@ -98,21 +98,21 @@ class [[nodiscard]] Result {
 #define OMICSFS_CONCAT(a, b) OMICSFS_CONCAT_INNER(a, b)
 
 // Returns the status from the enclosing function if it is not OK.
-#define RETURN_IF_ERROR(expr)                       \
-  do {                                              \
-    ::omicsfs::Status _st = (expr);                 \
-    if (!_st.ok()) return _st;                      \
+#define RETURN_IF_ERROR(expr)       \
+  do {                              \
+    ::omicsfs::Status _st = (expr); \
+    if (!_st.ok()) return _st;      \
   } while (0)
 
 // Returns the status with context prepended if it is not OK.
-#define RETURN_IF_ERROR_CTX(expr, ctx)              \
-  do {                                              \
-    ::omicsfs::Status _st = (expr);                 \
+#define RETURN_IF_ERROR_CTX(expr, ctx)                     \
+  do {                                                     \
+    ::omicsfs::Status _st = (expr);                        \
     if (!_st.ok()) return std::move(_st).WithContext(ctx); \
   } while (0)
 
-#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \
-  auto tmp = (rexpr);                          \
+#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr)   \
+  auto tmp = (rexpr);                            \
   if (!tmp.ok()) return std::move(tmp).status(); \
   lhs = std::move(tmp).value()
 

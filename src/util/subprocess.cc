@@ -53,8 +53,8 @@ std::string ChildOutcome::Describe() const {
   return out;
 }
 
-Result<ChildOutcome> RunChild(const std::vector<std::string>& argv, double timeout_s, uint64_t max_rss_bytes,
-                              size_t max_output) {
+Result<ChildOutcome> RunChild(const std::vector<std::string>& argv, double timeout_s,
+                              uint64_t max_rss_bytes, size_t max_output) {
   if (argv.empty()) return InvalidArgumentError("RunChild: no program");
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return IoError("pipe for " + argv[0], errno);
@@ -88,7 +88,8 @@ Result<ChildOutcome> RunChild(const std::vector<std::string>& argv, double timeo
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   char buf[4096];
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       out.timed_out = true;
       break;
@@ -98,7 +99,8 @@ Result<ChildOutcome> RunChild(const std::vector<std::string>& argv, double timeo
       break;
     }
     struct pollfd p = {fds[0], POLLIN, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), max_rss_bytes > 0 ? 20 : 1000)));
+    const int n = ::poll(
+        &p, 1, static_cast<int>(std::min<int64_t>(left.count(), max_rss_bytes > 0 ? 20 : 1000)));
     if (n < 0 && errno != EINTR) break;
     if (n <= 0) continue;
     const ssize_t got = ::read(fds[0], buf, sizeof buf);
@@ -114,7 +116,8 @@ Result<ChildOutcome> RunChild(const std::vector<std::string>& argv, double timeo
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   out.max_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
-  if (max_rss_bytes > 0 && out.max_rss_bytes > max_rss_bytes) out.too_big = true;  // between two checks
+  if (max_rss_bytes > 0 && out.max_rss_bytes > max_rss_bytes)
+    out.too_big = true;  // between two checks
   if (out.output.size() > max_output) out.output.erase(0, out.output.size() - max_output);
   if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) out.signal = out.timed_out || out.too_big ? 0 : WTERMSIG(status);

@@ -12,15 +12,15 @@
 namespace omicsfs {
 
 struct ChildOutcome {
-  int exit_code = -1;      // when it exited
-  int signal = 0;          // when a signal ended it (SIGKILL after a timeout)
-  bool timed_out = false;  // killed after `timeout_s`
-  bool too_big = false;    // killed when its resident memory passed `max_rss_bytes`
-  std::string output;      // stdout and stderr interleaved, the last `max_output` bytes
+  int exit_code = -1;          // when it exited
+  int signal = 0;              // when a signal ended it (SIGKILL after a timeout)
+  bool timed_out = false;      // killed after `timeout_s`
+  bool too_big = false;        // killed when its resident memory passed `max_rss_bytes`
+  std::string output;          // stdout and stderr interleaved, the last `max_output` bytes
   uint64_t max_rss_bytes = 0;  // the child's peak resident memory (as far as it got)
   bool Succeeded() const { return !timed_out && !too_big && signal == 0 && exit_code == 0; }
-  // "exit code 3", "signal 11 (Segmentation fault)", "no answer within the time limit"; and the last
-  // line of output when there is one.
+  // "exit code 3", "signal 11 (Segmentation fault)", "no answer within the time limit"; and the
+  // last line of output when there is one.
   std::string Describe() const;
 };
 

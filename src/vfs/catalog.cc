@@ -76,8 +76,8 @@ void ViewSink::AddContent(const std::string& path, std::shared_ptr<const FileCon
 
 void ViewSink::AddStoredGz(const std::string& path, std::shared_ptr<const text::ByteView> plain,
                            codec::bgzf::StoredLayout layout) {
-  AddView(path, std::make_shared<const text::BgzfStoredView>(std::move(plain),
-                                                             path + " of " + context_.where, layout));
+  AddView(path, std::make_shared<const text::BgzfStoredView>(
+                    std::move(plain), path + " of " + context_.where, layout));
 }
 
 void ViewSink::AddRegionIndex(const std::string& gz,
@@ -127,7 +127,8 @@ void ViewSink::SetResolver(std::shared_ptr<const DirResolver> resolver) {
 
 void ViewSink::AddError(const Status& status) {
   LogError(status.message());
-  out_->AddFile(dir_, "ERROR.txt", meta_, std::make_shared<const FixedTextContent>(status.ToString() + "\n"));
+  out_->AddFile(dir_, "ERROR.txt", meta_,
+                std::make_shared<const FixedTextContent>(status.ToString() + "\n"));
 }
 
 std::optional<ViewSink> ViewSink::Sub(const std::string& path, std::string index_key) const {

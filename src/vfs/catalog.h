@@ -29,8 +29,8 @@ namespace omicsfs::vfs {
 struct ViewSettings {
   cache::CachePool* pool = nullptr;
   text::SizingOptions sizing;
-  std::string index_dir;  // transposed copies live here too
-  std::string lists_dir;  // -o lists=DIR: the lists slices name (@NAME); empty: none
+  std::string index_dir;               // transposed copies live here too
+  std::string lists_dir;               // -o lists=DIR: the lists slices name (@NAME); empty: none
   Withdrawals* withdrawals = nullptr;  // the mount's (optional; must outlive the views)
 };
 
@@ -49,7 +49,11 @@ struct StoreContext {
 class ViewSink {
  public:
   ViewSink(TreeWriter& out, Ino dir, Meta meta, std::string index_key, const ViewSettings& settings)
-      : out_(&out), dir_(dir), meta_(meta), index_key_(std::move(index_key)), settings_(&settings) {}
+      : out_(&out),
+        dir_(dir),
+        meta_(meta),
+        index_key_(std::move(index_key)),
+        settings_(&settings) {}
 
   const Meta& meta() const { return meta_; }
   const std::string& index_key() const { return index_key_; }
@@ -58,8 +62,8 @@ class ViewSink {
   // Set by whoever shows a store here (vfs/slices.h ShowStore, the slice builder) before its views.
   void SetContext(StoreContext context) { context_ = std::move(context); }
 
-  std::shared_ptr<const text::VirtualTextFile> MakeText(const std::string& view,
-                                                        std::shared_ptr<const text::RecordSource> source) const;
+  std::shared_ptr<const text::VirtualTextFile> MakeText(
+      const std::string& view, std::shared_ptr<const text::RecordSource> source) const;
   // `path` may name a sub-folder ("10x/matrix.mtx.gz"), made on first use.
   void AddView(const std::string& path, std::shared_ptr<const text::ByteView> view);
   // PATH: `bgzip -l 0` of `plain` (stored blocks, no index), or the same in another layout.
@@ -112,14 +116,15 @@ struct ViewSpec {
   // The file name; a leading "STEM" stands for the store's stem, a '/' puts it in a sub-folder.
   std::string_view name;
   SizeBy size;
-  std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)> make;
+  std::function<std::shared_ptr<const text::RecordSource>(const Store&, const std::string& name)>
+      make;
   // ("" rather than {}: with {} g++ 12 left string_view's constructor undefined at link time.)
-  std::string_view gz = "";   // its BGZF twin (`bgzip -l 0`), "" none
+  std::string_view gz = "";  // its BGZF twin (`bgzip -l 0`), "" none
   // The twin's blocks: `bgzip -l 0`'s, or kBedtoolsLayout for text bedtools reads (BED-like).
   codec::bgzf::StoredLayout gz_layout = codec::bgzf::kBgzipLayout;
-  bool indexed = false;       // the twin has region indexes (Store::indexes says which)
-  bool shown = true;          // false: only the twin is shown (10x/features.tsv)
-  int gate = -1;              // present only when the catalog's gate of this number passes
+  bool indexed = false;  // the twin has region indexes (Store::indexes says which)
+  bool shown = true;     // false: only the twin is shown (10x/features.tsv)
+  int gate = -1;         // present only when the catalog's gate of this number passes
   // A view listed before this one whose sizing pass sizes this one too, and builds its region
   // indexes (the same records in another form: RecordSource::SpansFromPartner); "" none.
   std::string_view sized_with = "";
@@ -173,8 +178,8 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
       }
       // A slice's absent views are no news about the store: said once per slice, quietly.
       const StoreContext& at = sink.context();
-      (at.slice ? LogInfo : LogWarning)((at.slice ? at.where : store.Describe()) + ": no " + GroupPhrase(names, at.stem) + ": " +
-                                          why.message());
+      (at.slice ? LogInfo : LogWarning)((at.slice ? at.where : store.Describe()) + ": no " +
+                                        GroupPhrase(names, at.stem) + ": " + why.message());
       return false;
     }
     passed[g] = 1;

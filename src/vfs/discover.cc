@@ -19,7 +19,8 @@ void AddControlFolder(Tree& tree, const DiscoverOptions& options) {
   if (auto it = root.children.find(kControlDir); it != root.children.end()) {
     // Copied with an unchanged single-store root on a rescan, or a real file of that name.
     if (!tree.node(it->second).hidden) {
-      LogWarning(std::string("SOURCE has an entry named ") + kControlDir + "; the control folder is not shown");
+      LogWarning(std::string("SOURCE has an entry named ") + kControlDir +
+                 "; the control folder is not shown");
     }
     return;
   }

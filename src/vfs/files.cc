@@ -23,19 +23,23 @@ Result<std::vector<text::Piece>> ByteSourceContent::Read(uint64_t offset, uint64
 Result<std::vector<text::Piece>> FixedTextContent::Read(uint64_t offset, uint64_t length) const {
   std::vector<text::Piece> out;
   if (offset < text_->size() && length > 0) {
-    out.push_back({text_, static_cast<size_t>(offset), static_cast<size_t>(std::min<uint64_t>(length, text_->size() - offset))});
+    out.push_back({text_, static_cast<size_t>(offset),
+                   static_cast<size_t>(std::min<uint64_t>(length, text_->size() - offset))});
   }
   return out;
 }
 
-LocalFileContent::LocalFileContent(std::string path, const struct stat& st, ChangeGuard guard, bool uncached)
-    : ByteSourceContent(std::make_shared<const io::LocalByteSource>(std::move(path), st, guard), uncached),
+LocalFileContent::LocalFileContent(std::string path, const struct stat& st, ChangeGuard guard,
+                                   bool uncached)
+    : ByteSourceContent(std::make_shared<const io::LocalByteSource>(std::move(path), st, guard),
+                        uncached),
       guard_(guard) {}
 
 std::shared_ptr<const FileContent> LocalFileContent::Fresh() const {
   const std::string& path = source_->Describe();
   struct stat st;
-  if (!guard_.active || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !guard_.ChangedSince(st)) {
+  if (!guard_.active || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      !guard_.ChangedSince(st)) {
     return nullptr;  // unchanged, or gone (reads then fail as they would have)
   }
   ChangeGuard now;

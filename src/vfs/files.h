@@ -29,7 +29,8 @@ class ByteViewContent : public FileContent {
 // A text fixed when the tree is built (ERROR.txt): its size is known, nothing to persist.
 class FixedTextContent : public FileContent {
  public:
-  explicit FixedTextContent(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}
+  explicit FixedTextContent(std::string text)
+      : text_(std::make_shared<const std::string>(std::move(text))) {}
   Result<uint64_t> Size() const override { return text_->size(); }
   bool SizeKnown() const override { return true; }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override;
@@ -58,7 +59,8 @@ class ByteSourceContent : public FileContent {
 // (the next rescan gives it a new inode); only files already open refuse with ESTALE.
 class LocalFileContent : public ByteSourceContent {
  public:
-  LocalFileContent(std::string path, const struct stat& st, ChangeGuard guard, bool uncached = false);
+  LocalFileContent(std::string path, const struct stat& st, ChangeGuard guard,
+                   bool uncached = false);
   std::shared_ptr<const FileContent> Fresh() const override;
 
  private:

@@ -84,7 +84,8 @@ class Folder {
   virtual Result<StoreStamp> Stamp(const Entry& e, StampScope scope,
                                    const std::vector<std::string>& companions) const = 0;
   // A directory entry's objects; `stamp` (may be null) guards them.
-  virtual std::shared_ptr<const io::ByteSpace> Space(const Entry& e, const StoreStamp* stamp) const = 0;
+  virtual std::shared_ptr<const io::ByteSpace> Space(const Entry& e,
+                                                     const StoreStamp* stamp) const = 0;
   // The file `name` of this folder (an entry or a companion); nullptr when absent.
   virtual Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name,
                                                              const StoreStamp* stamp) const = 0;

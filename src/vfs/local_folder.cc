@@ -22,7 +22,9 @@ Meta MetaOf(const struct stat& st) {
   return m;
 }
 
-std::string TimeText(const struct timespec& t) { return std::to_string(t.tv_sec) + "." + std::to_string(t.tv_nsec); }
+std::string TimeText(const struct timespec& t) {
+  return std::to_string(t.tv_sec) + "." + std::to_string(t.tv_nsec);
+}
 
 // A store's stamps from its files (absent ones skipped): the index key is "store NAME" then
 // "PATH SIZE MTIME" per file; the change stamp adds ctimes and modes.
@@ -60,7 +62,8 @@ LocalWalk LocalWalk::For(const std::string& index_dir, bool follow_symlinks) {
     w.index_ino = st.st_ino;
     const fs::path p = fs::path(index_dir).lexically_normal();
     w.index_name = p.filename().string();
-    if (w.index_name.empty() || w.index_name == ".") w.index_name = p.parent_path().filename().string();
+    if (w.index_name.empty() || w.index_name == ".")
+      w.index_name = p.parent_path().filename().string();
   }
   return w;
 }
@@ -68,16 +71,20 @@ LocalWalk LocalWalk::For(const std::string& index_dir, bool follow_symlinks) {
 bool LocalWalk::IsIndexDir(const std::string& name, const std::string& path) const {
   if (index_name.empty() || name != index_name) return false;
   struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == index_dev && st.st_ino == index_ino;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == index_dev &&
+         st.st_ino == index_ino;
 }
 
-LocalFolder::LocalFolder(std::string path, const LocalWalk& walk, std::vector<std::pair<dev_t, ino_t>> ancestors)
+LocalFolder::LocalFolder(std::string path, const LocalWalk& walk,
+                         std::vector<std::pair<dev_t, ino_t>> ancestors)
     : path_(std::move(path)), walk_(walk), ancestors_(std::move(ancestors)) {}
 
-Result<std::pair<std::unique_ptr<LocalFolder>, Entry>> LocalFolder::Source(const std::string& path, const LocalWalk& walk) {
+Result<std::pair<std::unique_ptr<LocalFolder>, Entry>> LocalFolder::Source(const std::string& path,
+                                                                           const LocalWalk& walk) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return IoError(path, errno);
-  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) return InvalidArgumentError(path + ": not a directory or regular file");
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+    return InvalidArgumentError(path + ": not a directory or regular file");
   const fs::path p(path);
   Entry e;
   e.base = p.filename().string();
@@ -172,7 +179,8 @@ std::vector<std::string> LocalFolder::FilesBelow(const std::string& dir) const {
   return out;
 }
 
-Result<StoreStamp> LocalFolder::Stamp(const Entry& e, StampScope scope, const std::vector<std::string>& companions) const {
+Result<StoreStamp> LocalFolder::Stamp(const Entry& e, StampScope scope,
+                                      const std::vector<std::string>& companions) const {
   const std::string path = PathOf(e.key);
   if (scope == StampScope::kTree) return StampOfFiles(path, FilesBelow(path));
   std::vector<std::string> files{path};
@@ -180,12 +188,16 @@ Result<StoreStamp> LocalFolder::Stamp(const Entry& e, StampScope scope, const st
   return StampOfFiles(path, files);
 }
 
-std::shared_ptr<const io::ByteSpace> LocalFolder::Space(const Entry& e, const StoreStamp* stamp) const {
-  return std::make_shared<io::LocalByteSpace>(PathOf(e.key), stamp != nullptr ? stamp->guard : ChangeGuard());
+std::shared_ptr<const io::ByteSpace> LocalFolder::Space(const Entry& e,
+                                                        const StoreStamp* stamp) const {
+  return std::make_shared<io::LocalByteSpace>(PathOf(e.key),
+                                              stamp != nullptr ? stamp->guard : ChangeGuard());
 }
 
-Result<std::shared_ptr<const io::ByteSource>> LocalFolder::Open(const std::string& name, const StoreStamp* stamp) const {
-  auto source = io::LocalByteSource::OpenPath(PathOf(name), stamp != nullptr ? stamp->guard : ChangeGuard());
+Result<std::shared_ptr<const io::ByteSource>> LocalFolder::Open(const std::string& name,
+                                                                const StoreStamp* stamp) const {
+  auto source =
+      io::LocalByteSource::OpenPath(PathOf(name), stamp != nullptr ? stamp->guard : ChangeGuard());
   if (!source.ok()) {
     if (source.status().sys_errno() == ENOENT || source.status().code() == ErrorCode::kNotFound) {
       return std::shared_ptr<const io::ByteSource>();
@@ -196,7 +208,7 @@ Result<std::shared_ptr<const io::ByteSource>> LocalFolder::Open(const std::strin
 }
 
 std::shared_ptr<const FileContent> LocalFolder::PassThrough(const Entry& e, const StoreStamp* stamp,
-                                                        std::string* change) const {
+                                                            std::string* change) const {
   const std::string path = PathOf(e.key);
   const StoreStamp own = stamp != nullptr ? StoreStamp() : StampOfFiles(path, {path});
   if (stamp == nullptr) stamp = &own;

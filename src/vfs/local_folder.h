@@ -29,18 +29,23 @@ class LocalFolder : public Folder {
  public:
   // The folder `path`; `walk` must outlive it. `ancestors`: the directories being walked above
   // it, outermost first (a symlink to one of them would loop).
-  LocalFolder(std::string path, const LocalWalk& walk, std::vector<std::pair<dev_t, ino_t>> ancestors = {});
+  LocalFolder(std::string path, const LocalWalk& walk,
+              std::vector<std::pair<dev_t, ino_t>> ancestors = {});
   // SOURCE itself: its folder and its entry (name "").
-  static Result<std::pair<std::unique_ptr<LocalFolder>, Entry>> Source(const std::string& path, const LocalWalk& walk);
+  static Result<std::pair<std::unique_ptr<LocalFolder>, Entry>> Source(const std::string& path,
+                                                                       const LocalWalk& walk);
 
   Result<std::vector<Entry>> List() const override;
   std::unique_ptr<Folder> Enter(const Entry& e) const override;
   bool Lazy() const override { return false; }
   bool CheapPeek() const override { return true; }
   std::string Where(const std::string& name) const override { return PathOf(name); }
-  Result<StoreStamp> Stamp(const Entry& e, StampScope scope, const std::vector<std::string>& companions) const override;
-  std::shared_ptr<const io::ByteSpace> Space(const Entry& e, const StoreStamp* stamp) const override;
-  Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name, const StoreStamp* stamp) const override;
+  Result<StoreStamp> Stamp(const Entry& e, StampScope scope,
+                           const std::vector<std::string>& companions) const override;
+  std::shared_ptr<const io::ByteSpace> Space(const Entry& e,
+                                             const StoreStamp* stamp) const override;
+  Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name,
+                                                     const StoreStamp* stamp) const override;
   std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
                                                  std::string* change) const override;
   std::string PartIndexKey(const Entry& e, const StoreStamp& stamp,

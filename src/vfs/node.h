@@ -3,8 +3,8 @@
 
 #include <sys/types.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -48,13 +48,15 @@ class FileContent {
 // A fixed text, served uncached (a snapshot of changing content).
 class SnapshotContent : public FileContent {
  public:
-  explicit SnapshotContent(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}
+  explicit SnapshotContent(std::string text)
+      : text_(std::make_shared<const std::string>(std::move(text))) {}
   Result<uint64_t> Size() const override { return text_->size(); }
   bool SizeKnown() const override { return true; }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override {
     std::vector<text::Piece> out;
     if (offset < text_->size() && length > 0) {
-      out.push_back({text_, static_cast<size_t>(offset), static_cast<size_t>(std::min<uint64_t>(length, text_->size() - offset))});
+      out.push_back({text_, static_cast<size_t>(offset),
+                     static_cast<size_t>(std::min<uint64_t>(length, text_->size() - offset))});
     }
     return out;
   }
@@ -67,7 +69,8 @@ class SnapshotContent : public FileContent {
 // Content generated when read (the .omicsfs/ files): every open takes a snapshot.
 class GeneratedContent : public FileContent {
  public:
-  explicit GeneratedContent(std::function<std::string()> generate) : generate_(std::move(generate)) {}
+  explicit GeneratedContent(std::function<std::string()> generate)
+      : generate_(std::move(generate)) {}
   Result<uint64_t> Size() const override { return generate_().size(); }
   bool SizeKnown() const override { return true; }
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override {

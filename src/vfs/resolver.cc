@@ -45,7 +45,8 @@ Ino MadeFolders::StoreOver(Ino folder) const {
 std::vector<Ino> MadeFolders::Oldest(Ino store) const {
   std::vector<std::pair<uint64_t, Ino>> order;
   if (auto s = stores_.find(store); s != stores_.end()) {
-    for (Ino f : s->second.folders) order.emplace_back(folders_.at(f).used.load(std::memory_order_relaxed), f);
+    for (Ino f : s->second.folders)
+      order.emplace_back(folders_.at(f).used.load(std::memory_order_relaxed), f);
   }
   std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, b.second) < std::tie(b.first, a.second);
@@ -61,14 +62,16 @@ void MadeFolders::Touch(Ino folder, uint64_t tick) const {
   if (it == folders_.end()) return;
   // Several lookups may touch at once: keep the latest.
   uint64_t cur = it->second.used.load(std::memory_order_relaxed);
-  while (cur < tick && !it->second.used.compare_exchange_weak(cur, tick, std::memory_order_relaxed)) {
+  while (cur < tick &&
+         !it->second.used.compare_exchange_weak(cur, tick, std::memory_order_relaxed)) {
   }
 }
 
 // The Tree's side: making, touching and dropping folders.
 
-Ino Tree::MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
-                     ResolvedDir made, bool remember) {
+Ino Tree::MakeFolder(Ino parent, std::string_view name,
+                     const std::shared_ptr<const DirResolver>& resolver, ResolvedDir made,
+                     bool remember) {
   std::unique_lock lock(mu_);
   if (node(parent).resolver != resolver) return 0;
   if (auto it = node(parent).children.find(name); it != node(parent).children.end()) {
@@ -145,7 +148,8 @@ void Tree::Trim(Ino store, Ino keep) {
     // Gone with a folder it was made in (Detach), or the new one.
     if (folder == keep || !made_.Has(folder)) continue;
     --excess;
-    if (Held(folder)) {  // the kernel holds it: ask it to drop its entry (its forget comes back here)
+    if (Held(folder)) {  // the kernel holds it: ask it to drop its entry (its forget comes back
+                         // here)
       ask.emplace_back(node(folder).parent, node(folder).name);
       continue;
     }
@@ -157,7 +161,8 @@ void Tree::Trim(Ino store, Ino keep) {
   {
     std::lock_guard lock(release_mu_);
     for (auto& a : ask) {
-      if (std::find(releases_.begin(), releases_.end(), a) == releases_.end()) releases_.push_back(std::move(a));
+      if (std::find(releases_.begin(), releases_.end(), a) == releases_.end())
+        releases_.push_back(std::move(a));
     }
   }
   release_cv_.notify_one();

@@ -50,7 +50,8 @@ class DirResolver {
 
   // `max_folders`: how many made folders the store keeps (when this resolver is the store's,
   // the outermost one); at least 1.
-  explicit DirResolver(size_t max_folders = kDefaultMaxFolders) : max_folders_(max_folders < 1 ? 1 : max_folders) {}
+  explicit DirResolver(size_t max_folders = kDefaultMaxFolders)
+      : max_folders_(max_folders < 1 ? 1 : max_folders) {}
   virtual ~DirResolver() = default;
 
   // Whether `name` is a hidden child of the directory. Cheap (parses the name, no I/O); called

@@ -80,8 +80,8 @@ std::string RowsHelp(const SelectorRows& rows, std::string_view indent) {
     std::string head = Written(*r);
     if (r->inline_items && !r->list_ext.empty()) head += ", " + std::string(r->key) + "=@NAME";
     const std::string pad(head.size() < 26 ? 26 - head.size() : 1, ' ');
-    out += std::string(indent) + head + pad + "e.g. " + std::string(r->example) + "\n" + std::string(indent) + "    " +
-           std::string(r->help) + "\n";
+    out += std::string(indent) + head + pad + "e.g. " + std::string(r->example) + "\n" +
+           std::string(indent) + "    " + std::string(r->help) + "\n";
   }
   return out;
 }
@@ -124,12 +124,13 @@ std::string QuoteSome(const std::vector<std::string>& names, size_t most) {
   return out;
 }
 
-NameChooser::NameChooser(std::shared_ptr<const void> owner, const std::vector<std::string>* names, uint32_t n,
-                         std::string_view stand_in)
+NameChooser::NameChooser(std::shared_ptr<const void> owner, const std::vector<std::string>* names,
+                         uint32_t n, std::string_view stand_in)
     : owner_(std::move(owner)) {
   if (names == nullptr || (names->empty() && n > 0)) {
     own_.reserve(n);
-    for (uint32_t i = 0; i < n; ++i) own_.push_back(std::string(stand_in) + std::to_string(uint64_t{i} + 1));
+    for (uint32_t i = 0; i < n; ++i)
+      own_.push_back(std::string(stand_in) + std::to_string(uint64_t{i} + 1));
   } else {
     names_ = names;
   }
@@ -150,7 +151,9 @@ void NameChooser::Index() {
   }
 }
 
-size_t NameChooser::Slot(std::string_view s) const { return std::hash<std::string_view>()(s) & (slots_.size() - 1); }
+size_t NameChooser::Slot(std::string_view s) const {
+  return std::hash<std::string_view>()(s) & (slots_.size() - 1);
+}
 
 std::optional<NameChooser::At> NameChooser::Find(std::string_view name) const {
   const std::vector<std::string>& k = keys();
@@ -168,13 +171,15 @@ std::vector<std::string> NameChooser::Unknown(const std::vector<std::string>& it
   return out;
 }
 
-Status NameChooser::UnknownError(const std::vector<std::string>& unknown, size_t given, const Phrase& p) const {
-  return NotFoundError(p.named + ": " + std::to_string(unknown.size()) + " of " + std::to_string(given) + " " +
-                       std::string(p.item) + "s are not in " + p.where + ": " + QuoteSome(unknown));
+Status NameChooser::UnknownError(const std::vector<std::string>& unknown, size_t given,
+                                 const Phrase& p) const {
+  return NotFoundError(p.named + ": " + std::to_string(unknown.size()) + " of " +
+                       std::to_string(given) + " " + std::string(p.item) + "s are not in " +
+                       p.where + ": " + QuoteSome(unknown));
 }
 
-Result<std::vector<uint32_t>> NameChooser::Choose(const std::vector<std::string>& items, bool exclude,
-                                                  const Phrase& p) const {
+Result<std::vector<uint32_t>> NameChooser::Choose(const std::vector<std::string>& items,
+                                                  bool exclude, const Phrase& p) const {
   const std::string item(p.item);
   if (items.empty()) return InvalidArgumentError(p.named + ": no " + item + " given");
   std::vector<std::string> unknown;
@@ -187,10 +192,12 @@ Result<std::vector<uint32_t>> NameChooser::Choose(const std::vector<std::string>
       unknown.push_back(id);
       continue;
     }
-    if (seen[at->first]) return InvalidArgumentError(p.named + ": " + item + " " + Quote(id) + " is listed twice");
+    if (seen[at->first])
+      return InvalidArgumentError(p.named + ": " + item + " " + Quote(id) + " is listed twice");
     if (at->count > 1 && !exclude) {
-      return InvalidArgumentError(p.named + ": " + item + " " + Quote(id) + " is ambiguous: " + std::to_string(at->count) + " " +
-                                  item + "s of " + p.where + " bear that name (exclude them with ^)");
+      return InvalidArgumentError(p.named + ": " + item + " " + Quote(id) +
+                                  " is ambiguous: " + std::to_string(at->count) + " " + item +
+                                  "s of " + p.where + " bear that name (exclude them with ^)");
     }
     seen[at->first] = true;
     shared_excluded = shared_excluded || at->count > 1;
@@ -205,11 +212,13 @@ Result<std::vector<uint32_t>> NameChooser::Choose(const std::vector<std::string>
     }
     chosen = std::move(rest);
   }
-  if (chosen.empty()) return InvalidArgumentError(p.named + ": no " + item + " is " + (exclude ? "left" : "chosen"));
+  if (chosen.empty())
+    return InvalidArgumentError(p.named + ": no " + item + " is " + (exclude ? "left" : "chosen"));
   return chosen;
 }
 
-Result<std::vector<uint32_t>> NameChooser::Keep(const std::vector<std::string>& items, bool exclude, const Phrase& p) const {
+Result<std::vector<uint32_t>> NameChooser::Keep(const std::vector<std::string>& items, bool exclude,
+                                                const Phrase& p) const {
   const std::string item(p.item);
   if (items.empty()) return InvalidArgumentError(p.named + ": no " + item + " given");
   std::vector<std::string> unknown;
@@ -238,7 +247,8 @@ Result<uint64_t> Position(std::string_view text, const std::string& region) {
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
-    return InvalidArgumentError("region " + Quote(region) + ": " + Quote(text) + " is not a position (1, 2, ...)");
+    return InvalidArgumentError("region " + Quote(region) + ": " + Quote(text) +
+                                " is not a position (1, 2, ...)");
   }
   return v;
 }
@@ -249,7 +259,8 @@ Result<RegionAt> ParseRegion(const std::string& text, RegionStyle style, const N
                              const std::string& where) {
   auto contig = [&](std::string_view name) -> Result<uint32_t> {
     const std::optional<NameChooser::At> at = contigs.Find(name);
-    if (!at) return NotFoundError("region " + Quote(text) + ": no contig " + Quote(name) + " in " + where);
+    if (!at)
+      return NotFoundError("region " + Quote(text) + ": no contig " + Quote(name) + " in " + where);
     return at->first;
   };
   RegionAt r;
@@ -278,7 +289,8 @@ Result<RegionAt> ParseRegion(const std::string& text, RegionStyle style, const N
     r.end = style == RegionStyle::kBcftools ? begin : UINT64_MAX;
   } else if (dash + 1 < range.size()) {
     ASSIGN_OR_RETURN(r.end, Position(range.substr(dash + 1), text));
-    if (r.end < begin) return InvalidArgumentError("region " + Quote(text) + ": the end is before the start");
+    if (r.end < begin)
+      return InvalidArgumentError("region " + Quote(text) + ": the end is before the start");
   }
   return r;
 }
@@ -295,7 +307,8 @@ Result<std::optional<RegionAt>> ParseBedRegion(const std::string& line, const Na
     if (tab > from) f.emplace_back(line.data() + from, tab - from);
     from = tab + 1;
   }
-  if (f.size() < 3) return InvalidArgumentError(list + ": a BED line needs CHROM, START and END: " + Quote(line));
+  if (f.size() < 3)
+    return InvalidArgumentError(list + ": a BED line needs CHROM, START and END: " + Quote(line));
   RegionAt r;
   auto x = std::from_chars(f[1].data(), f[1].data() + f[1].size(), r.begin);
   auto y = std::from_chars(f[2].data(), f[2].data() + f[2].size(), r.end);

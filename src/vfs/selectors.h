@@ -31,26 +31,26 @@ enum class Selects {
 enum class RegionStyle { kBcftools, kTabix };
 
 struct SelectorRow {
-  std::string_view key;        // "samples"
+  std::string_view key;  // "samples"
   Selects selects;
-  std::string_view item;       // what one item is, in messages: "sample", "cell", "row", "region"
-  std::string_view list_ext;   // the list file of KEY=@NAME: LISTS/NAME + list_ext; "" none
-  bool inline_items = true;    // KEY=a,b,c (else only @NAME)
-  bool exclude = true;         // KEY=^… allowed
+  std::string_view item;      // what one item is, in messages: "sample", "cell", "row", "region"
+  std::string_view list_ext;  // the list file of KEY=@NAME: LISTS/NAME + list_ext; "" none
+  bool inline_items = true;   // KEY=a,b,c (else only @NAME)
+  bool exclude = true;        // KEY=^… allowed
   RegionStyle style = RegionStyle::kBcftools;  // kRegions
   // Another key that chooses the same thing (region=/regions=, cols=/groups=): not both on a path.
   std::string_view rival = "";
   // For a kGroups row: the key (a kNames row of the same kind) a group's folder selects by.
   std::string_view group_key = "";
-  std::string_view help;       // one line for --help and messages
-  std::string_view example;    // "samples=NA00001,NA00002"
+  std::string_view help;     // one line for --help and messages
+  std::string_view example;  // "samples=NA00001,NA00002"
 };
 
 // The rows, one per selector; a kind lists those it knows.
 namespace selectors {
 extern const SelectorRow kRegionBcftools, kRegionsBcftools, kSamples, kFormat;  // VCF Zarr
 extern const SelectorRow kRegionTabix, kRegionsTabix, kCells, kGroupsCells;     // fragments
-extern const SelectorRow kRows, kCols, kGroupsCols;                              // matrices
+extern const SelectorRow kRows, kCols, kGroupsCols;                             // matrices
 }  // namespace selectors
 
 using SelectorRows = std::vector<const SelectorRow*>;
@@ -77,8 +77,8 @@ class NameChooser {
     uint32_t count = 0;  // how many positions bear it
   };
   // `names` is kept alive by `owner`; empty with `n` > 0: the stand-ins `stand_in`1…`stand_in`n.
-  NameChooser(std::shared_ptr<const void> owner, const std::vector<std::string>* names, uint32_t n = 0,
-              std::string_view stand_in = "");
+  NameChooser(std::shared_ptr<const void> owner, const std::vector<std::string>* names,
+              uint32_t n = 0, std::string_view stand_in = "");
   explicit NameChooser(std::vector<std::string> names);  // its own names
   uint32_t size() const { return static_cast<uint32_t>(keys().size()); }
   const std::string& name(uint32_t i) const { return keys()[i]; }
@@ -86,17 +86,19 @@ class NameChooser {
 
   // How a choice is named in messages.
   struct Phrase {
-    std::string named;     // "samples=@cases"
-    std::string_view item; // "sample"
-    std::string where;     // "sample.vcz"
+    std::string named;      // "samples=@cases"
+    std::string_view item;  // "sample"
+    std::string where;      // "sample.vcz"
   };
   // The positions `items` name, in the order given; with `exclude` every other position, in
   // store order (^NAME of a name several bear drops them all). Refused, in one message shape:
   // unknown names (all of them, with their count), a name given twice, an ambiguous name chosen,
   // nothing given, nothing left.
-  Result<std::vector<uint32_t>> Choose(const std::vector<std::string>& items, bool exclude, const Phrase& p) const;
+  Result<std::vector<uint32_t>> Choose(const std::vector<std::string>& items, bool exclude,
+                                       const Phrase& p) const;
   // kFields: the positions kept, in store order (named ones; with `exclude` the others).
-  Result<std::vector<uint32_t>> Keep(const std::vector<std::string>& items, bool exclude, const Phrase& p) const;
+  Result<std::vector<uint32_t>> Keep(const std::vector<std::string>& items, bool exclude,
+                                     const Phrase& p) const;
   // Every unknown name of `items` (for one report over many groups).
   std::vector<std::string> Unknown(const std::vector<std::string>& items) const;
 

@@ -15,13 +15,14 @@
 namespace omicsfs::vfs {
 namespace {
 
-constexpr size_t kMaxListBytes = 64 << 20;  // a list of a million IDs is well below
+constexpr size_t kMaxListBytes = 64 << 20;         // a list of a million IDs is well below
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte-order mark (Excel, Notepad)
 
 bool IsListName(const std::string& name) {
   if (name.empty() || name == "." || name == "..") return false;
   for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+      return false;
   }
   return true;
 }
@@ -33,11 +34,12 @@ struct ListStamp {
   dev_t dev = 0;
   ino_t ino = 0;
   off_t size = 0;
-  struct timespec mtime {}, ctime {};
+  struct timespec mtime {
+  }, ctime{};
   bool operator==(const ListStamp& o) const {
     return path == o.path && exists == o.exists && dev == o.dev && ino == o.ino && size == o.size &&
-           mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec &&
-           ctime.tv_nsec == o.ctime.tv_nsec;
+           mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec &&
+           ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
   }
 };
 
@@ -82,12 +84,15 @@ Result<Selection> Read(const SliceOrigin& o, const Selector& s) {
     }
     return out;
   }
-  if (!IsListName(s.list)) return InvalidArgumentError("@" + s.list + ": a list's name is [A-Za-z0-9._-]+");
-  if (o.lists_dir.empty()) return NotFoundError("@" + s.list + ": no lists directory (mount with -o lists=DIR)");
+  if (!IsListName(s.list))
+    return InvalidArgumentError("@" + s.list + ": a list's name is [A-Za-z0-9._-]+");
+  if (o.lists_dir.empty())
+    return NotFoundError("@" + s.list + ": no lists directory (mount with -o lists=DIR)");
   const std::string path = ListPath(o, s);
   // A regular file only (a FIFO would hold the lookup until someone wrote to it).
   auto text = ReadWholeFile(path, kMaxListBytes, nullptr, &out.list_stat);
-  if (!text.ok()) return Status(text.status().code(), "@" + s.list + ": cannot read: " + text.status().message());
+  if (!text.ok())
+    return Status(text.status().code(), "@" + s.list + ": cannot read: " + text.status().message());
   out.list_content = std::move(text).value();
   out.items = ListLines(out.list_content);
   return out;
@@ -118,7 +123,8 @@ Result<Chosen> Parse(const SliceOrigin& o, const SelectorRow& row, const Selecti
       break;
     case Selects::kBed:
       for (const std::string& line : sel.items) {
-        ASSIGN_OR_RETURN(std::optional<RegionAt> r, ParseBedRegion(line, names, c.name, store.Where()));
+        ASSIGN_OR_RETURN(std::optional<RegionAt> r,
+                         ParseBedRegion(line, names, c.name, store.Where()));
         if (r) c.regions.push_back(*r);
       }
       break;
@@ -133,11 +139,12 @@ Result<Chosen> Parse(const SliceOrigin& o, const SelectorRow& row, const Selecti
 
 // Each group's members as a choice of the groups row's group_key: every unknown name of the
 // table reported at once (with the count), then each group's own checks.
-Result<std::vector<Chosen>> GroupChoices(const SliceOrigin& o, const SelectorRow& groups_row, const Selector& s,
-                                         const Groups& groups) {
+Result<std::vector<Chosen>> GroupChoices(const SliceOrigin& o, const SelectorRow& groups_row,
+                                         const Selector& s, const Groups& groups) {
   const Sliceable& store = *o.store;
   const SelectorRow* member_row = FindRow(store.Rows(), groups_row.group_key);
-  if (member_row == nullptr) return InternalError(s.text + ": no row " + std::string(groups_row.group_key));
+  if (member_row == nullptr)
+    return InternalError(s.text + ": no row " + std::string(groups_row.group_key));
   const NameChooser& names = store.Chooser(*member_row);
   const std::string named = SelectionName(s);
   std::vector<std::string> unknown;
@@ -147,15 +154,17 @@ Result<std::vector<Chosen>> GroupChoices(const SliceOrigin& o, const SelectorRow
     for (std::string& name : names.Unknown(m)) unknown.push_back(std::move(name));
   }
   if (!unknown.empty()) {
-    return NotFoundError(named + ": " + std::to_string(unknown.size()) + " of " + std::to_string(listed) + " " +
-                         std::string(groups_row.item) + "s are not in " + store.Where() + ": " + QuoteSome(unknown));
+    return NotFoundError(named + ": " + std::to_string(unknown.size()) + " of " +
+                         std::to_string(listed) + " " + std::string(groups_row.item) +
+                         "s are not in " + store.Where() + ": " + QuoteSome(unknown));
   }
   std::vector<Chosen> out;
   for (size_t g = 0; g < groups.names.size(); ++g) {
     Chosen c;
     c.row = member_row;
     c.name = named + " (group " + Quote(groups.names[g]) + ")";
-    ASSIGN_OR_RETURN(c.indices, names.Choose(groups.members[g], /*exclude=*/false, {c.name, member_row->item, store.Where()}));
+    ASSIGN_OR_RETURN(c.indices, names.Choose(groups.members[g], /*exclude=*/false,
+                                             {c.name, member_row->item, store.Where()}));
     out.push_back(std::move(c));
   }
   return out;
@@ -163,7 +172,8 @@ Result<std::vector<Chosen>> GroupChoices(const SliceOrigin& o, const SelectorRow
 
 // The folder's tree: the store cut by `path` (a slice folder, itself sliceable), the groups of
 // its last selector (a groups folder: a sliceable folder per group), or ERROR.txt.
-std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, const std::vector<Selector>& path, Meta meta) {
+std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin,
+                            const std::vector<Selector>& path, Meta meta) {
   const SliceOrigin& o = *origin;
   auto tree = std::make_unique<Tree>();
   TreeWriter out(tree.get());
@@ -189,25 +199,33 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
     if (row == nullptr) {
       std::string hint;
       for (const SelectorRow* r : rows) {
-        if (std::equal(s.key.begin(), s.key.end(), r->key.begin(), r->key.end(),
-                       [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
+        if (std::equal(
+                s.key.begin(), s.key.end(), r->key.begin(), r->key.end(),
+                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
           hint = "; keys are lower case: " + std::string(r->key) + "=";
         }
       }
-      return fail(InvalidArgumentError("no slice key " + Quote(s.key) + " (this store knows " + KeysHelp(rows) + hint + ")"));
+      return fail(InvalidArgumentError("no slice key " + Quote(s.key) + " (this store knows " +
+                                       KeysHelp(rows) + hint + ")"));
     }
-    if (!keys.insert(row->key).second) return fail(InvalidArgumentError("the key " + s.key + "= is given twice on one path"));
+    if (!keys.insert(row->key).second)
+      return fail(InvalidArgumentError("the key " + s.key + "= is given twice on one path"));
     if (!row->rival.empty() && keys.count(row->rival) != 0) {
-      return fail(InvalidArgumentError(SelectionName(s) + ": " + std::string(row->rival) + "= and " + s.key +
-                                       "= cannot both be given (both choose " + std::string(row->item) + "s)"));
+      return fail(InvalidArgumentError(SelectionName(s) + ": " + std::string(row->rival) +
+                                       "= and " + s.key + "= cannot both be given (both choose " +
+                                       std::string(row->item) + "s)"));
     }
-    if (s.exclude && !row->exclude) return fail(InvalidArgumentError(SelectionName(s) + ": " + s.key + "= cannot exclude (^)"));
+    if (s.exclude && !row->exclude)
+      return fail(InvalidArgumentError(SelectionName(s) + ": " + s.key + "= cannot exclude (^)"));
     if (s.list.empty() && !row->inline_items) {
-      return fail(InvalidArgumentError(s.key + "= takes a list: " + s.key + "=@NAME (LISTS/NAME" + std::string(row->list_ext) + ")"));
+      return fail(InvalidArgumentError(s.key + "= takes a list: " + s.key + "=@NAME (LISTS/NAME" +
+                                       std::string(row->list_ext) + ")"));
     }
     if (!s.list.empty() && row->list_ext.empty()) {
-      return fail(InvalidArgumentError(s.key + "= takes its items inline, not a list" +
-                                       (row->rival.empty() ? std::string() : " (for a list: " + std::string(row->rival) + "=@NAME)")));
+      return fail(InvalidArgumentError(
+          s.key + "= takes its items inline, not a list" +
+          (row->rival.empty() ? std::string()
+                              : " (for a list: " + std::string(row->rival) + "=@NAME)")));
     }
     auto read = Read(o, s);
     if (!read.ok()) return fail(read.status());
@@ -227,7 +245,8 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
       continue;
     }
     auto it = std::lower_bound(groups.names.begin(), groups.names.end(), *s.group);
-    if (it == groups.names.end() || *it != *s.group) return fail(NotFoundError("@" + s.list + ": no group " + Quote(*s.group)));
+    if (it == groups.names.end() || *it != *s.group)
+      return fail(NotFoundError("@" + s.list + ": no group " + Quote(*s.group)));
     const size_t g = it - groups.names.begin();
     Groups one{{groups.names[g]}, {groups.members[g]}};
     auto member = GroupChoices(o, *row, s, one);
@@ -240,13 +259,19 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin, co
     if (!members.ok()) return fail(members.status());
     auto cut = o.store->CutGroups(chosen, groups, *members);
     if (!cut.ok()) return fail(cut.status());
-    if (cut->groups.size() != groups.names.size()) return fail(InternalError("groups cut does not match the list"));
-    ViewSink here(out, kRootIno, meta, key_prefix.empty() ? "" : key_prefix + cut->here_canonical, o.settings);
+    if (cut->groups.size() != groups.names.size())
+      return fail(InternalError("groups cut does not match the list"));
+    ViewSink here(out, kRootIno, meta, key_prefix.empty() ? "" : key_prefix + cut->here_canonical,
+                  o.settings);
     here.SetContext({where, "", true});
     if (cut->here) cut->here->AddViews(here);
     for (size_t g = 0; g < groups.names.size(); ++g) {
-      auto sub = here.Sub(groups.names[g], key_prefix.empty() ? "" : key_prefix + cut->canonical[g]);
-      if (!sub) return fail(InvalidArgumentError("@" + path.back().list + ": the group " + Quote(groups.names[g]) + " collides with a file of the folder"));
+      auto sub =
+          here.Sub(groups.names[g], key_prefix.empty() ? "" : key_prefix + cut->canonical[g]);
+      if (!sub)
+        return fail(InvalidArgumentError("@" + path.back().list + ": the group " +
+                                         Quote(groups.names[g]) +
+                                         " collides with a file of the folder"));
       sub->SetContext({where + "/" + groups.names[g], cut->groups[g]->Context().stem, true});
       cut->groups[g]->AddViews(*sub);
       std::vector<Selector> group_path = path;
@@ -279,14 +304,17 @@ Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
     if (line.empty() || line[0] == '#') continue;  // comment lines (a header written as one)
     const size_t tab = line.find('\t');
     if (tab == std::string::npos || tab == 0 || line.find('\t', tab + 1) != std::string::npos) {
-      return InvalidArgumentError(list + " line " + std::to_string(n) + ": not ITEM<TAB>GROUP: " + Quote(line));
+      return InvalidArgumentError(list + " line " + std::to_string(n) +
+                                  ": not ITEM<TAB>GROUP: " + Quote(line));
     }
     std::string item = line.substr(0, tab), group = line.substr(tab + 1);
     if (group.empty() || group == "." || group == ".." || group.find('/') != std::string::npos ||
         group.find('\0') != std::string::npos || group.size() > 255) {
-      return InvalidArgumentError(list + " line " + std::to_string(n) + ": the group " + Quote(group) + " cannot be a folder's name");
+      return InvalidArgumentError(list + " line " + std::to_string(n) + ": the group " +
+                                  Quote(group) + " cannot be a folder's name");
     }
-    if (!seen.insert(item).second) return InvalidArgumentError(list + ": " + Quote(item) + " is listed twice");
+    if (!seen.insert(item).second)
+      return InvalidArgumentError(list + ": " + Quote(item) + " is listed twice");
     by_group[group].push_back(std::move(item));
   }
   if (by_group.empty()) return InvalidArgumentError(list + ": no group");
@@ -298,7 +326,8 @@ Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
   return out;
 }
 
-Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Chosen>& path, const Groups& names,
+Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Chosen>& path,
+                                                 const Groups& names,
                                                  const std::vector<Chosen>& groups) const {
   GroupCut out;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -324,7 +353,8 @@ std::vector<std::string> ListLines(const std::string& text) {
 
 std::string ShortIdentity(const std::string& text) {
   if (text.size() <= 200) return text;
-  return std::to_string(text.size()) + " bytes, xxh3 " + std::to_string(codec::Hash64(text.data(), text.size()));
+  return std::to_string(text.size()) + " bytes, xxh3 " +
+         std::to_string(codec::Hash64(text.data(), text.size()));
 }
 
 std::string IndicesIdentity(const std::vector<uint32_t>& v) {
@@ -341,7 +371,8 @@ void AttachSlices(ViewSink& sink, std::shared_ptr<const Sliceable> store) {
   origin->meta = sink.meta();
   origin->where = sink.context().where;
   origin->lists_dir = sink.settings().lists_dir;
-  sink.SetResolver(std::make_shared<const SliceResolver>(std::move(origin), std::vector<Selector>{}));
+  sink.SetResolver(
+      std::make_shared<const SliceResolver>(std::move(origin), std::vector<Selector>{}));
 }
 
 void ShowStore(const OpenedStore& store, ViewSink& sink) {
@@ -354,7 +385,8 @@ std::optional<Selector> ParseSelector(std::string_view name) {
   // Any KEY=VALUE is a selector (an unknown key, or `Samples=`, gets ERROR.txt naming the
   // known ones); a view's name never holds '='.
   const size_t eq = name.find('=');
-  if (eq == std::string_view::npos || eq == 0 || name.find('/') != std::string_view::npos) return std::nullopt;
+  if (eq == std::string_view::npos || eq == 0 || name.find('/') != std::string_view::npos)
+    return std::nullopt;
   Selector s;
   s.text = std::string(name);
   s.key = std::string(name.substr(0, eq));
@@ -408,7 +440,9 @@ std::optional<ResolvedDir> SliceResolver::Resolve(std::string_view name) const {
       return true;
     };
   }
-  d.load = [origin = origin_, path, meta]() -> std::unique_ptr<Tree> { return Build(origin, path, meta); };
+  d.load = [origin = origin_, path, meta]() -> std::unique_ptr<Tree> {
+    return Build(origin, path, meta);
+  };
   return d;
 }
 

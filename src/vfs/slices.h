@@ -25,11 +25,11 @@ namespace omicsfs::vfs {
 
 // One path component KEY=VALUE of a slice, as written.
 struct Selector {
-  std::string text;   // the whole component
-  std::string key;    // "region"
+  std::string text;      // the whole component
+  std::string key;       // "region"
   bool exclude = false;  // VALUE began with '^'
-  std::string list;   // @NAME: the list's name; empty: the items are inline
-  std::string value;  // VALUE without '^' (and without "@NAME")
+  std::string list;      // @NAME: the list's name; empty: the items are inline
+  std::string value;     // VALUE without '^' (and without "@NAME")
   // A group's folder inside groups=@NAME/: the group's name. Its selection is the groups row's
   // group_key over the group's members (e.g. cells=<the group's barcodes>).
   std::optional<std::string> group;
@@ -47,8 +47,9 @@ struct Selection {
 // what the kind applies.
 struct Chosen {
   const SelectorRow* row = nullptr;
-  std::string name;               // as messages name it: "samples=@cases", "cells=^@few"
-  std::vector<uint32_t> indices;  // kNames: positions in the order chosen; kFields: kept, in store order
+  std::string name;  // as messages name it: "samples=@cases", "cells=^@few"
+  std::vector<uint32_t>
+      indices;  // kNames: positions in the order chosen; kFields: kept, in store order
   std::vector<RegionAt> regions;  // kRegions, kBed: as given
 };
 
@@ -82,7 +83,8 @@ class Sliceable {
   // The store cut by `path` (in path order, each key at most once): its views, and `canonical`,
   // the subset's identity for persisted sizes and indexes (the same for any order of the same
   // selectors). An error is shown as the folder's ERROR.txt.
-  virtual Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const = 0;
+  virtual Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path,
+                                                   std::string* canonical) const = 0;
 
   // A groups folder: the store cut by `path` and by each group in turn, made together so that
   // they may share work (one pass sizes every group), and views of the folder itself

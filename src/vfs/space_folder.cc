@@ -43,8 +43,8 @@ Meta SpaceFolder::MetaOf(const io::ObjectInfo& info) {
   return m;
 }
 
-std::pair<std::unique_ptr<SpaceFolder>, Entry> SpaceFolder::Source(std::shared_ptr<const io::ByteSpace> space,
-                                                                   const std::string& key) {
+std::pair<std::unique_ptr<SpaceFolder>, Entry> SpaceFolder::Source(
+    std::shared_ptr<const io::ByteSpace> space, const std::string& key) {
   Entry e;
   e.meta = MetaOf(io::ObjectInfo{});
   e.synthetic = true;
@@ -56,15 +56,18 @@ std::pair<std::unique_ptr<SpaceFolder>, Entry> SpaceFolder::Source(std::shared_p
   const size_t slash = key.rfind('/');
   e.type = EntryType::kFile;
   e.base = e.key = slash == std::string::npos ? key : key.substr(slash + 1);
-  return {std::make_unique<SpaceFolder>(std::move(space), slash == std::string::npos ? "" : key.substr(0, slash)),
+  return {std::make_unique<SpaceFolder>(std::move(space),
+                                        slash == std::string::npos ? "" : key.substr(0, slash)),
           std::move(e)};
 }
 
 std::string SpaceFolder::KeyOf(const std::string& name) const { return Join(prefix_, name); }
 
 Result<std::vector<Entry>> SpaceFolder::List() const {
-  ASSIGN_OR_RETURN(std::vector<io::ListEntry> listed, (prefix_.empty() ? space_ : io::SubSpace(space_, prefix_))->List(""));
-  if (listed.empty() && depth_ == 0 && prefix_.empty()) LogWarning(space_->Describe() + ": holds nothing");
+  ASSIGN_OR_RETURN(std::vector<io::ListEntry> listed,
+                   (prefix_.empty() ? space_ : io::SubSpace(space_, prefix_))->List(""));
+  if (listed.empty() && depth_ == 0 && prefix_.empty())
+    LogWarning(space_->Describe() + ": holds nothing");
   std::vector<Entry> out;
   for (const auto& l : listed) {
     Entry e;
@@ -72,7 +75,8 @@ Result<std::vector<Entry>> SpaceFolder::List() const {
     e.meta = MetaOf(l.info);
     e.synthetic = true;
     e.type = l.kind == io::EntryKind::kDirectory ? EntryType::kDirectory : EntryType::kFile;
-    if (e.type == EntryType::kDirectory && e.meta.mtime.tv_sec == 0 && e.meta.mtime.tv_nsec == 0) e.meta.mtime = StartTime();
+    if (e.type == EntryType::kDirectory && e.meta.mtime.tv_sec == 0 && e.meta.mtime.tv_nsec == 0)
+      e.meta.mtime = StartTime();
     out.push_back(std::move(e));
   }
   return out;
@@ -81,7 +85,8 @@ Result<std::vector<Entry>> SpaceFolder::List() const {
 std::unique_ptr<Folder> SpaceFolder::Enter(const Entry& e) const {
   if (e.key.empty()) return std::make_unique<SpaceFolder>(space_, prefix_, depth_);
   if (depth_ >= kMaxDepth) {
-    LogWarning(space_->Where(KeyOf(e.key)) + ": deeper than " + std::to_string(kMaxDepth) + " folders; not shown");
+    LogWarning(space_->Where(KeyOf(e.key)) + ": deeper than " + std::to_string(kMaxDepth) +
+               " folders; not shown");
     return nullptr;
   }
   return std::make_unique<SpaceFolder>(space_, KeyOf(e.key), depth_ + 1);
@@ -98,7 +103,8 @@ Result<std::shared_ptr<const io::ByteSource>> SpaceFolder::Object(const std::str
   return opened_.emplace(key, std::move(source)).first->second;
 }
 
-Result<StoreStamp> SpaceFolder::Stamp(const Entry& e, StampScope scope, const std::vector<std::string>& companions) const {
+Result<StoreStamp> SpaceFolder::Stamp(const Entry& e, StampScope scope,
+                                      const std::vector<std::string>& companions) const {
   StoreStamp s;
   std::vector<io::ByteSpace::KeyInfo> objects;
   if (scope == StampScope::kObject) {
@@ -133,16 +139,18 @@ std::shared_ptr<const io::ByteSpace> SpaceFolder::Space(const Entry& e, const St
   return key.empty() ? space_ : io::SubSpace(space_, key);
 }
 
-Result<std::shared_ptr<const io::ByteSource>> SpaceFolder::Open(const std::string& name, const StoreStamp*) const {
+Result<std::shared_ptr<const io::ByteSource>> SpaceFolder::Open(const std::string& name,
+                                                                const StoreStamp*) const {
   return Object(name);
 }
 
 std::shared_ptr<const FileContent> SpaceFolder::PassThrough(const Entry& e, const StoreStamp*,
-                                                        std::string* change) const {
+                                                            std::string* change) const {
   auto source = Object(e.key);
   if (!source.ok() || *source == nullptr) {
     LogWarning(Where(e.key) + ": cannot open; not shown" +
-               (source.ok() ? std::string(" (gone since the listing)") : ": " + source.status().message()));
+               (source.ok() ? std::string(" (gone since the listing)")
+                            : ": " + source.status().message()));
     return nullptr;
   }
   *change = ObjectLine(**source) + "\n";

@@ -19,8 +19,8 @@ class SpaceFolder : public Folder {
   SpaceFolder(std::shared_ptr<const io::ByteSpace> space, std::string prefix, int depth = 0)
       : space_(std::move(space)), prefix_(std::move(prefix)), depth_(depth) {}
   // SOURCE: the space's root (key empty), or its object `key` (a single store).
-  static std::pair<std::unique_ptr<SpaceFolder>, Entry> Source(std::shared_ptr<const io::ByteSpace> space,
-                                                               const std::string& key);
+  static std::pair<std::unique_ptr<SpaceFolder>, Entry> Source(
+      std::shared_ptr<const io::ByteSpace> space, const std::string& key);
   static Meta MetaOf(const io::ObjectInfo& info);
 
   Result<std::vector<Entry>> List() const override;
@@ -28,9 +28,12 @@ class SpaceFolder : public Folder {
   bool Lazy() const override { return true; }
   bool CheapPeek() const override { return false; }
   std::string Where(const std::string& name) const override { return space_->Where(KeyOf(name)); }
-  Result<StoreStamp> Stamp(const Entry& e, StampScope scope, const std::vector<std::string>& companions) const override;
-  std::shared_ptr<const io::ByteSpace> Space(const Entry& e, const StoreStamp* stamp) const override;
-  Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name, const StoreStamp* stamp) const override;
+  Result<StoreStamp> Stamp(const Entry& e, StampScope scope,
+                           const std::vector<std::string>& companions) const override;
+  std::shared_ptr<const io::ByteSpace> Space(const Entry& e,
+                                             const StoreStamp* stamp) const override;
+  Result<std::shared_ptr<const io::ByteSource>> Open(const std::string& name,
+                                                     const StoreStamp* stamp) const override;
   std::shared_ptr<const FileContent> PassThrough(const Entry& e, const StoreStamp* stamp,
                                                  std::string* change) const override;
   std::string PartIndexKey(const Entry& e, const StoreStamp& stamp,

@@ -38,7 +38,8 @@ Tree::~Tree() {
 Ino Tree::AddChild(Ino parent, Node child) {
   Node& p = node(parent);
   if (auto it = p.children.find(child.name); it != p.children.end()) {
-    return node(it->second).kind == child.kind && child.kind == NodeKind::kDirectory ? it->second : 0;
+    return node(it->second).kind == child.kind && child.kind == NodeKind::kDirectory ? it->second
+                                                                                     : 0;
   }
   child.parent = parent;
   child.detached = p.detached;  // built into a detached made folder (Graft): goes with it
@@ -208,7 +209,8 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load, bool 
         std::shared_lock lock(mu_);
         const Node* p = GetLocked(parent);
         auto it = p != nullptr ? p->children.find(name) : decltype(p->children.end()){};
-        if (p == nullptr || it == p->children.end() || it->second != stale) continue;  // gone meanwhile: again
+        if (p == nullptr || it == p->children.end() || it->second != stale)
+          continue;  // gone meanwhile: again
         TouchLocked(stale);
         return take(stale);
       }
@@ -218,7 +220,8 @@ Result<Ino> Tree::LookupImpl(Ino parent, std::string_view name, bool load, bool 
     std::optional<ResolvedDir> made = resolver->Resolve(name);  // parses the name: no lock held
     if (!made) return NotFoundError(std::string(name));
     // Trees are never const objects; as in Load, a made folder was always there logically.
-    const Ino ino = const_cast<Tree&>(*this).MakeFolder(parent, name, resolver, std::move(*made), remember);
+    const Ino ino =
+        const_cast<Tree&>(*this).MakeFolder(parent, name, resolver, std::move(*made), remember);
     if (ino != 0) return ino;  // else a rescan replaced the resolver meanwhile: ask the new one
   }
 }
@@ -243,7 +246,7 @@ Result<Attr> Tree::GetAttr(Ino ino) const {
           subdirs += nodes_[child - 1].kind == NodeKind::kDirectory && !nodes_[child - 1].made;
         }
         a.nlink = n->loader != nullptr ? 1 : 2 + subdirs;  // 1: not known yet (as btrfs says)
-        a.uncached = static_cast<bool>(n->current);  // its entry is asked again on every walk
+        a.uncached = static_cast<bool>(n->current);        // its entry is asked again on every walk
         a.size = 4096;
         return a;
       }
@@ -346,7 +349,8 @@ size_t Tree::size() const {
 
 void Tree::Remember(Ino ino) {
   std::shared_lock lock(mu_);
-  if (ino != 0 && ino <= lookups_.size() && !nodes_[ino - 1].freed) lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);
+  if (ino != 0 && ino <= lookups_.size() && !nodes_[ino - 1].freed)
+    lookups_[ino - 1].fetch_add(1, std::memory_order_relaxed);
 }
 
 void Tree::Forget(Ino ino, uint64_t n) {
@@ -389,7 +393,9 @@ void Tree::ReleaseIfUnused(Ino ino) {
   // Its folder may have been waiting for its last child: up while detached, unheld and empty.
   while (up != 0 && up != kRootIno) {
     const Node& p = node(up);
-    if (p.freed || !p.detached || lookups_[up - 1].load(std::memory_order_relaxed) != 0 || !p.children.empty()) break;
+    if (p.freed || !p.detached || lookups_[up - 1].load(std::memory_order_relaxed) != 0 ||
+        !p.children.empty())
+      break;
     const Ino next = p.parent;
     Free(up);
     up = next;
@@ -401,7 +407,8 @@ void Tree::Free(Ino ino) {
   const Ino parent = n.parent;
   if (parent != 0 && parent != ino) {
     Node& p = node(parent);
-    if (auto it = p.children.find(n.name); it != p.children.end() && it->second == ino) p.children.erase(it);
+    if (auto it = p.children.find(n.name); it != p.children.end() && it->second == ino)
+      p.children.erase(it);
   }
   n = Node{};
   n.freed = true;

@@ -33,8 +33,8 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -53,7 +53,7 @@ namespace omicsfs::vfs {
 
 class Tree {
  public:
-  Tree();  // creates the root directory
+  Tree();   // creates the root directory
   ~Tree();  // stops the background loads (one being run finishes first)
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;
@@ -69,7 +69,8 @@ class Tree {
   // If this tree has a node at `vpath` whose fingerprint equals `fingerprint`, copies it with its
   // subtree (sharing file contents) into `dst` as a child of `dst_parent` (or, for the root, onto
   // dst's root) and returns true.
-  bool CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const;
+  bool CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst,
+                Ino dst_parent) const;
 
   // Whether the node at `vpath` exists with its children built (a rescan opens again only what
   // was opened; never loads anything itself).
@@ -100,7 +101,7 @@ class Tree {
 
   // What a merge changed, for the kernel's caches.
   struct Changes {
-    std::vector<Ino> inodes;                          // attributes / listings / data to drop
+    std::vector<Ino> inodes;                           // attributes / listings / data to drop
     std::vector<std::pair<Ino, std::string>> entries;  // (parent, name) lookups to drop
     // For the log, one line per changed store or source file (never per view inside a store):
     // "changed: PATH", "added: PATH", "removed: PATH".
@@ -144,13 +145,15 @@ class Tree {
   Result<Ino> LookupImpl(Ino parent, std::string_view name, bool load, bool remember = false) const;
   // Made folders (vfs/resolver.cc). MakeFolder: the child `name` of `parent` made from what
   // `resolver` answered (0 when `parent` no longer carries `resolver`: ask again).
-  Ino MakeFolder(Ino parent, std::string_view name, const std::shared_ptr<const DirResolver>& resolver,
-                 ResolvedDir made, bool remember = false);
+  Ino MakeFolder(Ino parent, std::string_view name,
+                 const std::shared_ptr<const DirResolver>& resolver, ResolvedDir made,
+                 bool remember = false);
   void TouchLocked(Ino ino) const;
   // The made folder `folder`, still `parent`'s child `name`, dropped (its inputs changed).
-  void DropMade(Ino parent, std::string_view name, Ino folder);  // marks the made folders `ino` is in as used (shared lock)
-  void Trim(Ino store, Ino keep);   // detaches unheld LRU folders past the bound (exclusive lock)
-  bool Held(Ino ino) const;         // whether the kernel holds a node of the subtree
+  void DropMade(Ino parent, std::string_view name,
+                Ino folder);       // marks the made folders `ino` is in as used (shared lock)
+  void Trim(Ino store, Ino keep);  // detaches unheld LRU folders past the bound (exclusive lock)
+  bool Held(Ino ino) const;        // whether the kernel holds a node of the subtree
   Result<Ino> ResolveImpl(std::string_view path, bool load) const;
   const Node* GetLocked(Ino ino) const;
   std::string PathOfLocked(Ino ino) const;
@@ -162,8 +165,9 @@ class Tree {
   void Free(Ino ino);  // a detached node nobody refers to: its slot goes back for reuse
 
   mutable std::shared_mutex mu_;
-  std::deque<Node> nodes_;                     // stable addresses; never shrinks
-  mutable std::deque<std::atomic<uint64_t>> lookups_;  // per node, same index (lookups take references)
+  std::deque<Node> nodes_;  // stable addresses; never shrinks
+  mutable std::deque<std::atomic<uint64_t>>
+      lookups_;  // per node, same index (lookups take references)
   // Freed inodes, oldest first, reused once they have been free a while (a lookup that found a
   // node just before it went must not have its reply name a new one): slices visited by the
   // hundred thousand reuse the same few nodes.
@@ -173,8 +177,8 @@ class Tree {
   mutable std::condition_variable release_cv_;
   mutable std::vector<std::pair<Ino, std::string>> releases_;
   mutable bool releases_stopped_ = false;
-  mutable bool withdrawn_noted_ = false;       // under release_mu_
-  MadeFolders made_;                           // the made folders alive, per store
+  mutable bool withdrawn_noted_ = false;  // under release_mu_
+  MadeFolders made_;                      // the made folders alive, per store
 
   // Background loads: a queue of lazy directories and the threads (started on first use, so
   // never before the daemon forks) that build them.

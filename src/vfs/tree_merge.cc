@@ -17,9 +17,12 @@ bool SameMeta(const Node& a, const Node& b) {
 bool SameNode(const Node& live, const Node& fresh) {
   if (live.kind != fresh.kind) return false;
   switch (live.kind) {
-    case NodeKind::kDirectory: return true;
-    case NodeKind::kFile: return live.content == fresh.content && SameMeta(live, fresh);
-    case NodeKind::kSymlink: return live.link_target == fresh.link_target && SameMeta(live, fresh);
+    case NodeKind::kDirectory:
+      return true;
+    case NodeKind::kFile:
+      return live.content == fresh.content && SameMeta(live, fresh);
+    case NodeKind::kSymlink:
+      return live.link_target == fresh.link_target && SameMeta(live, fresh);
   }
   return false;
 }
@@ -40,7 +43,8 @@ Ino Tree::CopyFrom(const Tree& src, Ino from, Ino parent) {
   return ino;
 }
 
-bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst, Ino dst_parent) const {
+bool Tree::CopyInto(std::string_view vpath, std::string_view fingerprint, Tree& dst,
+                    Ino dst_parent) const {
   auto ino = ResolveImpl(vpath, /*load=*/false);
   if (!ino.ok()) return false;
   std::shared_lock lock(mu_);
@@ -65,7 +69,8 @@ void Tree::MergeDir(Ino live, const Tree& fresh, Ino from, Changes& changes, boo
   // A scan builds what the served tree has built and leaves the rest lazy. Built here and lazy
   // there: loaded between the scan and this merge; unchanged this round, checked by the next.
   if (f.loader != nullptr && node(live).loader == nullptr) return;
-  if (f.loader == nullptr) node(live).loader.reset();  // built by the scan (an in-flight load yields)
+  if (f.loader == nullptr)
+    node(live).loader.reset();  // built by the scan (an in-flight load yields)
   {
     Node& l = node(live);
     if (!SameMeta(l, f)) {

@@ -17,7 +17,8 @@ Node NodeOf(const std::string& name, NodeKind kind, const Meta& meta, mode_t per
 }  // namespace
 
 Ino TreeWriter::AddDir(Ino parent, const std::string& name, const Meta& meta, bool from_file) {
-  return tree_->AddChild(parent, NodeOf(name, NodeKind::kDirectory, meta, DirPerm(meta, from_file)));
+  return tree_->AddChild(parent,
+                         NodeOf(name, NodeKind::kDirectory, meta, DirPerm(meta, from_file)));
 }
 
 Ino TreeWriter::AddFile(Ino parent, const std::string& name, const Meta& meta,
@@ -27,7 +28,8 @@ Ino TreeWriter::AddFile(Ino parent, const std::string& name, const Meta& meta,
   return tree_->AddChild(parent, std::move(n));
 }
 
-Ino TreeWriter::AddSymlink(Ino parent, const std::string& name, const Meta& meta, const std::string& target) {
+Ino TreeWriter::AddSymlink(Ino parent, const std::string& name, const Meta& meta,
+                           const std::string& target) {
   Node n = NodeOf(name, NodeKind::kSymlink, meta, 0);
   n.link_target = target;
   return tree_->AddChild(parent, std::move(n));

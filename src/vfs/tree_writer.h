@@ -23,7 +23,8 @@ class TreeWriter {
   }
   // 0 when a file of that name is there already (directories merge).
   Ino AddDir(Ino parent, const std::string& name, const Meta& meta, bool from_file);
-  Ino AddFile(Ino parent, const std::string& name, const Meta& meta, std::shared_ptr<const FileContent> content);
+  Ino AddFile(Ino parent, const std::string& name, const Meta& meta,
+              std::shared_ptr<const FileContent> content);
   Ino AddSymlink(Ino parent, const std::string& name, const Meta& meta, const std::string& target);
   // SOURCE itself: the root's metadata.
   void SetRoot(const Meta& meta, bool from_file);

@@ -25,7 +25,8 @@ Status Walker::AddSource(const Folder& folder, const Entry& e) {
   out_.SetRoot(e.meta, /*from_file=*/e.synthetic || e.type != EntryType::kDirectory);
   if (e.type == EntryType::kDirectory) {
     auto self_folder = folder.Enter(e);
-    if (self_folder == nullptr) return InvalidArgumentError(folder.Where(e.key) + ": cannot be entered");
+    if (self_folder == nullptr)
+      return InvalidArgumentError(folder.Where(e.key) + ": cannot be entered");
     Entry self = e;
     self.key.clear();
     auto listed = self_folder->List();
@@ -34,9 +35,10 @@ Status Walker::AddSource(const Folder& folder, const Entry& e) {
     return OkStatus();
   }
   if (AddStore(kRootIno, folder, e, nullptr)) return OkStatus();
-  return InvalidArgumentError(folder.Where(e.key) +
-                              ": not a directory or a store (a datg matrix, a zipped VCF Zarr store, an HDF5 file "
-                              "with BPCells stores)");
+  return InvalidArgumentError(
+      folder.Where(e.key) +
+      ": not a directory or a store (a datg matrix, a zipped VCF Zarr store, an HDF5 file "
+      "with BPCells stores)");
 }
 
 std::string Walker::PathOf(Ino parent, const std::string& name) const {
@@ -45,7 +47,8 @@ std::string Walker::PathOf(Ino parent, const std::string& name) const {
 }
 
 bool Walker::Reuse(Ino parent, const std::string& name, const std::string& change) {
-  return previous_ != nullptr && previous_->CopyInto(PathOf(parent, name), change, out_.tree(), parent);
+  return previous_ != nullptr &&
+         previous_->CopyInto(PathOf(parent, name), change, out_.tree(), parent);
 }
 
 void Walker::AddEntry(Ino parent, const Folder& folder, const Entry& e) {
@@ -53,10 +56,10 @@ void Walker::AddEntry(Ino parent, const Folder& folder, const Entry& e) {
     case EntryType::kSymlink:
       out_.AddSymlink(parent, e.name, e.meta, e.link_target);
       return;
-    case EntryType::kFile:
-    {
+    case EntryType::kFile: {
       std::optional<StoreStamp> object;
-      if (!AddStore(parent, folder, e, nullptr, &object)) AddPassThrough(parent, folder, e, object ? &*object : nullptr);
+      if (!AddStore(parent, folder, e, nullptr, &object))
+        AddPassThrough(parent, folder, e, object ? &*object : nullptr);
       return;
     }
     case EntryType::kDirectory: {
@@ -74,9 +77,11 @@ void Walker::AddEntry(Ino parent, const Folder& folder, const Entry& e) {
   }
 }
 
-void Walker::AddFolder(Ino parent, const Folder& folder, const Entry& self, const Result<std::vector<Entry>>& listed) {
+void Walker::AddFolder(Ino parent, const Folder& folder, const Entry& self,
+                       const Result<std::vector<Entry>>& listed) {
   if (listed.ok() && AddStore(parent, folder, self, &*listed)) return;
-  const Ino dir = self.name.empty() ? kRootIno : out_.AddDir(parent, self.name, self.meta, self.synthetic);
+  const Ino dir =
+      self.name.empty() ? kRootIno : out_.AddDir(parent, self.name, self.meta, self.synthetic);
   if (dir == 0) return;
   if (!listed.ok()) {
     ViewSink sink(out_, dir, self.meta, "", settings_->views);
@@ -117,18 +122,20 @@ void Walker::Mirror(Ino dir, const Folder& folder, const std::vector<Entry>& lis
   }
 }
 
-bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing,
-                      std::optional<StoreStamp>* object) {
+bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e,
+                      const std::vector<Entry>* listing, std::optional<StoreStamp>* object) {
   const Probe probe{folder, e, listing};
   // One stamp per scope: a kind that declines leaves it to the next (a remote tree's stamp is a
   // recursive listing).
-  std::optional<std::pair<std::pair<StampScope, std::vector<std::string>>, Result<StoreStamp>>> taken;
+  std::optional<std::pair<std::pair<StampScope, std::vector<std::string>>, Result<StoreStamp>>>
+      taken;
   const Hdf5File hdf5(folder, e, settings_->h5vet);  // one probe, whichever HDF5 kinds ask
   for (const StoreKind* kind : Kinds()) {
     if (!kind->Recognize(probe)) continue;
     const bool from_file = kind->Scope() != StampScope::kTree;
     auto what = std::make_pair(kind->Scope(), kind->Companions(e.base));
-    if (!taken || taken->first != what) taken.emplace(what, folder.Stamp(e, what.first, what.second));
+    if (!taken || taken->first != what)
+      taken.emplace(what, folder.Stamp(e, what.first, what.second));
     const Result<StoreStamp>& stamp = taken->second;
     if (object != nullptr && what.first == StampScope::kObject && stamp.ok()) *object = *stamp;
     const std::string name = e.name.empty() ? "" : kind->NodeName(e.name);
@@ -152,7 +159,8 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
     if (!name.empty()) {
       dir = out_.AddDir(parent, name, from_file ? meta : e.meta, from_file || e.synthetic);
       if (dir == 0) {
-        LogWarning(PathOf(parent, name) + ": a " + kind->Name() + " store and a file of that name; the store is not shown");
+        LogWarning(PathOf(parent, name) + ": a " + kind->Name() +
+                   " store and a file of that name; the store is not shown");
         return true;
       }
     }
@@ -169,7 +177,8 @@ bool Walker::AddStore(Ino parent, const Folder& folder, const Entry& e, const st
   return false;
 }
 
-void Walker::AddPassThrough(Ino parent, const Folder& folder, const Entry& e, const StoreStamp* stamp) {
+void Walker::AddPassThrough(Ino parent, const Folder& folder, const Entry& e,
+                            const StoreStamp* stamp) {
   std::string change;
   auto content = folder.PassThrough(e, stamp, &change);
   if (content == nullptr) return;

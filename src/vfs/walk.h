@@ -39,11 +39,13 @@ class Walker {
   void AddEntry(Ino parent, const Folder& folder, const Entry& e);
   // A directory seen from inside (`folder` is it, `self` its entry) as parent/self.name, or the
   // root when self.name is empty: a store when a kind takes it, else mirrored.
-  void AddFolder(Ino parent, const Folder& folder, const Entry& self, const Result<std::vector<Entry>>& listed);
+  void AddFolder(Ino parent, const Folder& folder, const Entry& self,
+                 const Result<std::vector<Entry>>& listed);
   void AddLazyFolder(Ino parent, std::shared_ptr<const Folder> folder, const Entry& self);
   void Mirror(Ino dir, const Folder& folder, const std::vector<Entry>& listed);
   // True when a kind took `e` (its folder, or ERROR.txt), or a rescan copied it unchanged.
-  // `object` (optional): set to the entry's one-object stamp if a kind took it, for the pass-through.
+  // `object` (optional): set to the entry's one-object stamp if a kind took it, for the
+  // pass-through.
   bool AddStore(Ino parent, const Folder& folder, const Entry& e, const std::vector<Entry>* listing,
                 std::optional<StoreStamp>* object = nullptr);
   void AddPassThrough(Ino parent, const Folder& folder, const Entry& e, const StoreStamp* stamp);

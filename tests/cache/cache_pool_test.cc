@@ -14,7 +14,10 @@ CacheKey Key(uint64_t i) { return CacheKey{1, CacheKind::kTextChunk, i}; }
 TEST(CachePoolTest, HitsAndMisses) {
   CachePool pool(1000);
   int calls = 0;
-  auto make = [&]() -> Result<std::string> { ++calls; return std::string(10, 'x'); };
+  auto make = [&]() -> Result<std::string> {
+    ++calls;
+    return std::string(10, 'x');
+  };
   ASSERT_TRUE(pool.GetOrCompute(Key(1), make).ok());
   ASSERT_TRUE(pool.GetOrCompute(Key(1), make).ok());
   EXPECT_EQ(calls, 1);
@@ -47,7 +50,9 @@ TEST(CachePoolTest, EvictedBuffersStayValidForHolders) {
   CachePool pool(100, 1.0);
   auto a = pool.GetOrCompute(Key(1), []() -> Result<std::string> { return std::string(100, 'a'); });
   ASSERT_TRUE(a.ok());
-  ASSERT_TRUE(pool.GetOrCompute(Key(2), []() -> Result<std::string> { return std::string(100, 'b'); }).ok());
+  ASSERT_TRUE(
+      pool.GetOrCompute(Key(2), []() -> Result<std::string> { return std::string(100, 'b'); })
+          .ok());
   EXPECT_FALSE(pool.Contains(Key(1)));
   EXPECT_EQ(**a, std::string(100, 'a'));
 }
@@ -87,7 +92,10 @@ TEST(CachePoolTest, OversizedEntriesAreReturnedButNotKept) {
 TEST(CachePoolTest, ErrorsAreNotCached) {
   CachePool pool(1000);
   int calls = 0;
-  auto fail = [&]() -> Result<std::string> { ++calls; return CorruptError("bad"); };
+  auto fail = [&]() -> Result<std::string> {
+    ++calls;
+    return CorruptError("bad");
+  };
   EXPECT_EQ(pool.GetOrCompute(Key(1), fail).status().code(), ErrorCode::kCorrupt);
   EXPECT_EQ(pool.GetOrCompute(Key(1), fail).status().code(), ErrorCode::kCorrupt);
   EXPECT_EQ(calls, 2);
@@ -96,7 +104,8 @@ TEST(CachePoolTest, ErrorsAreNotCached) {
 
 TEST(CachePoolTest, ExceptionsBecomeErrors) {
   CachePool pool(1000);
-  auto r = pool.GetOrCompute(Key(1), []() -> Result<std::string> { throw std::runtime_error("boom"); });
+  auto r =
+      pool.GetOrCompute(Key(1), []() -> Result<std::string> { throw std::runtime_error("boom"); });
   EXPECT_EQ(r.status().code(), ErrorCode::kInternal);
 }
 
@@ -153,13 +162,22 @@ TEST(CachePoolTest, WarmNeverWaitsAndNeverRecomputes) {
     });
   });
   while (!pool.ContainsOrPending(Key(1))) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  pool.Warm(Key(1), [&]() -> Result<std::string> { ++calls; return std::string("w"); });  // returns at once
+  pool.Warm(Key(1), [&]() -> Result<std::string> {
+    ++calls;
+    return std::string("w");
+  });  // returns at once
   release = true;
   slow.join();
   EXPECT_EQ(calls.load(), 1);
-  pool.Warm(Key(2), [&]() -> Result<std::string> { ++calls; return std::string("x"); });
+  pool.Warm(Key(2), [&]() -> Result<std::string> {
+    ++calls;
+    return std::string("x");
+  });
   EXPECT_TRUE(pool.Contains(Key(2)));
-  pool.Warm(Key(2), [&]() -> Result<std::string> { ++calls; return std::string("y"); });
+  pool.Warm(Key(2), [&]() -> Result<std::string> {
+    ++calls;
+    return std::string("y");
+  });
   EXPECT_EQ(calls.load(), 2);
 }
 
@@ -175,7 +193,12 @@ double HotHitsDuringScan(CachePolicy policy) {
   for (int round = 0; round < 50; ++round) {
     for (uint64_t k = 0; k < 20; ++k) {
       bool miss = false;
-      EXPECT_TRUE(pool.GetOrCompute(Key(k), [&] { miss = true; return Hundred(); }).ok());
+      EXPECT_TRUE(pool.GetOrCompute(Key(k),
+                                    [&] {
+                                      miss = true;
+                                      return Hundred();
+                                    })
+                      .ok());
       if (round >= 2) {
         ++reads;
         computed += miss ? 1 : 0;
@@ -197,7 +220,8 @@ TEST(CachePoolTest, AScanHoldsNoMoreThanProbation) {
   ASSERT_EQ(pool.probation_budget(), 2500u);
   for (uint64_t k = 0; k < 20; ++k) ASSERT_TRUE(pool.GetOrCompute(Key(k), Hundred).ok());
   for (uint64_t k = 0; k < 30; ++k) ASSERT_TRUE(pool.GetOrCompute(Scan(1000 + k), Hundred).ok());
-  for (uint64_t k = 0; k < 20; ++k) ASSERT_TRUE(pool.GetOrCompute(Key(k), Hundred).ok());  // ghost hits
+  for (uint64_t k = 0; k < 20; ++k)
+    ASSERT_TRUE(pool.GetOrCompute(Key(k), Hundred).ok());  // ghost hits
   ASSERT_EQ(pool.Stats().protected_.bytes, 2000u);
   // A scan 40 times the budget, each key read-ahead first then read three times in a row (the
   // kernel's reads of one chunk), and the sizing pass seeding another 400 keys.
@@ -232,8 +256,18 @@ TEST(CachePoolTest, ASecondReadAfterProbationPromotes) {
   EXPECT_EQ(s.probation.evictions, 1u);
   EXPECT_EQ(s.ghost_entries, 1u);
   int calls = 0;
-  ASSERT_TRUE(pool.GetOrCompute(Key(1), [&] { ++calls; return Hundred(); }).ok());  // read again
-  ASSERT_TRUE(pool.GetOrCompute(Key(1), [&] { ++calls; return Hundred(); }).ok());
+  ASSERT_TRUE(pool.GetOrCompute(Key(1),
+                                [&] {
+                                  ++calls;
+                                  return Hundred();
+                                })
+                  .ok());  // read again
+  ASSERT_TRUE(pool.GetOrCompute(Key(1),
+                                [&] {
+                                  ++calls;
+                                  return Hundred();
+                                })
+                  .ok());
   EXPECT_EQ(calls, 1);
   s = pool.Stats();
   EXPECT_EQ(s.ghost_hits, 1u);
@@ -318,12 +352,13 @@ TEST(CachePoolTest, ASetLargerThanProbationIsProtectedFromItsSecondPass) {
 }
 
 TEST(CachePoolTest, ReadAheadAndSeedingAreNotReads) {
-  CachePool pool(2000);  // probation: 250 bytes
+  CachePool pool(2000);                 // probation: 250 bytes
   auto push_out = [&](uint64_t from) {  // seeds fill probation, read-ahead its own room
-    for (uint64_t i = from; i < from + 3; ++i) pool.Insert(Scan(i), std::make_shared<const std::string>(100, 'p'));
+    for (uint64_t i = from; i < from + 3; ++i)
+      pool.Insert(Scan(i), std::make_shared<const std::string>(100, 'p'));
     for (uint64_t i = from + 100; i < from + 110; ++i) pool.Warm(Scan(i), Hundred);
   };
-  pool.Warm(Key(1), Hundred);                                    // read ahead, never read
+  pool.Warm(Key(1), Hundred);                                          // read ahead, never read
   pool.Insert(Key(2), std::make_shared<const std::string>(100, 'i'));  // seeded, never read
   push_out(0);
   EXPECT_FALSE(pool.Contains(Key(1)));
@@ -347,7 +382,8 @@ TEST(CachePoolTest, ReadAheadAndSeedingAreNotReads) {
 TEST(CachePoolTest, APassWithNoReaderIsNotReads) {
   CachePool pool(2000);  // probation: 250 bytes
   auto push_out = [&](uint64_t from) {
-    for (uint64_t i = from; i < from + 3; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+    for (uint64_t i = from; i < from + 3; ++i)
+      ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
   };
   {
     CachePool::NotReads pass;
@@ -356,7 +392,8 @@ TEST(CachePoolTest, APassWithNoReaderIsNotReads) {
   }
   push_out(0);
   EXPECT_FALSE(pool.Contains(Key(1)));
-  EXPECT_EQ(pool.Stats().ghost_entries, 1u) << "only the ghost of the scan chunk that left (a reader read it)";
+  EXPECT_EQ(pool.Stats().ghost_entries, 1u)
+      << "only the ghost of the scan chunk that left (a reader read it)";
   ASSERT_TRUE(pool.GetOrCompute(Key(1), Hundred).ok());
   EXPECT_EQ(pool.Stats().ghost_hits, 0u);
   EXPECT_EQ(pool.Stats().protected_.entries, 0u) << "the reader's first read";
@@ -396,14 +433,16 @@ TEST(CachePoolTest, AReaderWaitingOnReadAheadReadsTheEntry) {
   release = true;
   warm.join();
   reader.join();
-  for (uint64_t i = 0; i < 3; ++i) pool.Insert(Scan(i), std::make_shared<const std::string>(100, 'p'));
+  for (uint64_t i = 0; i < 3; ++i)
+    pool.Insert(Scan(i), std::make_shared<const std::string>(100, 'p'));
   EXPECT_FALSE(pool.Contains(Key(1)));
   EXPECT_EQ(pool.Stats().ghost_entries, 1u) << "the waiter read it";
 }
 
 TEST(CachePoolTest, AnEntryLargerThanProbationReachesItsNextRead) {
   CachePool pool(2000, 1.0);  // probation: 250 bytes
-  ASSERT_TRUE(pool.GetOrCompute(Key(1), [] { return Result<std::string>(std::string(400, 'b')); }).ok());
+  ASSERT_TRUE(
+      pool.GetOrCompute(Key(1), [] { return Result<std::string>(std::string(400, 'b')); }).ok());
   EXPECT_TRUE(pool.Contains(Key(1)));
   ASSERT_TRUE(pool.GetOrCompute(Key(2), Hundred).ok());
   EXPECT_FALSE(pool.Contains(Key(1)));
@@ -441,7 +480,10 @@ TEST(CachePoolTest, ShedTakesProbationFirst) {
 TEST(CachePoolTest, ReadAheadBeyondProbationReachesItsReader) {
   CachePool pool(2000);  // probation: 250 bytes; read-ahead not read yet: up to 1000 besides
   int calls = 0;
-  auto counted = [&]() -> Result<std::string> { ++calls; return Hundred(); };
+  auto counted = [&]() -> Result<std::string> {
+    ++calls;
+    return Hundred();
+  };
   ASSERT_TRUE(pool.GetOrCompute(Key(0), counted).ok());
   for (uint64_t k = 1; k <= 4; ++k) pool.Warm(Key(k), counted);  // 400 bytes ahead of the reader
   EXPECT_EQ(pool.Stats().ahead_bytes, 400u);
@@ -452,7 +494,8 @@ TEST(CachePoolTest, ReadAheadBeyondProbationReachesItsReader) {
   EXPECT_LE(s.probation.bytes, 250u);
   EXPECT_EQ(s.probation.hits, 4u);
   // A block inserted with its neighbours for a reader (the remote block cache) waits likewise.
-  for (uint64_t k = 5; k <= 8; ++k) pool.Insert(Key(k), std::make_shared<const std::string>(100, 'b'), /*ahead=*/true);
+  for (uint64_t k = 5; k <= 8; ++k)
+    pool.Insert(Key(k), std::make_shared<const std::string>(100, 'b'), /*ahead=*/true);
   EXPECT_EQ(pool.Stats().ahead_bytes, 400u);
   for (uint64_t k = 5; k <= 8; ++k) EXPECT_TRUE(pool.Contains(Key(k))) << k;
   for (uint64_t k = 5; k <= 8; ++k) ASSERT_TRUE(pool.GetOrCompute(Key(k), counted).ok());

@@ -69,8 +69,8 @@ std::string Bgzip0(const std::string& text) {
 
 TEST(Bgzf, StoredLayoutIsBgzipLevel0) {
   std::mt19937 rng(7);
-  for (uint64_t size : {uint64_t{0}, uint64_t{1}, kBlockPayload - 1, kBlockPayload, kBlockPayload + 1,
-                        3 * kBlockPayload, uint64_t{155048}}) {
+  for (uint64_t size : {uint64_t{0}, uint64_t{1}, kBlockPayload - 1, kBlockPayload,
+                        kBlockPayload + 1, 3 * kBlockPayload, uint64_t{155048}}) {
     std::string text(size, '\0');
     for (auto& c : text) c = static_cast<char>('A' + rng() % 26);
     const std::string mine = Stored(text);
@@ -137,7 +137,8 @@ TEST(Bgzf, CompressRoundTrips) {
   auto gz = Compress(text);
   ASSERT_TRUE(gz.ok());
   EXPECT_LT(gz->size(), text.size() / 3);
-  EXPECT_EQ(gz->substr(gz->size() - kEofSize), std::string(reinterpret_cast<const char*>(kEofBlock.data()), kEofSize));
+  EXPECT_EQ(gz->substr(gz->size() - kEofSize),
+            std::string(reinterpret_cast<const char*>(kEofBlock.data()), kEofSize));
   // Every member is a BGZF block (BSIZE consistent) and the whole inflates to the text.
   size_t at = 0;
   std::string back;

@@ -57,10 +57,18 @@ TEST_P(Bp128VariantTest, EveryWidthDecodes) {
     uint32_t acc = start;
     for (int i = 0; i < 128; ++i) {
       switch (variant) {
-        case Bp128Variant::kPlain: expect[i] = t[i]; break;
-        case Bp128Variant::kM1: expect[i] = t[i] + 1; break;
-        case Bp128Variant::kD1: expect[i] = acc += t[i]; break;
-        case Bp128Variant::kD1Z: expect[i] = acc += (t[i] >> 1) ^ (0u - (t[i] & 1u)); break;
+        case Bp128Variant::kPlain:
+          expect[i] = t[i];
+          break;
+        case Bp128Variant::kM1:
+          expect[i] = t[i] + 1;
+          break;
+        case Bp128Variant::kD1:
+          expect[i] = acc += t[i];
+          break;
+        case Bp128Variant::kD1Z:
+          expect[i] = acc += (t[i] >> 1) ^ (0u - (t[i] & 1u));
+          break;
       }
     }
     auto packed = Bp128PackBlock(t.data(), bits);
@@ -104,7 +112,8 @@ TEST_P(Bp128VariantTest, EncoderRoundTripsThroughArrayLayout) {
     uint32_t out[128];
     size_t words = idx[b + 1] - idx[b];
     ASSERT_TRUE(Bp128Unpack(data.data() + idx[b], words, static_cast<int>(words / 4), GetParam(),
-                            starts.empty() ? 0 : starts[b], out).ok());
+                            starts.empty() ? 0 : starts[b], out)
+                    .ok());
     for (size_t i = 0; i < 128 && b * 128 + i < values.size(); ++i) {
       ASSERT_EQ(out[i], values[b * 128 + i]) << "block " << b << " i " << i;
     }
@@ -118,9 +127,12 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, Bp128VariantTest,
 TEST(Bp128Test, RejectsBadWidthsAndSizes) {
   std::vector<uint32_t> words(200, 0);
   uint32_t out[128];
-  EXPECT_EQ(Bp128Unpack(words.data(), 132, 33, Bp128Variant::kPlain, 0, out).code(), ErrorCode::kCorrupt);
-  EXPECT_EQ(Bp128Unpack(words.data(), 7, 2, Bp128Variant::kPlain, 0, out).code(), ErrorCode::kCorrupt);
-  EXPECT_EQ(Bp128Unpack(words.data(), 4, -1, Bp128Variant::kPlain, 0, out).code(), ErrorCode::kCorrupt);
+  EXPECT_EQ(Bp128Unpack(words.data(), 132, 33, Bp128Variant::kPlain, 0, out).code(),
+            ErrorCode::kCorrupt);
+  EXPECT_EQ(Bp128Unpack(words.data(), 7, 2, Bp128Variant::kPlain, 0, out).code(),
+            ErrorCode::kCorrupt);
+  EXPECT_EQ(Bp128Unpack(words.data(), 4, -1, Bp128Variant::kPlain, 0, out).code(),
+            ErrorCode::kCorrupt);
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace {
 std::string Sample(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::string s(n, '\0');
-  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>(i % 7 == 0 ? rng() : i / 13);  // compressible
+  for (size_t i = 0; i < n; ++i)
+    s[i] = static_cast<char>(i % 7 == 0 ? rng() : i / 13);  // compressible
   return s;
 }
 
@@ -55,19 +56,23 @@ TEST(BloscTest, RejectsTruncatedCorruptAndOversized) {
   std::string flipped = enc;
   for (size_t i = 16; i < flipped.size(); i += 7) flipped[i] ^= 0x5A;
   auto r = BloscDecode(flipped);
-  EXPECT_TRUE(!r.ok() || r->size() == in.size());  // never UB; data may decode to garbage-free error
+  EXPECT_TRUE(!r.ok() ||
+              r->size() == in.size());  // never UB; data may decode to garbage-free error
 }
 
 TEST(ZlibTest, ZlibAndGzip) {
   const std::string in = Sample(70000, 3);
   uLongf n = compressBound(in.size());
   std::string z(n, '\0');
-  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &n, reinterpret_cast<const Bytef*>(in.data()), in.size(), 6), Z_OK);
+  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &n,
+                      reinterpret_cast<const Bytef*>(in.data()), in.size(), 6),
+            Z_OK);
   z.resize(n);
   auto out = ZlibDecode(z, ZlibFormat::kZlib);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_TRUE(*out == in);
-  EXPECT_EQ(ZlibDecode(z.substr(0, z.size() / 2), ZlibFormat::kZlib).status().code(), ErrorCode::kCorrupt);
+  EXPECT_EQ(ZlibDecode(z.substr(0, z.size() / 2), ZlibFormat::kZlib).status().code(),
+            ErrorCode::kCorrupt);
   EXPECT_EQ(ZlibDecode(z, ZlibFormat::kZlib, 1000).status().code(), ErrorCode::kCorrupt);
 
   z_stream zs{};
@@ -111,7 +116,8 @@ TEST(InflateRawTest, ExactSizeOnly) {
     if (n == 0) continue;
     EXPECT_EQ(InflateRaw(packed, n - 1).status().code(), ErrorCode::kCorrupt) << n;  // runs past
     EXPECT_EQ(InflateRaw(packed, n + 1).status().code(), ErrorCode::kCorrupt) << n;  // ends short
-    EXPECT_EQ(InflateRaw(packed.substr(0, packed.size() / 2), n).status().code(), ErrorCode::kCorrupt);
+    EXPECT_EQ(InflateRaw(packed.substr(0, packed.size() / 2), n).status().code(),
+              ErrorCode::kCorrupt);
   }
   EXPECT_EQ(InflateRaw("\xff\xff\xff\xff", 10).status().code(), ErrorCode::kCorrupt);
 }
@@ -146,7 +152,8 @@ TEST(Lz4Test, NumcodecsSizePrefix) {
   std::string z(4 + LZ4_compressBound(static_cast<int>(in.size())), '\0');
   uint32_t size = static_cast<uint32_t>(in.size());
   std::memcpy(z.data(), &size, 4);
-  int n = LZ4_compress_default(in.data(), z.data() + 4, static_cast<int>(in.size()), static_cast<int>(z.size() - 4));
+  int n = LZ4_compress_default(in.data(), z.data() + 4, static_cast<int>(in.size()),
+                               static_cast<int>(z.size() - 4));
   ASSERT_GT(n, 0);
   z.resize(4 + static_cast<size_t>(n));
   auto out = Lz4PrefixedDecode(z);
@@ -181,7 +188,8 @@ TEST(VlenUtf8Test, DecodesAndBoundsChecks) {
 
 TEST(ZarrCodecsTest, RegistryRefusesUnknownIdsByName) {
   using nlohmann::json;
-  auto ok = ParseZarrV2Codecs(json{{"id", "blosc"}, {"cname", "lz4"}}, json::array({json{{"id", "vlen-utf8"}}}));
+  auto ok = ParseZarrV2Codecs(json{{"id", "blosc"}, {"cname", "lz4"}},
+                              json::array({json{{"id", "vlen-utf8"}}}));
   ASSERT_TRUE(ok.ok());
   EXPECT_TRUE(ok->vlen_utf8);
   auto bad = ParseZarrV2Codecs(json{{"id", "bz2"}}, json());
@@ -189,10 +197,12 @@ TEST(ZarrCodecsTest, RegistryRefusesUnknownIdsByName) {
   EXPECT_NE(bad.status().message().find("bz2"), std::string::npos);
   auto filt = ParseZarrV2Codecs(json(), json::array({json{{"id", "delta"}}}));
   EXPECT_NE(filt.status().message().find("delta"), std::string::npos);
-  auto v3 = ParseZarrV3Codecs(json::array({json{{"name", "bytes"}, {"configuration", {{"endian", "big"}}}}, json{{"name", "zstd"}}}));
+  auto v3 = ParseZarrV3Codecs(json::array(
+      {json{{"name", "bytes"}, {"configuration", {{"endian", "big"}}}}, json{{"name", "zstd"}}}));
   ASSERT_TRUE(v3.ok());
   EXPECT_TRUE(v3->big_endian);
-  EXPECT_EQ(ParseZarrV3Codecs(json::array({json{{"name", "sharding_indexed"}}})).status().code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(ParseZarrV3Codecs(json::array({json{{"name", "sharding_indexed"}}})).status().code(),
+            ErrorCode::kUnsupported);
 }
 
 }  // namespace

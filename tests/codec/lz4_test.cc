@@ -23,11 +23,14 @@ std::string Doubles(size_t n, uint32_t seed) {
   return s;
 }
 
-std::string Frame(const std::string& in, bool checksum, LZ4F_blockSizeID_t block = LZ4F_max4MB, bool block_checksums = false) {
+std::string Frame(const std::string& in, bool checksum, LZ4F_blockSizeID_t block = LZ4F_max4MB,
+                  bool block_checksums = false) {
   LZ4F_preferences_t prefs;
   std::memset(&prefs, 0, sizeof(prefs));
-  prefs.frameInfo.contentChecksumFlag = checksum ? LZ4F_contentChecksumEnabled : LZ4F_noContentChecksum;
-  prefs.frameInfo.blockChecksumFlag = block_checksums ? LZ4F_blockChecksumEnabled : LZ4F_noBlockChecksum;
+  prefs.frameInfo.contentChecksumFlag =
+      checksum ? LZ4F_contentChecksumEnabled : LZ4F_noContentChecksum;
+  prefs.frameInfo.blockChecksumFlag =
+      block_checksums ? LZ4F_blockChecksumEnabled : LZ4F_noBlockChecksum;
   prefs.frameInfo.blockSizeID = block;
   std::string out(LZ4F_compressFrameBound(in.size(), &prefs), '\0');
   size_t n = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs);
@@ -45,7 +48,8 @@ TEST(Lz4FrameTest, DecodesAndChecksTheContentChecksum) {
   std::string bad = f;
   bad[bad.size() - 2] ^= 0x01;  // content checksum
   EXPECT_EQ(Lz4FrameDecode(bad, in.size()).status().code(), ErrorCode::kCorrupt);
-  EXPECT_EQ(Lz4FrameDecode(f.substr(0, f.size() - 9), in.size()).status().code(), ErrorCode::kCorrupt);
+  EXPECT_EQ(Lz4FrameDecode(f.substr(0, f.size() - 9), in.size()).status().code(),
+            ErrorCode::kCorrupt);
   EXPECT_EQ(Lz4FrameDecode(f, in.size() - 8).status().code(), ErrorCode::kCorrupt);
   EXPECT_EQ(Lz4FrameDecode(f, in.size() + 8).status().code(), ErrorCode::kCorrupt);
   EXPECT_EQ(Lz4FrameDecode(f + "x", in.size()).status().code(), ErrorCode::kCorrupt);
@@ -84,7 +88,8 @@ std::string Chunk(const std::string& data, bool compress, uint8_t level) {
   uint8_t method = 0x10;
   if (compress) {
     payload.assign(LZ4_compressBound(static_cast<int>(data.size())), '\0');
-    payload.resize(LZ4_compress_default(data.data(), payload.data(), static_cast<int>(data.size()), static_cast<int>(payload.size())));
+    payload.resize(LZ4_compress_default(data.data(), payload.data(), static_cast<int>(data.size()),
+                                        static_cast<int>(payload.size())));
     method = 0x20;
   }
   std::string h = "LZ4Block";
@@ -109,7 +114,8 @@ TEST(Lz4BlockStreamTest, RawAndCompressedChunksWithChecks) {
   badcheck[17] ^= 0x01;
   auto r = Lz4BlockStreamDecode(badcheck, a.size() + b.size());
   EXPECT_NE(r.status().message().find("checksum"), std::string::npos);
-  EXPECT_FALSE(Lz4BlockStreamDecode(stream.substr(0, stream.size() - 21), a.size() + b.size()).ok());  // no end chunk
+  EXPECT_FALSE(Lz4BlockStreamDecode(stream.substr(0, stream.size() - 21), a.size() + b.size())
+                   .ok());  // no end chunk
   EXPECT_FALSE(Lz4BlockStreamDecode(stream, a.size()).ok());
   std::string magic = stream;
   magic[0] = 'X';

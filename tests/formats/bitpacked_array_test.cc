@@ -16,10 +16,18 @@ std::vector<uint32_t> Values(Bp128Variant v, size_t n, std::mt19937& rng) {
   uint32_t acc = 5;
   for (size_t i = 0; i < n; ++i) {
     switch (v) {
-      case Bp128Variant::kD1: out[i] = acc += rng() % 5000; break;
-      case Bp128Variant::kD1Z: out[i] = (i % 300 == 0) ? rng() % 100 : acc += rng() % 64; break;
-      case Bp128Variant::kM1: out[i] = 1 + (i > 700 && i < 900 ? 0xFFFFFFFEu : rng() % 9); break;
-      case Bp128Variant::kPlain: out[i] = i < 128 ? 0 : rng() % 70000; break;
+      case Bp128Variant::kD1:
+        out[i] = acc += rng() % 5000;
+        break;
+      case Bp128Variant::kD1Z:
+        out[i] = (i % 300 == 0) ? rng() % 100 : acc += rng() % 64;
+        break;
+      case Bp128Variant::kM1:
+        out[i] = 1 + (i > 700 && i < 900 ? 0xFFFFFFFEu : rng() % 9);
+        break;
+      case Bp128Variant::kPlain:
+        out[i] = i < 128 ? 0 : rng() % 70000;
+        break;
     }
   }
   return out;
@@ -53,7 +61,8 @@ TEST_P(BitpackedArrayTest, RandomRangesMatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BitpackedArrayTest,
-                         ::testing::Values(Case{Bp128Variant::kPlain, 1}, Case{Bp128Variant::kPlain, 2},
+                         ::testing::Values(Case{Bp128Variant::kPlain, 1},
+                                           Case{Bp128Variant::kPlain, 2},
                                            Case{Bp128Variant::kM1, 1}, Case{Bp128Variant::kM1, 2},
                                            Case{Bp128Variant::kD1, 2}, Case{Bp128Variant::kD1Z, 1},
                                            Case{Bp128Variant::kD1Z, 2}));

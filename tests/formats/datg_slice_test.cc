@@ -31,7 +31,8 @@ std::string Bytes(const std::string& path) {
 // A source that records the offsets it is read at.
 class CountingSource : public io::ByteSource {
  public:
-  CountingSource(std::string describe, std::string bytes) : inner_(std::move(describe), std::move(bytes)) {}
+  CountingSource(std::string describe, std::string bytes)
+      : inner_(std::move(describe), std::move(bytes)) {}
   const std::string& Describe() const override { return inner_.Describe(); }
   const io::ObjectInfo& Info() const override { return inner_.Info(); }
   Status ReadExact(uint64_t offset, void* out, size_t length) const override {
@@ -58,7 +59,8 @@ struct Opened {
 
 Opened Open(const std::string& name) {
   Opened o;
-  o.source = std::make_shared<const CountingSource>(name + ".datg", Bytes(kCorpus + name + ".datg"));
+  o.source =
+      std::make_shared<const CountingSource>(name + ".datg", Bytes(kCorpus + name + ".datg"));
   io::MemoryByteSource rows(name + ".rows.txt.gz", Bytes(kCorpus + name + ".rows.txt.gz"));
   io::MemoryByteSource cols(name + ".cols.txt.gz", Bytes(kCorpus + name + ".cols.txt.gz"));
   auto file = DatgFile::Open(o.source, rows, cols);
@@ -97,7 +99,8 @@ TEST(DatgMatrix, ReadsEachBlockOfItsRowsOnceWhateverTheirOrder) {
   for (size_t i = 0; i < rows.size(); ++i) {
     for (size_t j = 0; j < cols.size(); ++j) {
       const uint64_t b = rows[i] / 1100, r = rows[i] % 1100;
-      EXPECT_TRUE(SameBits((*values)[i * cols.size() + j], blocks[b][r * 500 + cols[j]])) << i << "," << j;
+      EXPECT_TRUE(SameBits((*values)[i * cols.size() + j], blocks[b][r * 500 + cols[j]]))
+          << i << "," << j;
     }
   }
   // Rows of one block read that block alone.

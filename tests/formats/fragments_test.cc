@@ -29,7 +29,7 @@ FragmentsSpec Sample(bool packed, int version) {
     }
   }
   f.by_chr[1].insert(f.by_chr[1].begin(), Fragment{0, 0, 1});  // zero-length at 0
-  f.physical_order = {3, 1, 0, 2};  // not ID order
+  f.physical_order = {3, 1, 0, 2};                             // not ID order
   f.packed = packed;
   f.format_version = version;
   return f;
@@ -65,15 +65,17 @@ TEST_P(FragmentsTest, BedAndTenXViewsMatchAReferenceRendering) {
     for (size_t c = 0; c < spec.chr_names.size(); ++c) {
       for (const Fragment& fr : spec.by_chr[c]) {
         uint32_t end = style == text::BedSource::Style::kTenX ? fr.end - 1 : fr.end;  // unsigned
-        want += spec.chr_names[c] + "\t" + std::to_string(fr.start) + "\t" + std::to_string(end) + "\t" +
-                spec.cell_names[fr.cell] + "\n";
+        want += spec.chr_names[c] + "\t" + std::to_string(fr.start) + "\t" + std::to_string(end) +
+                "\t" + spec.cell_names[fr.cell] + "\n";
       }
     }
     text::BedSource src(*f, style, "fragments.bed");
     std::string got;
     for (uint64_t k = 0; k < src.ChunkCount(); ++k) ASSERT_TRUE(src.RenderChunk(k, &got).ok());
     EXPECT_TRUE(got == want);
-    EXPECT_NE(got.find("chr2\t0\t" + std::string(style == text::BedSource::Style::kTenX ? "4294967295" : "0")), std::string::npos);
+    EXPECT_NE(got.find("chr2\t0\t" +
+                       std::string(style == text::BedSource::Style::kTenX ? "4294967295" : "0")),
+              std::string::npos);
   }
 }
 
@@ -108,12 +110,14 @@ TEST_P(FragmentsTest, RegionSlicesAreTheOverlappingFragments) {
     for (const auto& run : (*slice)->runs()) {
       FragmentRange r;
       ASSERT_TRUE((*slice)->Read(run.begin, run.end, &r).ok());
-      for (size_t i = 0; i < r.start.size(); ++i) got.emplace_back(run.chr, r.start[i], r.end[i], r.cell[i]);
+      for (size_t i = 0; i < r.start.size(); ++i)
+        got.emplace_back(run.chr, r.start[i], r.end[i], r.cell[i]);
     }
     for (size_t c = 0; c < spec.chr_names.size(); ++c) {
       for (const auto& fr : spec.by_chr[c]) {
         bool hit = false;
-        for (const auto& q : (*subset.regions)[c]) hit = hit || (fr.start < q.end && fr.end > q.begin);
+        for (const auto& q : (*subset.regions)[c])
+          hit = hit || (fr.start < q.end && fr.end > q.begin);
         int32_t cell = static_cast<int32_t>(fr.cell);
         if (subset.cells) cell = fr.cell == 2 ? 0 : fr.cell == 0 ? 1 : -1;
         if (hit && cell >= 0) want.emplace_back(c, fr.start, fr.end, static_cast<uint32_t>(cell));

@@ -21,15 +21,19 @@ struct Case {
 
 std::string Name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return std::string(c.kind == ValueKind::kUInt32 ? "uint" : c.kind == ValueKind::kFloat32 ? "float" : "double") +
-         (c.row_major ? "_row" : "_col") + (c.packed ? "_packed" : "_unpacked") + "_v" + std::to_string(c.format);
+  return std::string(c.kind == ValueKind::kUInt32    ? "uint"
+                     : c.kind == ValueKind::kFloat32 ? "float"
+                                                     : "double") +
+         (c.row_major ? "_row" : "_col") + (c.packed ? "_packed" : "_unpacked") + "_v" +
+         std::to_string(c.format);
 }
 
 class MatrixRoundTrip : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MatrixRoundTrip, EntriesNamesAndShape) {
   const Case& c = GetParam();
-  MatrixSpec spec = testutil::RandomMatrix(173, 61, 0.08, c.kind, c.row_major, c.packed, c.format, 17);
+  MatrixSpec spec =
+      testutil::RandomMatrix(173, 61, 0.08, c.kind, c.row_major, c.packed, c.format, 17);
   auto m = Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ((*m)->rows(), 173u);
@@ -46,9 +50,15 @@ TEST_P(MatrixRoundTrip, EntriesNamesAndShape) {
     for (uint64_t i = n0; i < nnz; ++i) {
       ASSERT_EQ(e.inner[i - n0], spec.inner[i]);
       switch (c.kind) {
-        case ValueKind::kUInt32: ASSERT_EQ(e.u32[i - n0], static_cast<uint32_t>(spec.values[i])); break;
-        case ValueKind::kFloat32: ASSERT_EQ(e.f32[i - n0], static_cast<float>(spec.values[i])); break;
-        case ValueKind::kFloat64: ASSERT_EQ(e.f64[i - n0], spec.values[i]); break;
+        case ValueKind::kUInt32:
+          ASSERT_EQ(e.u32[i - n0], static_cast<uint32_t>(spec.values[i]));
+          break;
+        case ValueKind::kFloat32:
+          ASSERT_EQ(e.f32[i - n0], static_cast<float>(spec.values[i]));
+          break;
+        case ValueKind::kFloat64:
+          ASSERT_EQ(e.f64[i - n0], spec.values[i]);
+          break;
       }
     }
   }
@@ -137,7 +147,8 @@ Dense Cut(const MatrixSpec& spec, bool row_major, const std::optional<std::vecto
           const std::optional<std::vector<uint32_t>>& cols) {
   const auto& outer = row_major ? rows : cols;
   const auto& inner = row_major ? cols : rows;
-  const uint32_t n_outer = row_major ? spec.rows : spec.cols, n_inner = row_major ? spec.cols : spec.rows;
+  const uint32_t n_outer = row_major ? spec.rows : spec.cols,
+                 n_inner = row_major ? spec.cols : spec.rows;
   std::vector<int64_t> at(n_inner, -1);
   for (uint32_t i = 0; i < n_inner; ++i) at[i] = inner ? int64_t{-1} : int64_t{i};
   if (inner) {
@@ -150,7 +161,8 @@ Dense Cut(const MatrixSpec& spec, bool row_major, const std::optional<std::vecto
   for (uint32_t j : order) {
     d.major.emplace_back();
     for (uint64_t i = spec.idxptr[j]; i < spec.idxptr[j + 1]; ++i) {
-      if (at[spec.inner[i]] >= 0) d.major.back().emplace_back(static_cast<uint32_t>(at[spec.inner[i]]), spec.values[i]);
+      if (at[spec.inner[i]] >= 0)
+        d.major.back().emplace_back(static_cast<uint32_t>(at[spec.inner[i]]), spec.values[i]);
     }
   }
   return d;
@@ -170,7 +182,8 @@ void ExpectEntries(const Matrix& m, const Dense& d) {
   ASSERT_EQ(m.idxptr(), ptr);
   ASSERT_EQ(m.nnz(), inner.size());
   const uint64_t nnz = m.nnz();
-  for (uint64_t n0 : {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{4096}, uint64_t{4097}, nnz / 3, nnz}) {
+  for (uint64_t n0 :
+       {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{4096}, uint64_t{4097}, nnz / 3, nnz}) {
     for (uint64_t len : {uint64_t{1}, uint64_t{200}, uint64_t{9000}, nnz}) {
       if (n0 > nnz) continue;
       const uint64_t n1 = std::min(nnz, n0 + len);
@@ -188,12 +201,14 @@ void ExpectEntries(const Matrix& m, const Dense& d) {
 TEST(MatrixSlice, EveryRangeOfEveryAxisAndNested) {
   for (bool row_major : {false, true}) {
     SCOPED_TRACE(row_major ? "row-major" : "col-major");
-    MatrixSpec spec = testutil::RandomMatrix(3000, 40, 0.5, ValueKind::kFloat64, row_major, true, 2, 3);
+    MatrixSpec spec =
+        testutil::RandomMatrix(3000, 40, 0.5, ValueKind::kFloat64, row_major, true, 2, 3);
     auto m = Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     std::vector<uint32_t> rows, cols = {39, 0, 7, 8, 9, 10, 2};
     for (uint32_t r = 2999; r >= 5; r -= 3) rows.push_back(r);  // most rows, reversed
-    for (const auto& [rs, cs] : std::vector<std::pair<std::optional<std::vector<uint32_t>>, std::optional<std::vector<uint32_t>>>>{
+    for (const auto& [rs, cs] : std::vector<
+             std::pair<std::optional<std::vector<uint32_t>>, std::optional<std::vector<uint32_t>>>>{
              {rows, std::nullopt}, {std::nullopt, cols}, {rows, cols}}) {
       auto s = Matrix::Slice(*m, MatrixSubset{rs, cs});
       ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -208,19 +223,27 @@ TEST(MatrixSlice, EveryRangeOfEveryAxisAndNested) {
     // A slice of a slice: cols {39, 0, 7, ...} then its columns {2, 0} = the store's {7, 39}.
     auto first = Matrix::Slice(*m, MatrixSubset{rows, cols});
     ASSERT_TRUE(first.ok());
-    auto second = Matrix::Slice(*first, MatrixSubset{std::vector<uint32_t>{1, 0}, std::vector<uint32_t>{2, 0}});
+    auto second = Matrix::Slice(
+        *first, MatrixSubset{std::vector<uint32_t>{1, 0}, std::vector<uint32_t>{2, 0}});
     ASSERT_TRUE(second.ok());
-    ExpectEntries(**second, Cut(spec, row_major, std::vector<uint32_t>{rows[1], rows[0]}, std::vector<uint32_t>{7, 39}));
+    ExpectEntries(**second, Cut(spec, row_major, std::vector<uint32_t>{rows[1], rows[0]},
+                                std::vector<uint32_t>{7, 39}));
   }
 }
 
 TEST(MatrixSlice, RefusesBadChoicesAndNamesStandIns) {
-  MatrixSpec spec = testutil::RandomMatrix(20, 10, 0.3, ValueKind::kUInt32, false, true, 2, 4, /*names=*/false);
+  MatrixSpec spec =
+      testutil::RandomMatrix(20, 10, 0.3, ValueKind::kUInt32, false, true, 2, 4, /*names=*/false);
   auto m = Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
   ASSERT_TRUE(m.ok());
-  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{20}, std::nullopt}).status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{3, 3}, std::nullopt}).status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::nullopt, std::vector<uint32_t>{}}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{20}, std::nullopt}).status().code(),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{3, 3}, std::nullopt}).status().code(),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Matrix::Slice(*m, MatrixSubset{std::nullopt, std::vector<uint32_t>{}}).status().code(),
+            ErrorCode::kInvalidArgument);
   auto s = Matrix::Slice(*m, MatrixSubset{std::vector<uint32_t>{6, 2}, std::nullopt});
   ASSERT_TRUE(s.ok());
   EXPECT_EQ((*s)->row_names(), (std::vector<std::string>{"row7", "row3"}));

@@ -1,12 +1,12 @@
 // Store::Regions() and MaxEnd(): bio2zarr's region_index read as stored (chunks counted as
-// vcztools counts them), and the same rows computed from the variant arrays (every corpus store, with its region_index removed, and again
-// with variant_length removed too: htslib's rlen from REF and INFO/END); small stores written
-// here with contig runs inside chunks, END, a missing REF and edge chunks; a damaged or stale
-// region_index is not used (a warning names the store) and never gives wrong rows.
+// vcztools counts them), and the same rows computed from the variant arrays (every corpus store,
+// with its region_index removed, and again with variant_length removed too: htslib's rlen from REF
+// and INFO/END); small stores written here with contig runs inside chunks, END, a missing REF and
+// edge chunks; a damaged or stale region_index is not used (a warning names the store) and never
+// gives wrong rows.
 #include <gtest/gtest.h>
 
 #include <cstring>
-
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -22,8 +22,8 @@
 namespace omicsfs::formats::vcz {
 
 void PrintTo(const ChunkRegion& r, std::ostream* os) {
-  *os << "[" << r.chunk << " " << r.contig << " " << r.first_pos << " " << r.last_pos << " " << r.max_end << " "
-      << r.records << "]";
+  *os << "[" << r.chunk << " " << r.contig << " " << r.first_pos << " " << r.last_pos << " "
+      << r.max_end << " " << r.records << "]";
 }
 
 namespace {
@@ -46,7 +46,8 @@ Blobs LoadBlobs(const fs::path& root) {
 // Without the arrays named (their metadata and chunks; consolidated metadata dropped too).
 Blobs Without(Blobs blobs, const std::vector<std::string>& arrays) {
   blobs.erase(".zmetadata");
-  for (const auto& a : arrays) std::erase_if(blobs, [&](const auto& kv) { return kv.first.starts_with(a + "/"); });
+  for (const auto& a : arrays)
+    std::erase_if(blobs, [&](const auto& kv) { return kv.first.starts_with(a + "/"); });
   return blobs;
 }
 
@@ -72,7 +73,8 @@ Rows StoredRows(const Blobs& blobs) {
   Rows rows;
   for (uint64_t i = 0; b.ok() && i < b->rows; ++i) {
     auto v = [&](int k) { return zarr::IntAt(*b, i * 6 + k); };
-    rows.push_back({static_cast<uint64_t>(v(0)), v(1), v(2), v(3), v(4), static_cast<uint64_t>(v(5))});
+    rows.push_back(
+        {static_cast<uint64_t>(v(0)), v(1), v(2), v(3), v(4), static_cast<uint64_t>(v(5))});
   }
   return rows;
 }
@@ -96,8 +98,9 @@ std::string LastNaming(const std::string& what) {
 std::string Print(const Rows& rows) {
   std::string out;
   for (const auto& r : rows) {
-    out += "[" + std::to_string(r.chunk) + " " + std::to_string(r.contig) + " " + std::to_string(r.first_pos) + " " +
-           std::to_string(r.last_pos) + " " + std::to_string(r.max_end) + " " + std::to_string(r.records) + "] ";
+    out += "[" + std::to_string(r.chunk) + " " + std::to_string(r.contig) + " " +
+           std::to_string(r.first_pos) + " " + std::to_string(r.last_pos) + " " +
+           std::to_string(r.max_end) + " " + std::to_string(r.records) + "] ";
   }
   return out;
 }
@@ -113,20 +116,25 @@ TEST(VczRegions, EveryCorpusStoreStoredEqualsComputed) {
       if (jt->path().extension() != ".vcz") continue;
       SCOPED_TRACE(jt->path().string());
       const Blobs blobs = LoadBlobs(jt->path());
-      const bool has_index = blobs.count("region_index/.zarray") || blobs.count("region_index/zarr.json");
+      const bool has_index =
+          blobs.count("region_index/.zarray") || blobs.count("region_index/zarr.json");
       ASSERT_TRUE(has_index);  // every corpus store has one (field notes)
       const std::string name = jt->path().filename().string();
       const int before = WarningsNaming(name + " (stored)");
       auto stored = OpenBlobs(blobs, name + " (stored)");
       auto computed = OpenBlobs(Without(blobs, {"region_index"}), name + " (computed)");
-      auto from_ref = OpenBlobs(Without(blobs, {"region_index", "variant_length"}), name + " (from REF)");
+      auto from_ref =
+          OpenBlobs(Without(blobs, {"region_index", "variant_length"}), name + " (from REF)");
       ASSERT_TRUE(stored && computed && from_ref);
       const Rows rows = RegionsOf(*stored);
-      EXPECT_EQ(WarningsNaming(name + " (stored)"), before) << LastNaming(name + " (stored)");  // used as it is
+      EXPECT_EQ(WarningsNaming(name + " (stored)"), before)
+          << LastNaming(name + " (stored)");  // used as it is
       EXPECT_EQ(rows, StoredRows(blobs)) << Print(rows);
-      EXPECT_EQ(RegionsOf(*computed), rows) << Print(RegionsOf(*computed)) << "\nstored: " << Print(rows);
+      EXPECT_EQ(RegionsOf(*computed), rows)
+          << Print(RegionsOf(*computed)) << "\nstored: " << Print(rows);
       // htslib's rlen from REF and INFO/END gives bio2zarr's variant_length.
-      EXPECT_EQ(RegionsOf(*from_ref), rows) << Print(RegionsOf(*from_ref)) << "\nstored: " << Print(rows);
+      EXPECT_EQ(RegionsOf(*from_ref), rows)
+          << Print(RegionsOf(*from_ref)) << "\nstored: " << Print(rows);
       EXPECT_EQ(WarningsNaming(name + " (stored)"), before);
       uint64_t records = 0;
       int64_t max_end = INT64_MIN;
@@ -142,7 +150,8 @@ TEST(VczRegions, EveryCorpusStoreStoredEqualsComputed) {
       EXPECT_EQ(**m, max_end);
       EXPECT_EQ(stored->region_chunk_rows(), computed->region_chunk_rows());
       with_end += blobs.count("variant_END/.zarray") > 0;
-      auto position = zarr::ZarrArray::Open(std::make_shared<io::MemoryBlobStore>(blobs), "variant_position");
+      auto position =
+          zarr::ZarrArray::Open(std::make_shared<io::MemoryBlobStore>(blobs), "variant_position");
       ASSERT_TRUE(position.ok());
       rechunked += position->meta().chunks[0] != stored->region_chunk_rows();
       ++stores;
@@ -191,7 +200,7 @@ class VczRegionsTest : public ::testing::Test {
   static Rows Expected() {
     return {{0, 0, 100, 400, 5000, 4},  // 300 + 4701 - 1
             {1, 0, 500, 500, 501, 1},
-            {1, 1, 10, 30, 32, 3},      // 30 + 3 - 1
+            {1, 1, 10, 30, 32, 3},  // 30 + 3 - 1
             {2, 0, 900, 1000, 1002, 2}};
   }
 
@@ -248,8 +257,9 @@ TEST_F(VczRegionsTest, AComputedSummaryIsKeptAndTakenBack) {
   EXPECT_EQ(saves, 1);
   auto third = Write("kept3.vcz", Base());
   ASSERT_TRUE(third);
-  third->KeepRegionsWith({.load = [&] { return std::optional<std::string>(saved.substr(48)); },  // a row short
-                          .save = [&](const std::string&) { ++saves; }});
+  third->KeepRegionsWith(
+      {.load = [&] { return std::optional<std::string>(saved.substr(48)); },  // a row short
+       .save = [&](const std::string&) { ++saves; }});
   EXPECT_EQ(RegionsOf(*third), Expected());
   EXPECT_EQ(saves, 2);
 }
@@ -271,7 +281,8 @@ TEST_F(VczRegionsTest, RowsOverlappingUseEndWithoutVariantLength) {
 TEST_F(VczRegionsTest, AStoredIndexIsUsedAsItIs) {
   testutil::VczSpec v = Base();
   for (const auto& r : Expected()) {
-    v.region_index.push_back({int64_t(r.chunk), r.contig, r.first_pos, r.last_pos, r.max_end, int64_t(r.records)});
+    v.region_index.push_back(
+        {int64_t(r.chunk), r.contig, r.first_pos, r.last_pos, r.max_end, int64_t(r.records)});
   }
   // A max_end in a middle chunk that the arrays do not give: only the first and last chunks are
   // checked against the arrays, so this row shows that the stored one is what Regions() returns.
@@ -292,23 +303,31 @@ TEST_F(VczRegionsTest, ADamagedOrStaleIndexFallsBackWithAWarning) {
   };
   auto index = [](testutil::VczSpec* v) {
     for (const auto& r : Expected()) {
-      v->region_index.push_back({int64_t(r.chunk), r.contig, r.first_pos, r.last_pos, r.max_end, int64_t(r.records)});
+      v->region_index.push_back(
+          {int64_t(r.chunk), r.contig, r.first_pos, r.last_pos, r.max_end, int64_t(r.records)});
     }
   };
   const std::vector<Case> cases = {
-      {"chunk_out_of_range", [](testutil::VczSpec* v) { v->region_index[3][0] = 3; }, "out of range"},
+      {"chunk_out_of_range", [](testutil::VczSpec* v) { v->region_index[3][0] = 3; },
+       "out of range"},
       {"negative_chunk", [](testutil::VczSpec* v) { v->region_index[0][0] = -1; }, "out of range"},
-      {"contig_out_of_range", [](testutil::VczSpec* v) { v->region_index[2][1] = 2; }, "contig 2 out of range"},
-      {"records_short", [](testutil::VczSpec* v) { v->region_index[2][5] = 2; }, "chunk 1: 3 records, the chunk holds 4"},
-      {"records_long", [](testutil::VczSpec* v) { v->region_index[3][5] = 3; }, "chunk 2: 3 records, the chunk holds 2"},
-      {"row_missing", [](testutil::VczSpec* v) { v->region_index.pop_back(); }, "chunk 2: 0 records"},
-      {"out_of_order", [](testutil::VczSpec* v) { std::swap(v->region_index[0], v->region_index[3]); }, "out of order"},
-      {"stale_first_chunk", [](testutil::VczSpec* v) { v->region_index[0][4] = 400; }, "chunk 0: rows"},
-      {"stale_last_chunk", [](testutil::VczSpec* v) { v->region_index[3][2] = 901; }, "chunk 2: rows"},
+      {"contig_out_of_range", [](testutil::VczSpec* v) { v->region_index[2][1] = 2; },
+       "contig 2 out of range"},
+      {"records_short", [](testutil::VczSpec* v) { v->region_index[2][5] = 2; },
+       "chunk 1: 3 records, the chunk holds 4"},
+      {"records_long", [](testutil::VczSpec* v) { v->region_index[3][5] = 3; },
+       "chunk 2: 3 records, the chunk holds 2"},
+      {"row_missing", [](testutil::VczSpec* v) { v->region_index.pop_back(); },
+       "chunk 2: 0 records"},
+      {"out_of_order",
+       [](testutil::VczSpec* v) { std::swap(v->region_index[0], v->region_index[3]); },
+       "out of order"},
+      {"stale_first_chunk", [](testutil::VczSpec* v) { v->region_index[0][4] = 400; },
+       "chunk 0: rows"},
+      {"stale_last_chunk", [](testutil::VczSpec* v) { v->region_index[3][2] = 901; },
+       "chunk 2: rows"},
       {"too_many_rows",
-       [](testutil::VczSpec* v) {
-         v->region_index.resize(11, v->region_index[0]);
-       },
+       [](testutil::VczSpec* v) { v->region_index.resize(11, v->region_index[0]); },
        "11 rows for 10 variants"},
   };
   SetLogLevel(LogLevel::kError);
@@ -334,7 +353,8 @@ TEST_F(VczRegionsTest, ADamagedOrStaleIndexFallsBackWithAWarning) {
   // Wrong rank or columns; integers expected; a chunk that does not decode.
   const std::string wrong = (dir_ / "wrong.vcz").string();
   ASSERT_TRUE(testutil::WriteVczStore(wrong, Base()).ok());
-  auto with_index = [&](const testutil::ZarrArraySpec& spec, const std::string& bytes, const char* why) {
+  auto with_index = [&](const testutil::ZarrArraySpec& spec, const std::string& bytes,
+                        const char* why) {
     SCOPED_TRACE(why);
     fs::remove_all(wrong + "/region_index");
     ASSERT_TRUE(testutil::WriteZarrArray(wrong, "region_index", spec, bytes).ok());
@@ -359,7 +379,8 @@ TEST_F(VczRegionsTest, ADamagedOrStaleIndexFallsBackWithAWarning) {
   with_index(spec, std::string(24 * 4, '\0'), "not integers");
   spec.dtype = "<i4";
   spec.compressor = "zstd";
-  ASSERT_TRUE(testutil::WriteZarrArray(wrong, "region_index", spec, std::string(24 * 4, '\0')).ok());
+  ASSERT_TRUE(
+      testutil::WriteZarrArray(wrong, "region_index", spec, std::string(24 * 4, '\0')).ok());
   {
     std::ofstream garbage(wrong + "/region_index/0.0", std::ios::binary | std::ios::trunc);
     garbage << "not a zstd frame";
@@ -422,7 +443,8 @@ TEST_F(VczRegionsTest, AnUnreadableArrayIsAnErrorNotCached) {
   }
   auto bad = s->Regions();
   EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("unreadable.vcz"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("unreadable.vcz"), std::string::npos)
+      << bad.status().ToString();
   {
     std::ofstream out(chunk, std::ios::binary | std::ios::trunc);
     out << good;

@@ -1,10 +1,9 @@
-#include "formats/zarr/array.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <random>
 
+#include "formats/zarr/array.h"
 #include "io/local/local_space.h"
 #include "io/space_blob_store.h"
 #include "testutil/zarr_writer.h"
@@ -20,7 +19,8 @@ class ZarrArrayTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / fs::unique_path("omicsfs-zarr-%%%%%%");
     fs::create_directories(dir_);
-    blobs_ = std::make_shared<io::SpaceBlobStore>(std::make_shared<io::LocalByteSpace>(dir_.string()));
+    blobs_ =
+        std::make_shared<io::SpaceBlobStore>(std::make_shared<io::LocalByteSpace>(dir_.string()));
   }
   void TearDown() override { fs::remove_all(dir_); }
   Result<ZarrArray> Open(const std::string& name) { return ZarrArray::Open(blobs_, name); }
@@ -59,9 +59,11 @@ TEST_F(ZarrArrayTest, EveryCompressorSeparatorAndFormatWithInnerChunks) {
         for (uint64_t r0 = 0; r0 < 10; ++r0) {
           for (uint64_t r1 = r0; r1 <= 10; r1 += 3) {
             auto b = a->ReadRows(r0, r1);
-            ASSERT_TRUE(b.ok()) << comp << " " << sep << " v" << format << ": " << b.status().ToString();
+            ASSERT_TRUE(b.ok()) << comp << " " << sep << " v" << format << ": "
+                                << b.status().ToString();
             ASSERT_EQ(b->row_elems, 15u);
-            ASSERT_EQ(b->bytes, Bytes(values).substr(r0 * 15 * 4, (r1 - r0) * 15 * 4)) << comp << sep << format;
+            ASSERT_EQ(b->bytes, Bytes(values).substr(r0 * 15 * 4, (r1 - r0) * 15 * 4))
+                << comp << sep << format;
           }
         }
       }
@@ -95,7 +97,8 @@ TEST_F(ZarrArrayTest, ColumnRangesAcrossChunkEdges) {
               for (uint64_t p = 0; p < P; ++p) want.push_back(values[(r * C + c) * P + p]);
             }
           }
-          ASSERT_EQ(std::string(b->raw(), b->rows * b->row_elems * 2), Bytes(want)) << r0 << "-" << r1 << " x " << c0 << "-" << c1;
+          ASSERT_EQ(std::string(b->raw(), b->rows * b->row_elems * 2), Bytes(want))
+              << r0 << "-" << r1 << " x " << c0 << "-" << c1;
         }
       }
     }
@@ -104,12 +107,18 @@ TEST_F(ZarrArrayTest, ColumnRangesAcrossChunkEdges) {
 }
 
 TEST_F(ZarrArrayTest, Dtypes) {
-  struct Case { std::string dtype; std::string raw; std::string native; };
+  struct Case {
+    std::string dtype;
+    std::string raw;
+    std::string native;
+  };
   std::vector<int16_t> i16 = {1, -2, 300, -32768, 5, 6, 7};
   std::vector<double> f64 = {1.5, -2.25, 1e300, 0, 5, 6, 7};
   std::vector<Case> cases = {
-      {"|b1", std::string("\x01\x00\x01\x00\x00\x01\x01", 7), std::string("\x01\x00\x01\x00\x00\x01\x01", 7)},
-      {"|i1", std::string("\xff\xfe\x05\x07\x00\x01\x02", 7), std::string("\xff\xfe\x05\x07\x00\x01\x02", 7)},
+      {"|b1", std::string("\x01\x00\x01\x00\x00\x01\x01", 7),
+       std::string("\x01\x00\x01\x00\x00\x01\x01", 7)},
+      {"|i1", std::string("\xff\xfe\x05\x07\x00\x01\x02", 7),
+       std::string("\xff\xfe\x05\x07\x00\x01\x02", 7)},
       {"<i2", Bytes(i16), Bytes(i16)},
       {">i2", Bytes(i16), Bytes(i16)},  // the writer stores big-endian, the reader returns native
       {"<f8", Bytes(f64), Bytes(f64)},
@@ -163,7 +172,8 @@ TEST_F(ZarrArrayTest, StringDtypes) {
     ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), name, o, "", items).ok());
     auto oa = Open(name);
     ASSERT_TRUE(oa.ok()) << oa.status().ToString();
-    EXPECT_EQ(oa->ReadRows(1, 5)->strings, (std::vector<std::string>(items.begin() + 1, items.end())));
+    EXPECT_EQ(oa->ReadRows(1, 5)->strings,
+              (std::vector<std::string>(items.begin() + 1, items.end())));
   }
 }
 
@@ -186,12 +196,14 @@ TEST_F(ZarrArrayTest, AbsentChunksAreFill) {
 
 TEST_F(ZarrArrayTest, RefusesWhatItCannotReadWithTheReason) {
   fs::create_directories(dir_ / "f_order");
-  std::ofstream(dir_ / "f_order" / ".zarray") << R"({"zarr_format":2,"shape":[4],"chunks":[2],"dtype":"<i4","compressor":null,"fill_value":0,"order":"F","filters":null})";
+  std::ofstream(dir_ / "f_order" / ".zarray")
+      << R"({"zarr_format":2,"shape":[4],"chunks":[2],"dtype":"<i4","compressor":null,"fill_value":0,"order":"F","filters":null})";
   auto f = Open("f_order");
   EXPECT_EQ(f.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(f.status().message().find("order"), std::string::npos);
   fs::create_directories(dir_ / "bz");
-  std::ofstream(dir_ / "bz" / ".zarray") << R"({"zarr_format":2,"shape":[4],"chunks":[2],"dtype":"<i4","compressor":{"id":"bz2"},"fill_value":0,"order":"C","filters":null})";
+  std::ofstream(dir_ / "bz" / ".zarray")
+      << R"({"zarr_format":2,"shape":[4],"chunks":[2],"dtype":"<i4","compressor":{"id":"bz2"},"fill_value":0,"order":"C","filters":null})";
   auto bz = Open("bz");
   EXPECT_NE(bz.status().message().find("bz2"), std::string::npos);
   fs::create_directories(dir_ / "bad");
@@ -201,10 +213,12 @@ TEST_F(ZarrArrayTest, RefusesWhatItCannotReadWithTheReason) {
 
 TEST_F(ZarrArrayTest, HugeChunksAreRefusedBeforeAnyAllocation) {
   fs::create_directories(dir_ / "huge");
-  std::ofstream(dir_ / "huge" / ".zarray") << R"({"zarr_format":2,"shape":[100000],"chunks":[65536],"dtype":"|S100000","compressor":null,"fill_value":"","order":"C","filters":null})";
+  std::ofstream(dir_ / "huge" / ".zarray")
+      << R"({"zarr_format":2,"shape":[100000],"chunks":[65536],"dtype":"|S100000","compressor":null,"fill_value":"","order":"C","filters":null})";
   auto a = Open("huge");
   EXPECT_EQ(a.status().code(), ErrorCode::kUnsupported);
-  EXPECT_NE(a.status().message().find("MiB chunk limit"), std::string::npos) << a.status().message();
+  EXPECT_NE(a.status().message().find("MiB chunk limit"), std::string::npos)
+      << a.status().message();
 }
 
 TEST_F(ZarrArrayTest, CorruptChunkNamesArrayAndChunk) {
@@ -214,12 +228,16 @@ TEST_F(ZarrArrayTest, CorruptChunkNamesArrayAndChunk) {
   spec.shape = {100};
   spec.chunks = {30};
   ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), "c", spec, Bytes(v)).ok());
-  { std::ofstream(dir_ / "c" / "2", std::ios::binary | std::ios::trunc) << "garbage that is not blosc"; }
+  {
+    std::ofstream(dir_ / "c" / "2", std::ios::binary | std::ios::trunc)
+        << "garbage that is not blosc";
+  }
   auto a = Open("c");
   ASSERT_TRUE(a.ok());
   auto bad = a->ReadRows(50, 70);
   EXPECT_EQ(bad.status().code(), ErrorCode::kCorrupt);
-  EXPECT_NE(bad.status().message().find("array c chunk 2"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("array c chunk 2"), std::string::npos)
+      << bad.status().message();
   EXPECT_TRUE(a->ReadRows(0, 60).ok());  // chunks 0 and 1 are fine
 }
 
@@ -241,7 +259,8 @@ TEST_F(ZarrArrayTest, BoolBytesOtherThanZeroOrOneAreCorrupt) {
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     auto bad = a->ReadRows(30, 60);
     EXPECT_EQ(bad.status().code(), ErrorCode::kCorrupt) << at;
-    EXPECT_NE(bad.status().message().find("bool value other than 0/1"), std::string::npos) << bad.status().message();
+    EXPECT_NE(bad.status().message().find("bool value other than 0/1"), std::string::npos)
+        << bad.status().message();
     EXPECT_TRUE(a->ReadRows(0, 30).ok());
     EXPECT_TRUE(a->ReadRows(60, 90).ok());
   }

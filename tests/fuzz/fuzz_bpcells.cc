@@ -34,10 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto store = std::make_shared<io::MemoryArrayStore>("fuzz");
   const bool fragments = data[0] & 1, packed = data[0] & 2, v2 = data[0] & 4;
   if (fragments) {
-    store->SetVersion(std::string(packed ? "packed" : "unpacked") + "-fragments-v" + (v2 ? "2" : "1"));
+    store->SetVersion(std::string(packed ? "packed" : "unpacked") + "-fragments-v" +
+                      (v2 ? "2" : "1"));
     store->PutStrings("chr_names", {"a", "b"});
     store->PutStrings("cell_names", {"x", "y", "z"});
-    if (v2) store->Put("chr_ptr", r.Take<uint64_t>(4)); else store->Put("chr_ptr", r.Take<uint32_t>(4));
+    if (v2)
+      store->Put("chr_ptr", r.Take<uint64_t>(4));
+    else
+      store->Put("chr_ptr", r.Take<uint32_t>(4));
     for (const char* p : {"cell", "start", "end"}) {
       if (packed) {
         store->Put(std::string(p) + "_data", r.Take<uint32_t>(64));
@@ -56,10 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const char* types[] = {"uint", "float", "double"};
   const int t = (data[0] >> 3) % 3;
-  store->SetVersion(std::string(packed ? "packed-" : "unpacked-") + types[t] + "-matrix-v" + (v2 ? "2" : "1"));
+  store->SetVersion(std::string(packed ? "packed-" : "unpacked-") + types[t] + "-matrix-v" +
+                    (v2 ? "2" : "1"));
   store->Put("shape", r.Take<uint32_t>(2));
   store->PutStrings("storage_order", {(data[0] & 32) ? "row" : "col"});
-  if (v2) store->Put("idxptr", r.Take<uint64_t>(8)); else store->Put("idxptr", r.Take<uint32_t>(8));
+  if (v2)
+    store->Put("idxptr", r.Take<uint64_t>(8));
+  else
+    store->Put("idxptr", r.Take<uint32_t>(8));
   if (packed) {
     store->Put("index_data", r.Take<uint32_t>(64));
     store->Put("index_idx", r.Take<uint32_t>(8));

@@ -12,14 +12,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data + 2), size - 2);
   const size_t cap = 1 << 20, expect = data[1] * 64;
   switch (data[0] % 8) {
-    case 0: (void)BloscDecode(in, cap); break;
-    case 1: (void)ZlibDecode(in, ZlibFormat::kZlib, cap); break;
-    case 2: (void)ZlibDecode(in, ZlibFormat::kGzip, cap); break;
-    case 3: (void)ZstdDecode(in, cap); break;
-    case 4: (void)Lz4PrefixedDecode(in, cap); break;
-    case 5: (void)Lz4FrameDecode(in, expect); break;
-    case 6: (void)Lz4BlockStreamDecode(in, expect); break;
-    case 7: (void)VlenUtf8Decode(in, data[1]); break;
+    case 0:
+      (void)BloscDecode(in, cap);
+      break;
+    case 1:
+      (void)ZlibDecode(in, ZlibFormat::kZlib, cap);
+      break;
+    case 2:
+      (void)ZlibDecode(in, ZlibFormat::kGzip, cap);
+      break;
+    case 3:
+      (void)ZstdDecode(in, cap);
+      break;
+    case 4:
+      (void)Lz4PrefixedDecode(in, cap);
+      break;
+    case 5:
+      (void)Lz4FrameDecode(in, expect);
+      break;
+    case 6:
+      (void)Lz4BlockStreamDecode(in, expect);
+      break;
+    case 7:
+      (void)VlenUtf8Decode(in, data[1]);
+      break;
   }
   return 0;
 }

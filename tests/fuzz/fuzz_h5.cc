@@ -42,7 +42,8 @@ void ReadAll(const omicsfs::vfs::Tree& tree, omicsfs::vfs::Ino ino) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omicsfs;
   static const std::string path = "/tmp/fuzz_h5_" + std::to_string(::getpid()) + ".h5";
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), size);
   cache::CachePool pool(64 << 20);
   vfs::DiscoverOptions options;
   options.pool = &pool;

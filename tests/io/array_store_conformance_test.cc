@@ -8,10 +8,10 @@
 #include <sstream>
 #include <thread>
 
-#include "io/local/local_space.h"
-#include "io/space_array_store.h"
 #include "io/h5_array_store.h"
+#include "io/local/local_space.h"
 #include "io/memory_array_store.h"
+#include "io/space_array_store.h"
 #include "testutil/mount_fixture.h"
 #include "testutil/store_writer.h"
 #include "util/fs.h"
@@ -98,7 +98,11 @@ TEST_P(ArrayStoreConformance, Version) {
 }
 
 TEST_P(ArrayStoreConformance, InfoReportsTypeAndLength) {
-  struct Want { const char* name; ElemType type; uint64_t length; };
+  struct Want {
+    const char* name;
+    ElemType type;
+    uint64_t length;
+  };
   for (Want w : {Want{"u32", ElemType::kUInt32, 5000}, Want{"u64", ElemType::kUInt64, 4},
                  Want{"f32", ElemType::kFloat32, 3}, Want{"f64", ElemType::kFloat64, 2},
                  Want{"empty", ElemType::kUInt32, 0}, Want{"names", ElemType::kString, 6},
@@ -170,8 +174,12 @@ TEST_P(ArrayStoreConformance, ConcurrentReadsAgree) {
       std::vector<uint32_t> got(97);
       for (int r = 0; r < 200; ++r) {
         uint64_t first = static_cast<uint64_t>((t * 131 + r * 17) % 4900);
-        if (!store_->ReadRange("u32", first, 97, got.data()).ok()) { ++mismatches; continue; }
-        for (int i = 0; i < 97; ++i) if (got[i] != want[first + i]) ++mismatches;
+        if (!store_->ReadRange("u32", first, 97, got.data()).ok()) {
+          ++mismatches;
+          continue;
+        }
+        for (int i = 0; i < 97; ++i)
+          if (got[i] != want[first + i]) ++mismatches;
       }
     });
   }
@@ -182,9 +190,11 @@ TEST_P(ArrayStoreConformance, ConcurrentReadsAgree) {
 INSTANTIATE_TEST_SUITE_P(
     Backends, ArrayStoreConformance,
     ::testing::Values(Backend{"memory", MakeMemory}, Backend{"dir", MakeDir},
-                      Backend{"h5_group", [](auto& s, auto& t) { return MakeH5(s, t, "/a/b/store"); }},
+                      Backend{"h5_group",
+                              [](auto& s, auto& t) { return MakeH5(s, t, "/a/b/store"); }},
                       Backend{"h5_root", [](auto& s, auto& t) { return MakeH5(s, t, "/"); }},
-                      Backend{"h5_over_byte_source", [](auto& s, auto& t) { return MakeH5Source(s, t, "/a/b/store"); }}),
+                      Backend{"h5_over_byte_source",
+                              [](auto& s, auto& t) { return MakeH5Source(s, t, "/a/b/store"); }}),
     [](const auto& info) { return info.param.name; });
 
 std::string Lines(const std::vector<std::string>& v) {
@@ -223,7 +233,8 @@ TEST(H5ArrayStoreTest, ListsStoreGroupsIncludingRootAndNested) {
   ASSERT_EQ(root->size(), 1u);
   EXPECT_EQ((*root)[0].group, "/");
   // A root attribute `version` that is an integer is not a string attribute.
-  auto tenx = ListGroupsWithStringAttribute(corpus + "/h5/filtered_feature_bc_matrix.h5", "version");
+  auto tenx =
+      ListGroupsWithStringAttribute(corpus + "/h5/filtered_feature_bc_matrix.h5", "version");
   ASSERT_TRUE(tenx.ok());
   EXPECT_TRUE(tenx->empty());
   EXPECT_TRUE(IsHdf5File(corpus + "/h5/stores_v2.h5"));

@@ -37,7 +37,8 @@ struct SpaceBackend {
   // The space holding `objects`, built under the scratch directory `tmp`.
   std::function<std::shared_ptr<const ByteSpace>(const Objects& objects, const fs::path& tmp)> make;
   // Replaces an object's bytes behind the space's back (null: the backend cannot change).
-  std::function<void(const fs::path& tmp, const std::string& key, const std::string& bytes)> rewrite;
+  std::function<void(const fs::path& tmp, const std::string& key, const std::string& bytes)>
+      rewrite;
 };
 
 std::string Pattern(size_t n, uint32_t seed) {
@@ -48,21 +49,18 @@ std::string Pattern(size_t n, uint32_t seed) {
 }
 
 Objects TestObjects() {
-  return {{"version", "v2\n"},
-          {"empty", ""},
-          {"big", Pattern(300000, 1)},
-          {"arr/.zarray", "{}"},
-          {"arr/0.0", Pattern(1000, 2)},
-          {"arr/0.1", Pattern(10, 3)},
-          {"arr/sub/deep", "deep"},
-          {"zz", "last"}};
+  return {{"version", "v2\n"},           {"empty", ""},
+          {"big", Pattern(300000, 1)},   {"arr/.zarray", "{}"},
+          {"arr/0.0", Pattern(1000, 2)}, {"arr/0.1", Pattern(10, 3)},
+          {"arr/sub/deep", "deep"},      {"zz", "last"}};
 }
 
 void WriteTree(const Objects& objects, const fs::path& root) {
   for (const auto& [key, bytes] : objects) {
     const fs::path p = root / key;
     fs::create_directories(p.parent_path());
-    std::ofstream(p.string(), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(p.string(), std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
 }
 
@@ -99,8 +97,12 @@ class ServedSpace : public ByteSpace {
   ServedSpace(std::shared_ptr<void> keep, std::shared_ptr<const ByteSpace> space)
       : keep_(std::move(keep)), space_(std::move(space)) {}
   const std::string& Describe() const override { return space_->Describe(); }
-  Result<std::shared_ptr<const ByteSource>> Open(const std::string& key) const override { return space_->Open(key); }
-  Result<std::vector<ListEntry>> List(const std::string& prefix) const override { return space_->List(prefix); }
+  Result<std::shared_ptr<const ByteSource>> Open(const std::string& key) const override {
+    return space_->Open(key);
+  }
+  Result<std::vector<ListEntry>> List(const std::string& prefix) const override {
+    return space_->List(prefix);
+  }
   Result<std::vector<KeyInfo>> ListRecursive(const std::string& prefix) const override {
     return space_->ListRecursive(prefix);
   }
@@ -126,15 +128,18 @@ struct Cached {
 
 std::shared_ptr<const ByteSpace> MakeHttp(const Objects& o, const fs::path& tmp, bool cached) {
   WriteTree(o, tmp / "store");
-  std::shared_ptr<testutil::NginxServer> server = testutil::NginxServer::Start((tmp / "store").string());
+  std::shared_ptr<testutil::NginxServer> server =
+      testutil::NginxServer::Start((tmp / "store").string());
   if (server == nullptr) return nullptr;
   auto client = http::HttpClient::Create({});
   if (!client.ok()) return nullptr;
   std::vector<std::string> keys;
   for (const auto& [k, v] : o) keys.push_back(k);
-  auto keep = std::make_shared<std::pair<std::shared_ptr<testutil::NginxServer>, std::shared_ptr<Cached>>>(
-      server, cached ? std::make_shared<Cached>() : nullptr);
-  auto space = http::HttpByteSpace::Create(server->http_url(), *client, keys, cached ? keep->second->cache : nullptr);
+  auto keep =
+      std::make_shared<std::pair<std::shared_ptr<testutil::NginxServer>, std::shared_ptr<Cached>>>(
+          server, cached ? std::make_shared<Cached>() : nullptr);
+  auto space = http::HttpByteSpace::Create(server->http_url(), *client, keys,
+                                           cached ? keep->second->cache : nullptr);
   if (!space.ok()) return nullptr;
   return std::make_shared<ServedSpace>(keep, *space);
 }
@@ -181,8 +186,12 @@ const auto* const kS3 = ::testing::AddGlobalTestEnvironment(new testutil::S3Serv
 std::vector<SpaceBackend> Backends() {
   std::vector<SpaceBackend> b;
 #ifdef OMICSFS_REMOTE_BACKENDS
-  b.push_back({"http", [](const Objects& o, const fs::path& tmp) { return MakeHttp(o, tmp, false); }, RewriteServed});
-  b.push_back({"http_cached", [](const Objects& o, const fs::path& tmp) { return MakeHttp(o, tmp, true); }, RewriteServed});
+  b.push_back({"http",
+               [](const Objects& o, const fs::path& tmp) { return MakeHttp(o, tmp, false); },
+               RewriteServed});
+  b.push_back({"http_cached",
+               [](const Objects& o, const fs::path& tmp) { return MakeHttp(o, tmp, true); },
+               RewriteServed});
   b.push_back({"s3", MakeS3, RewriteS3});
   return b;
 #endif
@@ -192,7 +201,8 @@ std::vector<SpaceBackend> Backends() {
                  return std::make_shared<LocalByteSpace>((tmp / "store").string());
                },
                [](const fs::path& tmp, const std::string& key, const std::string& bytes) {
-                 std::ofstream((tmp / "store" / key).string(), std::ios::binary | std::ios::trunc) << bytes;
+                 std::ofstream((tmp / "store" / key).string(), std::ios::binary | std::ios::trunc)
+                     << bytes;
                }});
   b.push_back({"memory",
                [](const Objects& o, const fs::path&) -> std::shared_ptr<const ByteSpace> {
@@ -252,7 +262,8 @@ TEST_P(ByteSpaceConformance, RangesAreExactAndBoundsAreChecked) {
     EXPECT_EQ(out, big.substr(offset, length));
   }
   char c;
-  for (auto [offset, length] : std::vector<std::pair<uint64_t, size_t>>{{big.size(), 1}, {big.size() - 1, 2}, {~uint64_t{0}, 1}}) {
+  for (auto [offset, length] : std::vector<std::pair<uint64_t, size_t>>{
+           {big.size(), 1}, {big.size() - 1, 2}, {~uint64_t{0}, 1}}) {
     Status s = source->ReadExact(offset, &c, length);
     EXPECT_EQ(s.code(), ErrorCode::kCorrupt) << offset;
     EXPECT_NE(s.message().find(source->Describe()), std::string::npos) << s.message();
@@ -279,18 +290,22 @@ TEST_P(ByteSpaceConformance, AbsentIsAValue) {
 }
 
 TEST_P(ByteSpaceConformance, BadKeysAreRefusedTheSameWayEverywhere) {
-  for (const std::string key : {"", "/version", "arr/", "arr//0.0", "../x", "arr/../version", "./version", "arr/."}) {
+  for (const std::string key :
+       {"", "/version", "arr/", "arr//0.0", "../x", "arr/../version", "./version", "arr/."}) {
     EXPECT_EQ(space_->Open(key).status().code(), ErrorCode::kInvalidArgument) << "'" << key << "'";
-    EXPECT_EQ(space_->Get(key, 10).status().code(), ErrorCode::kInvalidArgument) << "'" << key << "'";
+    EXPECT_EQ(space_->Get(key, 10).status().code(), ErrorCode::kInvalidArgument)
+        << "'" << key << "'";
     if (!key.empty()) {
-      EXPECT_EQ(space_->List(key).status().code(), ErrorCode::kInvalidArgument) << "'" << key << "'";
+      EXPECT_EQ(space_->List(key).status().code(), ErrorCode::kInvalidArgument)
+          << "'" << key << "'";
     }
   }
 }
 
 std::vector<std::string> Names(const std::vector<ListEntry>& entries) {
   std::vector<std::string> out;
-  for (const auto& e : entries) out.push_back(e.name + (e.kind == EntryKind::kDirectory ? "/" : ""));
+  for (const auto& e : entries)
+    out.push_back(e.name + (e.kind == EntryKind::kDirectory ? "/" : ""));
   return out;
 }
 
@@ -376,7 +391,8 @@ TEST_P(ByteSpaceConformance, AChangedObjectIsStaleNeverMixed) {
   if (!GetParam().rewrite) GTEST_SKIP() << GetParam().name << " objects cannot change";
   auto source = MustOpen("big");
   ASSERT_NE(source, nullptr);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later ctime, whatever the clock's grain
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(20));  // a later ctime, whatever the clock's grain
   GetParam().rewrite(tmp_, "big", Pattern(300000, 99));
   std::string out(1000, '\0');
   Status s = source->ReadExact(0, out.data(), out.size());

@@ -1,11 +1,8 @@
 // The HDF5 vetting helper, run as the daemon runs it (io/h5_vet.h).
 #include "io/h5_vet.h"
 
-#include "io/h5_array_store.h"
-
 #include <gtest/gtest.h>
 #include <hdf5.h>
-
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "io/h5_array_store.h"
 #include "testutil/mount_fixture.h"
 #include "testutil/store_writer.h"
 #include "util/fs.h"
@@ -43,7 +41,8 @@ std::string DamagedHeapCopy() {
   EXPECT_NE(gcol, std::string::npos);
   const uint64_t huge = 0x7fffff00;
   std::memcpy(&bytes[gcol + 16 + 8], &huge, 8);
-  const std::string path = (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-%%%%%%.h5")).string();
+  const std::string path =
+      (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-%%%%%%.h5")).string();
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
@@ -75,8 +74,8 @@ void ExpectSameProbe(const H5Probe& got, const H5Probe& want, const std::string&
 }
 
 TEST(H5Vet, CorpusFilesPassAndMakeNoComplaint) {
-  for (const char* f : {"counts_root_group.h5", "stores_v1.h5", "stores_v2.h5", "frags_gzip.h5", "fixedstr.h5",
-                        "filtered_feature_bc_matrix.h5"}) {
+  for (const char* f : {"counts_root_group.h5", "stores_v1.h5", "stores_v2.h5", "frags_gzip.h5",
+                        "fixedstr.h5", "filtered_feature_bc_matrix.h5"}) {
     const std::string path = kCorpus + "/bpcells/h5/" + f;
     auto listed = ListGroupsWithStringAttribute(path, "version");
     ASSERT_TRUE(listed.ok()) << f;
@@ -304,7 +303,8 @@ TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
       {"/bare", {}}};
   sent.probe.cut = true;
   const std::string report = FormatVetReport(sent);
-  for (const std::string& notes : {std::string(), std::string("omicsfs-h5vet report\nerror 41\nend 0\nsome note\n")}) {
+  for (const std::string& notes :
+       {std::string(), std::string("omicsfs-h5vet report\nerror 41\nend 0\nsome note\n")}) {
     std::string_view rest;
     auto parsed = ParseVetReport(report + notes, &rest);
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -375,11 +375,13 @@ TEST(H5Vet, MemoryAndTimeLimits) {
   H5Vetter v = Helper();
   v.max_rss_bytes = 1 << 20;  // any process needs more
   Status st = Outcome(ProbeHdf5File(v, path));
-  EXPECT_NE(st.message().find("MiB of memory to parse it in a separate process"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("MiB of memory to parse it in a separate process"), std::string::npos)
+      << st.message();
   v = Helper();
   v.timeout_s = 1e-6;
   st = Outcome(ProbeHdf5File(v, path));
-  EXPECT_NE(st.message().find("no answer within the time limit"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("no answer within the time limit"), std::string::npos)
+      << st.message();
 }
 
 TEST(H5Vet, DisabledVetterProbesInProcess) {
@@ -396,13 +398,17 @@ TEST(H5Vet, DisabledVetterProbesInProcess) {
 // past its heap table, in the daemon (the helper, in another memory layout, survived it). The
 // references are now checked before libhdf5 follows them.
 TEST(H5Vet, DamagedStringReferencesAreRefusedBeforeLibhdf5FollowsThem) {
-  const std::string path = std::string(OMICSFS_SOURCE_DIR) + "/tests/fuzz/regressions/fuzz_h5/heap-index-past-table.h5";
+  const std::string path =
+      std::string(OMICSFS_SOURCE_DIR) + "/tests/fuzz/regressions/fuzz_h5/heap-index-past-table.h5";
   auto store = H5ArrayStore::Open(path, "/");
   ASSERT_TRUE(store.ok()) << store.status().message();
   auto names = (*store)->ReadStrings("row_names");
   ASSERT_FALSE(names.ok());
-  EXPECT_NE(names.status().message().find("refers to object 2577 of the global heap collection at 83784, which does not exist"),
-            std::string::npos) << names.status().message();
+  EXPECT_NE(
+      names.status().message().find(
+          "refers to object 2577 of the global heap collection at 83784, which does not exist"),
+      std::string::npos)
+      << names.status().message();
   // The intact file reads as before.
   auto intact = H5ArrayStore::Open(kCorpus + "/bpcells/h5/counts_root_group.h5", "/");
   ASSERT_TRUE(intact.ok());
@@ -413,7 +419,8 @@ TEST(H5Vet, DamagedStringReferencesAreRefusedBeforeLibhdf5FollowsThem) {
 
 std::vector<std::string> Names(size_t n) {
   std::vector<std::string> v;
-  for (size_t i = 0; i < n; ++i) v.push_back("gene-" + std::to_string(i * 7919 % 100003) + (i % 5 == 0 ? "" : "-x"));
+  for (size_t i = 0; i < n; ++i)
+    v.push_back("gene-" + std::to_string(i * 7919 % 100003) + (i % 5 == 0 ? "" : "-x"));
   return v;
 }
 
@@ -461,7 +468,8 @@ TEST(H5Vet, ChunkedStringReferencesAreCheckedToo) {
   ASSERT_TRUE(store.ok());
   auto read = (*store)->ReadStrings("row_names");
   ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.status().message().find("string 197 refers to object 60000"), std::string::npos) << read.status().message();
+  EXPECT_NE(read.status().message().find("string 197 refers to object 60000"), std::string::npos)
+      << read.status().message();
   fs::remove(path);
 }
 
@@ -478,7 +486,8 @@ TEST(H5Vet, CompactStringDatasetsAreRefusedWithAReason) {
   ASSERT_TRUE(store.ok());
   auto read = (*store)->ReadStrings("row_names");
   ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.status().message().find("stored compact are not read"), std::string::npos) << read.status().message();
+  EXPECT_NE(read.status().message().find("stored compact are not read"), std::string::npos)
+      << read.status().message();
   fs::remove(path);
 }
 
@@ -492,8 +501,8 @@ pid_t ChildOf(pid_t parent) {
     const size_t close = stat.rfind(')');
     int ppid = 0;
     char state = 0;
-    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
-        ppid == parent) {
+    if (close != std::string::npos &&
+        std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
       return static_cast<pid_t>(std::stoi(name));
     }
   }
@@ -511,11 +520,13 @@ bool Running(pid_t pid) {
 // A helper stuck inside libhdf5 (here: opening a FIFO nobody writes) dies with the process that
 // started it; an orphan once spun for an hour after its daemon was killed.
 TEST(H5Vet, HelperDiesWithItsParent) {
-  const std::string fifo = (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-fifo-%%%%%%")).string();
+  const std::string fifo =
+      (fs::temp_directory_path() / fs::unique_path("omicsfs-vet-fifo-%%%%%%")).string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string helper = OMICSFS_H5VET;
   // sh stands for the daemon: it starts the helper and waits for it.
-  const char* argv[] = {"/bin/sh", "-c", "\"$0\" \"$1\" & wait", helper.c_str(), fifo.c_str(), nullptr};
+  const char* argv[] = {"/bin/sh",      "-c",         "\"$0\" \"$1\" & wait",
+                        helper.c_str(), fifo.c_str(), nullptr};
   pid_t sh = 0;
   ASSERT_EQ(::posix_spawn(&sh, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
   pid_t vet = 0;

@@ -22,8 +22,10 @@ namespace omicsfs::io {
 namespace {
 
 const std::string kH5 = OMICSFS_CORPUS_DIR "/bpcells/h5";
-const char* const kFiles[] = {"counts_gzip.h5", "counts_root_group.h5", "filtered_feature_bc_matrix.h5",
-                              "fixedstr.h5", "frags_gzip.h5", "rna.h5", "stores_v1.h5", "stores_v2.h5"};
+const char* const kFiles[] = {
+    "counts_gzip.h5", "counts_root_group.h5", "filtered_feature_bc_matrix.h5",
+    "fixedstr.h5",    "frags_gzip.h5",        "rna.h5",
+    "stores_v1.h5",   "stores_v2.h5"};
 
 std::shared_ptr<const ByteSource> Local(const std::string& path) {
   auto s = LocalByteSource::OpenPath(path);
@@ -73,7 +75,8 @@ std::map<std::string, std::string> Contents(const H5ArrayStore& s) {
     if (a.type == ElemType::kString) {
       auto strings = s.ReadStrings(name);
       std::string joined;
-      for (const auto& x : strings.ok() ? *strings : std::vector<std::string>{"<failed>"}) joined += x + "\n";
+      for (const auto& x : strings.ok() ? *strings : std::vector<std::string>{"<failed>"})
+        joined += x + "\n";
       out[name] = joined;
       continue;
     }
@@ -142,8 +145,10 @@ TEST(H5Vfd, TruncatedCopiesFailCleanly) {
   const auto want = Contents(**full);
   const fs::path tmp = fs::temp_directory_path() / fs::unique_path("omicsfs-vfd-%%%%%%.h5");
   int opened = 0, failed_reads = 0;
-  for (size_t cut : {size_t{100}, size_t{2048}, bytes.size() / 4, bytes.size() / 2, bytes.size() - 1000}) {
-    std::ofstream(tmp.string(), std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(cut));
+  for (size_t cut :
+       {size_t{100}, size_t{2048}, bytes.size() / 4, bytes.size() / 2, bytes.size() - 1000}) {
+    std::ofstream(tmp.string(), std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(cut));
     auto source = Local(tmp.string());
     ASSERT_NE(source, nullptr);
     auto groups = ListGroupsWithStringAttribute(source, "version");
@@ -181,7 +186,8 @@ TEST(H5Vfd, SourceErrorsFailTheReadWithTheSourcesError) {
     auto store = H5ArrayStore::Open(faulty, group);
     ASSERT_FALSE(store.ok());
     EXPECT_EQ(store.status().sys_errno(), err) << store.status().ToString();
-    EXPECT_NE(store.status().message().find("injected failure"), std::string::npos) << store.status().ToString();
+    EXPECT_NE(store.status().message().find("injected failure"), std::string::npos)
+        << store.status().ToString();
     // Opened, and its dataset inspected, on a good source: count those reads; then a fresh
     // store on a source that fails from the next read on (the data, not yet read by anyone).
     auto counted = std::make_shared<FaultySource>(base, -1, 0);

@@ -309,7 +309,9 @@ TEST_F(HttpTest, EightThreadsShareTheBoundedConnectionPool) {
       for (int i = 0; i < 20; ++i) {
         const uint64_t off = (static_cast<uint64_t>(t) * 20 + i) * 4099 % (kBlobSize - 1000);
         std::string out(1000, '\0');
-        if (!(*source)->ReadExact(off, out.data(), out.size()).ok() || out != blob_.substr(off, out.size())) ++bad;
+        if (!(*source)->ReadExact(off, out.data(), out.size()).ok() ||
+            out != blob_.substr(off, out.size()))
+          ++bad;
       }
     });
   }

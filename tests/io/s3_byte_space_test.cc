@@ -1,15 +1,17 @@
 // S3ByteSpace against a real S3 that checks SigV4 signatures (Swift with s3api, started once for
 // this binary by S3ServerEnvironment): corpus stores uploaded and read back byte for byte, listing
 // pages, odd keys, absent keys, wrong and missing credentials, and objects rewritten while open.
+#include "io/s3/s3_byte_space.h"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <optional>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -17,7 +19,6 @@
 #include "formats/vcz/store.h"
 #include "io/cached_byte_source.h"
 #include "io/space_blob_store.h"
-#include "io/s3/s3_byte_space.h"
 #include "testutil/s3_server.h"
 
 namespace omicsfs::io::s3 {
@@ -303,12 +304,18 @@ class ScopedEnv {
     for (const auto& [name, value] : vars) {
       const char* old = std::getenv(name);
       saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-      if (value) ::setenv(name, value, 1); else ::unsetenv(name);
+      if (value)
+        ::setenv(name, value, 1);
+      else
+        ::unsetenv(name);
     }
   }
   ~ScopedEnv() {
     for (const auto& [name, value] : saved_) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1); else ::unsetenv(name.c_str());
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
     }
   }
 
@@ -333,22 +340,28 @@ TEST_F(S3SpaceTest, ConnectTakesCredentialsFromTheEnvironmentOrTheSharedFile) {
                       << "[lab]\naws_access_key_id = " << server->access_key()
                       << "\naws_secret_access_key = " << server->secret_key() << "\n";
   {
-    ScopedEnv env({{"AWS_ACCESS_KEY_ID", nullptr}, {"AWS_SECRET_ACCESS_KEY", nullptr},
-                   {"AWS_SHARED_CREDENTIALS_FILE", file.c_str()}, {"AWS_PROFILE", "lab"}});
+    ScopedEnv env({{"AWS_ACCESS_KEY_ID", nullptr},
+                   {"AWS_SECRET_ACCESS_KEY", nullptr},
+                   {"AWS_SHARED_CREDENTIALS_FILE", file.c_str()},
+                   {"AWS_PROFILE", "lab"}});
     auto space = ConnectS3(url, options);
     ASSERT_TRUE(space.ok()) << space.status().ToString();
   }
   {
-    ScopedEnv env({{"AWS_ACCESS_KEY_ID", nullptr}, {"AWS_SECRET_ACCESS_KEY", nullptr},
-                   {"AWS_SHARED_CREDENTIALS_FILE", file.c_str()}, {"AWS_PROFILE", nullptr}});
+    ScopedEnv env({{"AWS_ACCESS_KEY_ID", nullptr},
+                   {"AWS_SECRET_ACCESS_KEY", nullptr},
+                   {"AWS_SHARED_CREDENTIALS_FILE", file.c_str()},
+                   {"AWS_PROFILE", nullptr}});
     auto space = ConnectS3(url, options);
     ASSERT_FALSE(space.ok());
     EXPECT_EQ(space.status().sys_errno(), EACCES);
     EXPECT_NE(space.status().message().find("credentials from " + file + " [default]"),
-              std::string::npos) << space.status().ToString();
+              std::string::npos)
+        << space.status().ToString();
   }
   {
-    ScopedEnv env({{"AWS_ACCESS_KEY_ID", nullptr}, {"AWS_SECRET_ACCESS_KEY", nullptr},
+    ScopedEnv env({{"AWS_ACCESS_KEY_ID", nullptr},
+                   {"AWS_SECRET_ACCESS_KEY", nullptr},
                    {"AWS_SHARED_CREDENTIALS_FILE", (file + ".missing").c_str()},
                    {"AWS_PROFILE", nullptr}});
     auto space = ConnectS3(url, options);
@@ -418,21 +431,23 @@ TEST_F(S3SpaceTest, ListRecursiveIsOneListingAndAnswersAbsence) {
   auto cold = Space("s3://" + kBucket + "/big");
   ASSERT_TRUE(cold.ok());
   before = Requests(**cold);
-  auto cold_store = formats::vcz::Store::Open(
-      std::make_shared<SpaceBlobStore>(SubSpace(*cold, "chr22.vcz")));
+  auto cold_store =
+      formats::vcz::Store::Open(std::make_shared<SpaceBlobStore>(SubSpace(*cold, "chr22.vcz")));
   ASSERT_TRUE(cold_store.ok()) << cold_store.status().ToString();
   const uint64_t cold_requests = Requests(**cold) - before;
   before = Requests(**space);
-  auto warm_store = formats::vcz::Store::Open(
-      std::make_shared<SpaceBlobStore>(SubSpace(*space, "chr22.vcz")));
+  auto warm_store =
+      formats::vcz::Store::Open(std::make_shared<SpaceBlobStore>(SubSpace(*space, "chr22.vcz")));
   ASSERT_TRUE(warm_store.ok()) << warm_store.status().ToString();
   const uint64_t warm_requests = Requests(**space) - before;
   EXPECT_LT(warm_requests + 1, cold_requests);  // + 1: the listing itself
   EXPECT_EQ((*warm_store)->samples(), (*cold_store)->samples());
-  std::printf("chr22 store: walk %llu listing requests, recursive 1; open %llu requests cold, "
-              "%llu after the listing\n", static_cast<unsigned long long>(walk_requests),
-              static_cast<unsigned long long>(cold_requests),
-              static_cast<unsigned long long>(warm_requests));
+  std::printf(
+      "chr22 store: walk %llu listing requests, recursive 1; open %llu requests cold, "
+      "%llu after the listing\n",
+      static_cast<unsigned long long>(walk_requests),
+      static_cast<unsigned long long>(cold_requests),
+      static_cast<unsigned long long>(warm_requests));
 }
 
 // Last: it stops the shared server and starts it again.

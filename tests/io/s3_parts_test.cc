@@ -23,8 +23,10 @@ EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
 }
 
 TEST(S3Credentials, FromEnvironment) {
-  auto c = LoadCredentials(FakeEnv({{"AWS_ACCESS_KEY_ID", "AK"}, {"AWS_SECRET_ACCESS_KEY", "SK"},
-                                    {"AWS_SESSION_TOKEN", "TOK"}, {"HOME", "/nonexistent"}}));
+  auto c = LoadCredentials(FakeEnv({{"AWS_ACCESS_KEY_ID", "AK"},
+                                    {"AWS_SECRET_ACCESS_KEY", "SK"},
+                                    {"AWS_SESSION_TOKEN", "TOK"},
+                                    {"HOME", "/nonexistent"}}));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->access_key_id, "AK");
   EXPECT_EQ(c->secret_access_key, "SK");
@@ -58,13 +60,13 @@ TEST(S3Credentials, SharedFileAndProfiles) {
   EXPECT_EQ(lab->access_key_id, "test:tester");
   EXPECT_EQ(lab->secret_access_key, "s=x");
   EXPECT_EQ(lab->session_token, "T");
-  auto broken = LoadCredentials(
-      FakeEnv({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "broken"}}));
+  auto broken =
+      LoadCredentials(FakeEnv({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "broken"}}));
   ASSERT_FALSE(broken.ok());
   EXPECT_EQ(broken.status().message(),
             "S3 credentials: " + path + " [broken] has no aws_secret_access_key");
-  auto missing = LoadCredentials(
-      FakeEnv({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "nope"}}));
+  auto missing =
+      LoadCredentials(FakeEnv({{"AWS_SHARED_CREDENTIALS_FILE", path}, {"AWS_PROFILE", "nope"}}));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "S3 credentials: no profile [nope] in " + path +
                                             " (profiles there: broken, default, lab)");
@@ -74,8 +76,8 @@ TEST(S3Credentials, SharedFileAndProfiles) {
   auto home = LoadCredentials(FakeEnv({{"HOME", dir}}));
   ASSERT_TRUE(home.ok()) << home.status().ToString();
   EXPECT_EQ(home->access_key_id, "AKD");
-  auto env = LoadCredentials(FakeEnv({{"HOME", dir}, {"AWS_ACCESS_KEY_ID", "E"},
-                                      {"AWS_SECRET_ACCESS_KEY", "S"}}));
+  auto env = LoadCredentials(
+      FakeEnv({{"HOME", dir}, {"AWS_ACCESS_KEY_ID", "E"}, {"AWS_SECRET_ACCESS_KEY", "S"}}));
   ASSERT_TRUE(env.ok());
   EXPECT_EQ(env->access_key_id, "E");
   std::remove((std::string(dir) + "/.aws/credentials").c_str());
@@ -88,7 +90,8 @@ TEST(S3Credentials, NoneIsAClearError) {
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(none.status().message().find("/nonexistent/.aws/credentials (profile [default])"),
-            std::string::npos) << none.status().message();
+            std::string::npos)
+      << none.status().message();
   EXPECT_NE(none.status().message().find("s3_anonymous"), std::string::npos);
   EXPECT_TRUE(Credentials::Anonymous().anonymous());
 }
@@ -167,8 +170,8 @@ TEST(S3List, RefusesWhatIsNotAListing) {
       "<ListBucketResult><Contents><Key>k</Key><Size>1x</Size></Contents></ListBucketResult>",
       "s3://b");
   EXPECT_FALSE(bad_size.ok());
-  auto empty = ParseListObjectsV2("<ListBucketResult><KeyCount>0</KeyCount></ListBucketResult>",
-                                  "s3://b");
+  auto empty =
+      ParseListObjectsV2("<ListBucketResult><KeyCount>0</KeyCount></ListBucketResult>", "s3://b");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->objects.empty());
   EXPECT_EQ(ListObjectsQuery("a/", "/", "T", 7),

@@ -20,13 +20,18 @@ SigV4Scope SuiteScope() {
 }
 
 SigV4Request SuiteRequest(std::string path, HeaderList query = {}, HeaderList headers = {}) {
-  return SigV4Request{"GET", "example.amazonaws.com", std::move(path), std::move(query),
-                      std::move(headers), std::string(kEmptyPayloadSha256)};
+  return SigV4Request{"GET",
+                      "example.amazonaws.com",
+                      std::move(path),
+                      std::move(query),
+                      std::move(headers),
+                      std::string(kEmptyPayloadSha256)};
 }
 
 std::string SuiteAuthorization(const std::string& signed_headers, const std::string& sig) {
   return "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
-         "SignedHeaders=" + signed_headers + ", Signature=" + sig;
+         "SignedHeaders=" +
+         signed_headers + ", Signature=" + sig;
 }
 
 TEST(SigV4Suite, GetVanilla) {
@@ -43,8 +48,8 @@ TEST(SigV4Suite, GetVanilla) {
 }
 
 TEST(SigV4Suite, QueryOrderKeyCase) {
-  auto s = SignV4(SuiteRequest("/", {{"Param2", "value2"}, {"Param1", "value1"}}), kSuite,
-                  SuiteScope());
+  auto s =
+      SignV4(SuiteRequest("/", {{"Param2", "value2"}, {"Param1", "value1"}}), kSuite, SuiteScope());
   EXPECT_EQ(s.signature, "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
 }
 
@@ -67,22 +72,25 @@ TEST(SigV4Suite, Utf8PathAndQuery) {
 }
 
 TEST(SigV4Suite, UnreservedPath) {
-  auto s = SignV4(
-      SuiteRequest("/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), kSuite,
-      SuiteScope());
+  auto s =
+      SignV4(SuiteRequest("/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"),
+             kSuite, SuiteScope());
   EXPECT_EQ(s.signature, "07ef7494c76fa4850883e2b006601f940f8a34d404d0cfa977f52a65bbf5f24f");
 }
 
 TEST(SigV4Suite, HeaderValueTrimAndOrder) {
-  auto trim = SignV4(
-      SuiteRequest("/", {}, {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}}),
-      kSuite, SuiteScope());
+  auto trim =
+      SignV4(SuiteRequest("/", {}, {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}}),
+             kSuite, SuiteScope());
   EXPECT_NE(trim.canonical_request.find("my-header2:\"a b c\"\n"), std::string::npos);
   EXPECT_EQ(trim.Authorization(),
             SuiteAuthorization("host;my-header1;my-header2;x-amz-date",
                                "acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736"));
-  auto order = SignV4(SuiteRequest("/", {}, {{"My-Header1", "value4"}, {"My-Header1", "value1"},
-                                             {"My-Header1", "value3"}, {"My-Header1", "value2"}}),
+  auto order = SignV4(SuiteRequest("/", {},
+                                   {{"My-Header1", "value4"},
+                                    {"My-Header1", "value1"},
+                                    {"My-Header1", "value3"},
+                                    {"My-Header1", "value2"}}),
                       kSuite, SuiteScope());
   EXPECT_NE(order.canonical_request.find("my-header1:value4,value1,value3,value2\n"),
             std::string::npos);
@@ -99,8 +107,8 @@ SigV4Scope S3DocScope() {
 }
 
 TEST(SigV4S3, GetObjectWithRange) {
-  SigV4Request request{"GET", "examplebucket.s3.amazonaws.com", "/test.txt", {},
-                      {{"Range", "bytes=0-9"}}, std::string(kEmptyPayloadSha256)};
+  SigV4Request request{"GET", "examplebucket.s3.amazonaws.com", "/test.txt",
+                       {},    {{"Range", "bytes=0-9"}},         std::string(kEmptyPayloadSha256)};
   auto s = SignV4(request, kS3Doc, S3DocScope());
   EXPECT_EQ(s.canonical_request,
             "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
@@ -117,12 +125,13 @@ TEST(SigV4S3, GetObjectWithRange) {
 }
 
 TEST(SigV4S3, ListObjectsAndLifecycle) {
-  SigV4Request list{"GET", "examplebucket.s3.amazonaws.com", "/",
-                    {{"prefix", "J"}, {"max-keys", "2"}}, {}, std::string(kEmptyPayloadSha256)};
+  SigV4Request list{"GET", "examplebucket.s3.amazonaws.com",
+                    "/",   {{"prefix", "J"}, {"max-keys", "2"}},
+                    {},    std::string(kEmptyPayloadSha256)};
   EXPECT_EQ(SignV4(list, kS3Doc, S3DocScope()).signature,
             "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
   SigV4Request lifecycle{"GET", "examplebucket.s3.amazonaws.com", "/", {{"lifecycle", ""}},
-                         {}, std::string(kEmptyPayloadSha256)};
+                         {},    std::string(kEmptyPayloadSha256)};
   EXPECT_EQ(SignV4(lifecycle, kS3Doc, S3DocScope()).signature,
             "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
 }
@@ -130,8 +139,8 @@ TEST(SigV4S3, ListObjectsAndLifecycle) {
 TEST(SigV4S3, SessionTokenIsSigned) {
   Credentials temporary = kS3Doc;
   temporary.session_token = "token/with+chars=";
-  SigV4Request request{"HEAD", "examplebucket.s3.amazonaws.com", "/a b", {}, {},
-                       std::string(kEmptyPayloadSha256)};
+  SigV4Request request{"HEAD", "examplebucket.s3.amazonaws.com", "/a b", {},
+                       {},     std::string(kEmptyPayloadSha256)};
   auto s = SignV4(request, temporary, S3DocScope());
   EXPECT_NE(s.canonical_request.find("\n/a%20b\n"), std::string::npos);
   EXPECT_NE(s.canonical_request.find("x-amz-security-token:token/with+chars=\n"),
@@ -152,14 +161,16 @@ TEST(SigV4S3, RequestSignerSignsWhatTheClientSends) {
   EXPECT_EQ(get.headers[3].first, "Authorization");
   EXPECT_NE(get.headers[3].second.find(
                 "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"),
-            std::string::npos) << get.headers[3].second;
+            std::string::npos)
+      << get.headers[3].second;
   // Query parameters in the URL in any order (curl 7.88's own signer fails this one).
-  http::HttpRequest list{"GET", "https://examplebucket.s3.amazonaws.com:443/?prefix=J&max-keys=2",
-                         {}, {}};
+  http::HttpRequest list{
+      "GET", "https://examplebucket.s3.amazonaws.com:443/?prefix=J&max-keys=2", {}, {}};
   ASSERT_TRUE(signer.Sign(list).ok());
   EXPECT_NE(list.headers.back().second.find(
                 "Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"),
-            std::string::npos) << list.headers.back().second;
+            std::string::npos)
+      << list.headers.back().second;
   http::HttpRequest bad{"GET", "ftp://examplebucket/x", {}, {}};
   EXPECT_FALSE(signer.Sign(bad).ok());
 }

@@ -397,7 +397,8 @@ TEST(ZipSpace, TimesAreTheEntries) {
     EXPECT_EQ((*src)->Info().mtime.tv_sec, st.st_mtim.tv_sec) << key;
     src = dos->Open(key);
     ASSERT_TRUE(src.ok() && *src != nullptr);
-    EXPECT_EQ((*src)->Info().mtime.tv_sec, (st.st_mtim.tv_sec + 1) & ~time_t{1}) << key << " (DOS time)";
+    EXPECT_EQ((*src)->Info().mtime.tv_sec, (st.st_mtim.tv_sec + 1) & ~time_t{1})
+        << key << " (DOS time)";
   }
 }
 

@@ -23,11 +23,11 @@
 namespace omicsfs {
 namespace {
 
-using testutil::MountedFs;
 using testutil::CopyTree;
+using testutil::MountedFs;
 using testutil::ReadWhole;
-using testutil::Slurp;
 using testutil::RunCommand;
+using testutil::Slurp;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/vcf-zarr";
 
@@ -39,8 +39,9 @@ fs::path TempDir(const char* pattern) {
 
 // plink2 reads DIR/STEM.bgen with DIR/STEM.sample into OUT.{bed,bim,fam}; its exit status.
 int Plink2FromBgen(const std::string& prefix, const std::string& out) {
-  return RunCommand({"plink2", "--bgen", prefix + ".bgen", "ref-first", "--sample", prefix + ".sample", "--make-bed",
-                     "--allow-extra-chr", "--threads", "1", "--out", out});
+  return RunCommand({"plink2", "--bgen", prefix + ".bgen", "ref-first", "--sample",
+                     prefix + ".sample", "--make-bed", "--allow-extra-chr", "--threads", "1",
+                     "--out", out});
 }
 
 // plink2's reading of the mounted BGEN equals the mounted .bed and .bim, byte for byte.
@@ -77,7 +78,8 @@ std::string ParseBlock(const std::string& bgen, uint64_t at, uint64_t* end) {
   std::string raw(d, '\0');
   uLongf raw_len = d;
   EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(raw.data()), &raw_len,
-                       reinterpret_cast<const Bytef*>(bgen.data() + at + 8), c - 4), Z_OK);
+                       reinterpret_cast<const Bytef*>(bgen.data() + at + 8), c - 4),
+            Z_OK);
   EXPECT_EQ(raw_len, d);
   *end = at + 4 + c;
   return row.str();
@@ -89,10 +91,15 @@ int ExpectIndexMatches(const std::string& prefix) {
   const std::string bgen = Slurp(prefix + ".bgen");
   std::string rows, meta;
   EXPECT_EQ(RunCommand({"sqlite3", "-separator", "\t", prefix + ".bgen.bgi",
-                        "SELECT chromosome, position, rsid, number_of_alleles, allele1, allele2, file_start_position, "
-                        "size_in_bytes FROM Variant ORDER BY file_start_position"}, &rows), 0);
+                        "SELECT chromosome, position, rsid, number_of_alleles, allele1, allele2, "
+                        "file_start_position, "
+                        "size_in_bytes FROM Variant ORDER BY file_start_position"},
+                       &rows),
+            0);
   EXPECT_EQ(RunCommand({"sqlite3", "-separator", "\t", prefix + ".bgen.bgi",
-                        "SELECT file_size, hex(first_1000_bytes) FROM Metadata"}, &meta), 0);
+                        "SELECT file_size, hex(first_1000_bytes) FROM Metadata"},
+                       &meta),
+            0);
   std::string hex;
   for (size_t i = 0; i < std::min<size_t>(1000, bgen.size()); ++i) {
     static const char* kHex = "0123456789ABCDEF";
@@ -105,7 +112,8 @@ int ExpectIndexMatches(const std::string& prefix) {
   std::istringstream in(rows);
   for (std::string line; std::getline(in, line); ++n) {
     const size_t t7 = line.rfind('\t'), t6 = line.rfind('\t', t7 - 1);
-    const uint64_t start = std::stoull(line.substr(t6 + 1, t7 - t6 - 1)), size = std::stoull(line.substr(t7 + 1));
+    const uint64_t start = std::stoull(line.substr(t6 + 1, t7 - t6 - 1)),
+                   size = std::stoull(line.substr(t7 + 1));
     EXPECT_EQ(start, at) << line;
     uint64_t end = 0;
     EXPECT_EQ(ParseBlock(bgen, start, &end), line.substr(0, t6)) << line;
@@ -134,7 +142,8 @@ TEST_F(BgenMount, EveryStoreWithABedReadsBackToItAndIsIndexed) {
       if (e.path().extension() != ".vcz") continue;
       const std::string folder = f.path().filename().string(), stem = e.path().stem().string();
       SCOPED_TRACE(folder);
-      const std::string prefix = mount_->path() + "/" + folder + "/" + e.path().filename().string() + "/" + stem;
+      const std::string prefix =
+          mount_->path() + "/" + folder + "/" + e.path().filename().string() + "/" + stem;
       struct stat st;
       const bool bed = ::stat((prefix + ".bed").c_str(), &st) == 0;
       EXPECT_EQ(::stat((prefix + ".bgen").c_str(), &st) == 0, bed);
@@ -166,9 +175,12 @@ TEST_F(BgenMount, SampleFileIsWhatPlink2AndQctoolRead) {
 // ranges get what one sequential read gets. The .bgi persisted in index_dir is served again.
 TEST(BgenCohort, RandomParallelReadsEqualSequentialAndPlink2) {
   const fs::path src = TempDir("omicsfs-bgengen-%%%%%%");
-  ASSERT_EQ(RunCommand({OMICSFS_GEN_VCZ, (src / "cohort.vcz").string(), "300", "22001", "50", "5000"}), 0);
+  ASSERT_EQ(
+      RunCommand({OMICSFS_GEN_VCZ, (src / "cohort.vcz").string(), "300", "22001", "50", "5000"}),
+      0);
   const std::string index_dir = (src / "idx").string();
-  auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "cache_size=8M,index_dir=" + index_dir});
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.string(),
+                            {"-o", "cache_size=8M,index_dir=" + index_dir});
   ASSERT_NE(m, nullptr);
   const std::string prefix = m->path() + "/cohort.vcz/cohort";
   std::string whole;
@@ -183,14 +195,20 @@ TEST(BgenCohort, RandomParallelReadsEqualSequentialAndPlink2) {
     readers.emplace_back([&, t] {
       std::mt19937_64 rng(t);
       const int fd = ::open((prefix + ".bgen").c_str(), O_RDONLY);
-      if (fd < 0) { ++failures; return; }
+      if (fd < 0) {
+        ++failures;
+        return;
+      }
       std::string buf;
       for (int i = 0; i < 100; ++i) {
         const uint64_t off = rng() % whole.size(), len = 1 + rng() % 200000;
         buf.resize(len);
         const ssize_t n = ::pread(fd, buf.data(), len, static_cast<off_t>(off));
         const uint64_t want = std::min<uint64_t>(len, whole.size() - off);
-        if (n != static_cast<ssize_t>(want)) { ++failures; continue; }
+        if (n != static_cast<ssize_t>(want)) {
+          ++failures;
+          continue;
+        }
         if (buf.compare(0, want, whole, off, want) != 0) ++mismatches;
       }
       ::close(fd);
@@ -202,7 +220,8 @@ TEST(BgenCohort, RandomParallelReadsEqualSequentialAndPlink2) {
   m.reset();
   // A second mount serves the persisted index (the same bytes, found in index_dir).
   bool persisted = false;
-  for (auto& e : fs::directory_iterator(index_dir)) persisted = persisted || e.path().extension() == ".rix";
+  for (auto& e : fs::directory_iterator(index_dir))
+    persisted = persisted || e.path().extension() == ".rix";
   EXPECT_TRUE(persisted);
   m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "index_dir=" + index_dir});
   ASSERT_NE(m, nullptr);

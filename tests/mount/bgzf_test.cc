@@ -84,7 +84,8 @@ std::vector<std::string> RegionsOf(const std::string& text) {
     const Region& r = contigs[i];
     out.push_back(r.contig);
     const int64_t mid = r.lo + (r.hi - r.lo) / 2;
-    out.push_back(r.contig + ":" + std::to_string(std::max<int64_t>(1, r.lo)) + "-" + std::to_string(mid));
+    out.push_back(r.contig + ":" + std::to_string(std::max<int64_t>(1, r.lo)) + "-" +
+                  std::to_string(mid));
     out.push_back(r.contig + ":" + std::to_string(mid + 1) + "-" + std::to_string(r.hi + 1000));
   }
   return out;
@@ -188,11 +189,11 @@ else:
 )";
 
 // One view NAME of a mounted store: NAME.gz, its indexes, region queries, random reads. Queries
-// through one index alone (`tabix -l`, then tabix and bcftools over the first `forced_regions` regions),
-// and pysam through every index with `each_pysam` (else the first: the .tbi where there is one;
-// tabix and bcftools on the mount read the .csi when both are there).
-void CheckView(const std::string& dir, const std::string& name, bool vcf, const std::string& tmp_root,
-               size_t forced_regions = 1, bool each_pysam = false) {
+// through one index alone (`tabix -l`, then tabix and bcftools over the first `forced_regions`
+// regions), and pysam through every index with `each_pysam` (else the first: the .tbi where there
+// is one; tabix and bcftools on the mount read the .csi when both are there).
+void CheckView(const std::string& dir, const std::string& name, bool vcf,
+               const std::string& tmp_root, size_t forced_regions = 1, bool each_pysam = false) {
   SCOPED_TRACE(dir + "/" + name);
   static int views = 0;  // a fresh folder per view: no index of another view lies beside the copy
   const std::string tmp = tmp_root + "/" + std::to_string(++views);
@@ -242,8 +243,9 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
   std::vector<std::string> usable;  // the indexes tabix also writes
   for (const std::string& ext : exts) {
     SCOPED_TRACE(ext);
-    const int tabix_rc = Sh(std::string("tabix -f ") + (ext == ".csi" ? "-C " : "") + "-p " + (vcf ? "vcf " : "bed ") +
-                                cp, &out, &serr, tmp);
+    const int tabix_rc = Sh(std::string("tabix -f ") + (ext == ".csi" ? "-C " : "") + "-p " +
+                                (vcf ? "vcf " : "bed ") + cp,
+                            &out, &serr, tmp);
     std::string index;
     const bool readable = ReadWhole(dir + "/" + name + ".gz" + ext, &index, &err);
     if (tabix_rc != 0) {  // tabix refuses this text: so does the mount
@@ -270,9 +272,11 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
     ExpectSameQuery("tabix -l", "tabix -l " + Quote(forced), "tabix -l " + cp, tmp);
     for (size_t i = 0; i < regions.size() && i < forced_regions; ++i) {
       const std::string r = Quote(regions[i]);
-      ExpectSameQuery("tabix " + regions[i], "tabix " + Quote(forced) + " " + r, "tabix " + cp + " " + r, tmp);
+      ExpectSameQuery("tabix " + regions[i], "tabix " + Quote(forced) + " " + r,
+                      "tabix " + cp + " " + r, tmp);
       if (vcf) {
-        ExpectSameQuery("bcftools -r " + regions[i], "bcftools view --no-version -r " + r + " " + Quote(forced),
+        ExpectSameQuery("bcftools -r " + regions[i],
+                        "bcftools view --no-version -r " + r + " " + Quote(forced),
                         "bcftools view --no-version -r " + r + " " + cp, tmp);
       }
     }
@@ -284,10 +288,12 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
     const std::string r = Quote(region);
     ExpectSameQuery("tabix " + region, "tabix " + on + " " + r, "tabix " + cp + " " + r, tmp);
     const std::string py = "/usr/bin/python3 " + Quote(tmp + "/fetch.py") + " ";
-    for (size_t e = 0; e < (each_pysam ? usable.size() : 1); ++e) {  // pysam told which index to read
+    for (size_t e = 0; e < (each_pysam ? usable.size() : 1);
+         ++e) {  // pysam told which index to read
       const std::string& ext = usable[e];
       const std::string kind = (vcf ? " vcf " : " bed ") + ext;
-      ExpectSameQuery("pysam " + region + " " + ext, py + on + " " + r + kind, py + cp + " " + r + kind, tmp);
+      ExpectSameQuery("pysam " + region + " " + ext, py + on + " " + r + kind,
+                      py + cp + " " + r + kind, tmp);
     }
     if (vcf) {
       ExpectSameQuery("bcftools -r " + region, "bcftools view --no-version -r " + r + " " + on,
@@ -314,14 +320,16 @@ void CheckView(const std::string& dir, const std::string& name, bool vcf, const 
 
 TEST(BgzfMount, EveryVczStore) {
   TempDir idx, tmp;
-  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/vcf-zarr", {"-o", "index_dir=" + idx.path()});
+  auto m =
+      MountedFs::Start(OMICSFS_BINARY, kCorpus + "/vcf-zarr", {"-o", "index_dir=" + idx.path()});
   ASSERT_NE(m, nullptr);
   int stores = 0;
   for (auto& folder : fs::directory_iterator(kCorpus + "/vcf-zarr")) {
     if (!fs::is_directory(folder.path())) continue;
     for (auto& e : fs::directory_iterator(folder.path())) {
       if (e.path().extension() != ".vcz") continue;
-      const std::string dir = m->path() + "/" + folder.path().filename().string() + "/" + e.path().filename().string();
+      const std::string dir =
+          m->path() + "/" + folder.path().filename().string() + "/" + e.path().filename().string();
       CheckView(dir, e.path().stem().string() + ".vcf", true, tmp.path());
       CheckView(dir, "sites.vcf", true, tmp.path());
       ++stores;
@@ -332,7 +340,8 @@ TEST(BgzfMount, EveryVczStore) {
 
 TEST(BgzfMount, EveryFragmentsStore) {
   TempDir idx, tmp;
-  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/bpcells/dir", {"-o", "index_dir=" + idx.path()});
+  auto m =
+      MountedFs::Start(OMICSFS_BINARY, kCorpus + "/bpcells/dir", {"-o", "index_dir=" + idx.path()});
   ASSERT_NE(m, nullptr);
   int stores = 0, csi = 0, unindexed = 0;
   for (const char* v : {"v1", "v2"}) {
@@ -494,7 +503,8 @@ TEST(BgzfMount, AnIndexTabixRefusesIsDroppedOnceKnownAndNeverListedAgain) {
 // (EveryFragmentsStore checks these derived sizes and indexes against bgzip and tabix.)
 TEST(BgzfMount, AFragmentsStoreIsReadOnceForBothViewsAndTheirIndexes) {
   TempDir idx;
-  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/bpcells/dir/v2", {"-o", "index_dir=" + idx.path()});
+  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/bpcells/dir/v2",
+                            {"-o", "index_dir=" + idx.path()});
   ASSERT_NE(m, nullptr);
   auto sized = [&] {
     std::string status;
@@ -503,7 +513,8 @@ TEST(BgzfMount, AFragmentsStoreIsReadOnceForBothViewsAndTheirIndexes) {
   };
   const std::string dir = m->path() + "/atac.packed";
   struct stat st;
-  for (const char* list : {"cells.txt", "chromosomes.txt"}) ASSERT_EQ(::stat((dir + "/" + list).c_str(), &st), 0);
+  for (const char* list : {"cells.txt", "chromosomes.txt"})
+    ASSERT_EQ(::stat((dir + "/" + list).c_str(), &st), 0);
   const long before = sized();  // the name lists' one chunk each
   ASSERT_GE(before, 0);
   ASSERT_EQ(::stat((dir + "/fragments.tsv").c_str(), &st), 0);  // the 10x view asked first
@@ -598,7 +609,8 @@ TEST(BgzfMount, TbiAndCsiWhereTabixWritesBoth) {
     // bio2zarr's rows: per chunk of 1000 and contig run.
     for (size_t i = 0; i < v.position.size(); ++i) {
       const int64_t c = static_cast<int64_t>(i / v.chunk), end = v.position[i] + v.length[i] - 1;
-      if (v.region_index.empty() || v.region_index.back()[0] != c || v.region_index.back()[1] != v.contig[i]) {
+      if (v.region_index.empty() || v.region_index.back()[0] != c ||
+          v.region_index.back()[1] != v.contig[i]) {
         v.region_index.push_back({c, v.contig[i], v.position[i], v.position[i], end, 0});
       }
       auto& row = v.region_index.back();
@@ -608,14 +620,17 @@ TEST(BgzfMount, TbiAndCsiWhereTabixWritesBoth) {
     }
     ASSERT_TRUE(testutil::WriteVczStore(src.path() + "/" + name, v).ok());
   };
-  store("huge.vcz", 2);   // ends at 2^29
-  store("past.vcz", 3);   // ends at 2^29 + 1
+  store("huge.vcz", 2);  // ends at 2^29
+  store("past.vcz", 3);  // ends at 2^29 + 1
   auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + idx.path()});
   ASSERT_NE(m, nullptr);
   std::set<std::string> huge, past;
-  for (auto& e : fs::directory_iterator(m->path() + "/huge.vcz")) huge.insert(e.path().filename().string());
-  for (auto& e : fs::directory_iterator(m->path() + "/past.vcz")) past.insert(e.path().filename().string());
-  for (const char* f : {"huge.vcf.gz.tbi", "huge.vcf.gz.csi", "sites.vcf.gz.tbi", "sites.vcf.gz.csi"}) {
+  for (auto& e : fs::directory_iterator(m->path() + "/huge.vcz"))
+    huge.insert(e.path().filename().string());
+  for (auto& e : fs::directory_iterator(m->path() + "/past.vcz"))
+    past.insert(e.path().filename().string());
+  for (const char* f :
+       {"huge.vcf.gz.tbi", "huge.vcf.gz.csi", "sites.vcf.gz.tbi", "sites.vcf.gz.csi"}) {
     EXPECT_TRUE(huge.count(f)) << f;
   }
   for (const char* f : {"past.vcf.gz.csi", "sites.vcf.gz.csi"}) EXPECT_TRUE(past.count(f)) << f;
@@ -631,7 +646,9 @@ TEST(BgzfMount, TbiAndCsiWhereTabixWritesBoth) {
     ASSERT_TRUE(ReadWhole(m->path() + "/" + s + ".vcz/" + s + ".vcf.gz", &gz));
     const std::string copy = tmp.path() + "/" + s + ".vcf.gz";
     ASSERT_TRUE(WriteFile(copy, gz));
-    EXPECT_EQ(Sh("tabix -p vcf " + Quote(copy), &out, nullptr, tmp.path()) == 0, std::string(s) == "huge") << s;
+    EXPECT_EQ(Sh("tabix -p vcf " + Quote(copy), &out, nullptr, tmp.path()) == 0,
+              std::string(s) == "huge")
+        << s;
   }
   for (const char* s : {"huge", "past"}) {
     const std::string dir = m->path() + "/" + s + ".vcz";
@@ -660,7 +677,8 @@ TEST(BgzfMount, UnsortedStoreIndexIsEioOnceThenNotListed) {
   EXPECT_FALSE(ReadWhole(dir + "/fragments.bed.gz.tbi", &index, &err));  // met first: its pass runs
   EXPECT_EQ(err, EIO);
   ASSERT_TRUE(ReadWhole(dir + "/fragments.bed", &text));
-  EXPECT_EQ(text, "chr1\t100\t200\tAAA\nchr1\t300\t400\tCCC\nchr1\t250\t260\tAAA\nchr2\t5\t9\tCCC\n");
+  EXPECT_EQ(text,
+            "chr1\t100\t200\tAAA\nchr1\t300\t400\tCCC\nchr1\t250\t260\tAAA\nchr2\t5\t9\tCCC\n");
   ASSERT_TRUE(ReadWhole(dir + "/fragments.bed.gz", &gz));
   ASSERT_TRUE(WriteFile(tmp.path() + "/plain", text));
   std::string ref;

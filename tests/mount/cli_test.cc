@@ -1,6 +1,5 @@
 // The command line: exit codes, --help/--version, ls and cat without mounting.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include "testutil/mount_fixture.h"
@@ -18,8 +17,9 @@ TEST(CliTest, HelpAndVersion) {
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--help"}, &out), 0);
   EXPECT_NE(out.find("cache_size"), std::string::npos);
   // Every selector of every kind, with an example (the selector table, vfs/selectors.h).
-  for (const char* said : {"Slices are folders", "slices of matrix:", "slices of fragments:", "samples=NA00001,NA00003",
-                           "region=20:1-2000000", "regions=@exons", "format=GT,DP", "region=chr1:1-1000000", "cells=@tcells",
+  for (const char* said : {"Slices are folders", "slices of matrix:", "slices of fragments:",
+                           "samples=NA00001,NA00003", "region=20:1-2000000", "regions=@exons",
+                           "format=GT,DP", "region=chr1:1-1000000", "cells=@tcells",
                            "groups=@clusters", "rows=CD3E,MS4A1", "cols=@bcells"}) {
     EXPECT_NE(out.find(said), std::string::npos) << said << " in\n" << out;
   }
@@ -42,7 +42,8 @@ TEST(CliTest, LsAndCat) {
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples}, &out), 0);
   EXPECT_EQ(out, "counts.packed/\ncounts_gzip.h5/\nfrags.packed/\nsample.vcz/\ntiny_3x4.datg/\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples, "counts_gzip.h5/mat"}, &out), 0);
-  EXPECT_EQ(out, "10x/\nbarcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.mtx\nmatrix.tsv\nrownames.txt\n");
+  EXPECT_EQ(out,
+            "10x/\nbarcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.mtx\nmatrix.tsv\nrownames.txt\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples, "counts_gzip.h5/mat/10x"}, &out), 0);
   EXPECT_EQ(out, "barcodes.tsv.gz\nfeatures.tsv.gz\nmatrix.mtx.gz\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples, "counts.packed/matrix.mtx"}, &out), 0);
@@ -50,7 +51,8 @@ TEST(CliTest, LsAndCat) {
   ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.col.mtx", &want));
   EXPECT_TRUE(out == want);
   // A single store as SOURCE.
-  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples + "/counts.packed", "colnames.txt"}, &out), 0);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples + "/counts.packed", "colnames.txt"}, &out),
+            0);
   ASSERT_TRUE(testutil::ReadWhole(OMICSFS_TEST_DATA "/expected/counts.colnames.txt", &want));
   EXPECT_EQ(out, want);
 }

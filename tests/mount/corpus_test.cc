@@ -76,13 +76,15 @@ TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
     std::string got;
     int err = 0;
     ASSERT_TRUE(ReadWhole(dir + "/matrix.mtx", &got, &err)) << "errno " << err;
-    EXPECT_TRUE(got == want) << "matrix.mtx differs (" << got.size() << " vs " << want.size() << " bytes)";
+    EXPECT_TRUE(got == want) << "matrix.mtx differs (" << got.size() << " vs " << want.size()
+                             << " bytes)";
     struct stat st;
     ASSERT_EQ(::stat((dir + "/matrix.mtx").c_str(), &st), 0);
     EXPECT_EQ(static_cast<size_t>(st.st_size), want.size());
     EXPECT_GE(st.st_blksize, 128 * 1024);
 
-    std::string rows = ReadMaybeGz(kCorpus + "/" + r.names1), cols = ReadMaybeGz(kCorpus + "/" + r.names2);
+    std::string rows = ReadMaybeGz(kCorpus + "/" + r.names1),
+                cols = ReadMaybeGz(kCorpus + "/" + r.names2);
     ASSERT_TRUE(ReadWhole(dir + "/rownames.txt", &got));
     EXPECT_EQ(got, rows);
     ASSERT_TRUE(ReadWhole(dir + "/colnames.txt", &got));
@@ -110,7 +112,8 @@ TEST_F(CorpusMount, EveryMatrixStoreIsByteIdentical) {
 
 // Reference dense rendering from the expected MatrixMarket text and names (written here, not
 // shared with the daemon): every cell, `0` where the .mtx has no entry.
-std::string DenseReference(const std::string& mtx, const std::string& rownames, const std::string& colnames) {
+std::string DenseReference(const std::string& mtx, const std::string& rownames,
+                           const std::string& colnames) {
   std::istringstream in(mtx);
   std::string line;
   std::getline(in, line);  // banner
@@ -130,7 +133,8 @@ std::string DenseReference(const std::string& mtx, const std::string& rownames, 
     std::istringstream ss(text);
     std::string l;
     while (std::getline(ss, l)) out.push_back(l);
-    if (out.empty()) for (size_t i = 1; i <= n; ++i) out.push_back(std::to_string(i));
+    if (out.empty())
+      for (size_t i = 1; i <= n; ++i) out.push_back(std::to_string(i));
     return out;
   };
   auto rn = split(rownames, nrow), cn = split(colnames, ncol);
@@ -152,12 +156,15 @@ TEST_F(CorpusMount, DenseMatrixTsvOfEveryMatrixStore) {
     if (r.kind != "matrix") continue;
     ++stores;
     SCOPED_TRACE(r.store + " " + r.group);
-    const std::string want = DenseReference(ReadMaybeGz(kCorpus + "/" + r.expected), ReadMaybeGz(kCorpus + "/" + r.names1),
+    const std::string want = DenseReference(ReadMaybeGz(kCorpus + "/" + r.expected),
+                                            ReadMaybeGz(kCorpus + "/" + r.names1),
                                             ReadMaybeGz(kCorpus + "/" + r.names2));
     std::string got;
     int err = 0;
-    ASSERT_TRUE(ReadWhole(mount_->path() + "/" + VirtualDir(r) + "/matrix.tsv", &got, &err)) << "errno " << err;
-    EXPECT_TRUE(got == want) << "matrix.tsv differs (" << got.size() << " vs " << want.size() << " bytes)";
+    ASSERT_TRUE(ReadWhole(mount_->path() + "/" + VirtualDir(r) + "/matrix.tsv", &got, &err))
+        << "errno " << err;
+    EXPECT_TRUE(got == want) << "matrix.tsv differs (" << got.size() << " vs " << want.size()
+                             << " bytes)";
   }
   EXPECT_EQ(stores, 50);
 }
@@ -172,15 +179,17 @@ TEST_F(CorpusMount, EveryFragmentsStoreIsByteIdentical) {
     const std::string dir = mount_->path() + "/" + VirtualDir(r);
     std::string tenx = r.expected;
     tenx.replace(tenx.find(".bed.tsv"), 8, ".10x.tsv");
-    for (const auto& [view, expected] : {std::pair<std::string, std::string>{"fragments.bed", r.expected},
-                                         {"fragments.tsv", tenx},
-                                         {"chromosomes.txt", r.names1},
-                                         {"cells.txt", r.names2}}) {
+    for (const auto& [view, expected] :
+         {std::pair<std::string, std::string>{"fragments.bed", r.expected},
+          {"fragments.tsv", tenx},
+          {"chromosomes.txt", r.names1},
+          {"cells.txt", r.names2}}) {
       std::string got;
       int err = 0;
       ASSERT_TRUE(ReadWhole(dir + "/" + view, &got, &err)) << view << " errno " << err;
       const std::string want = ReadMaybeGz(kCorpus + "/" + expected);
-      EXPECT_TRUE(got == want) << view << " differs (" << got.size() << " vs " << want.size() << " bytes)";
+      EXPECT_TRUE(got == want) << view << " differs (" << got.size() << " vs " << want.size()
+                               << " bytes)";
     }
   }
   EXPECT_EQ(stores, 12);
@@ -188,7 +197,8 @@ TEST_F(CorpusMount, EveryFragmentsStoreIsByteIdentical) {
 
 TEST_F(CorpusMount, BedtoolsReadsFragmentsBed) {
   ASSERT_NE(mount_, nullptr);
-  for (const char* dir : {"dir/v2/frags.packed", "h5/stores_v1.h5/frags_unpacked", "dir/v2/atac.packed"}) {
+  for (const char* dir :
+       {"dir/v2/frags.packed", "h5/stores_v1.h5/frags_unpacked", "dir/v2/atac.packed"}) {
     const std::string path = mount_->path() + "/" + dir + "/fragments.bed";
     std::string out;
     ASSERT_EQ(testutil::RunCommand({"bedtools", "merge", "-i", path}, &out), 0) << dir;
@@ -196,7 +206,9 @@ TEST_F(CorpusMount, BedtoolsReadsFragmentsBed) {
     std::string sorted, bed;
     ASSERT_EQ(testutil::RunCommand({"bedtools", "sort", "-i", path}, &sorted), 0) << dir;
     ASSERT_TRUE(ReadWhole(path, &bed));
-    EXPECT_EQ(std::count(sorted.begin(), sorted.end(), '\n'), std::count(bed.begin(), bed.end(), '\n')) << dir;
+    EXPECT_EQ(std::count(sorted.begin(), sorted.end(), '\n'),
+              std::count(bed.begin(), bed.end(), '\n'))
+        << dir;
   }
 }
 
@@ -222,7 +234,8 @@ TEST_F(CorpusMount, BedtoolsReadsEveryFragmentsTwin) {
     std::string tenx = r.expected;
     tenx.replace(tenx.find(".bed.tsv"), 8, ".10x.tsv");
     for (const auto& [view, expected] :
-         {std::pair<std::string, std::string>{"fragments.bed", r.expected}, {"fragments.tsv", tenx}}) {
+         {std::pair<std::string, std::string>{"fragments.bed", r.expected},
+          {"fragments.tsv", tenx}}) {
       SCOPED_TRACE(r.store + " " + r.group + " " + view);
       ++twins;
       const std::string twin = mount_->path() + "/" + VirtualDir(r) + "/" + view + ".gz";
@@ -258,7 +271,8 @@ TEST_F(CorpusMount, BedtoolsReadsEveryFragmentsTwin) {
 
 TEST_F(CorpusMount, PlainFilesPassThroughByteIdentical) {
   ASSERT_NE(mount_, nullptr);
-  for (const char* f : {"h5/filtered_feature_bc_matrix.h5", "manifest.tsv", "README.md", "expected/counts.col.mtx"}) {
+  for (const char* f : {"h5/filtered_feature_bc_matrix.h5", "manifest.tsv", "README.md",
+                        "expected/counts.col.mtx"}) {
     std::string got, want;
     ASSERT_TRUE(ReadWhole(mount_->path() + "/" + f, &got)) << f;
     ASSERT_TRUE(ReadWhole(kCorpus + "/" + f, &want)) << f;
@@ -273,7 +287,10 @@ TEST_F(CorpusMount, StoreInternalsAreHidden) {
   ASSERT_NE(mount_, nullptr);
   struct stat st;
   EXPECT_NE(::stat((mount_->path() + "/dir/v2/counts.packed/index_data").c_str(), &st), 0);
-  EXPECT_EQ(::stat((mount_->path() + "/h5/stores_v2.h5/nested/deeper/counts_packed/matrix.mtx").c_str(), &st), 0);
+  EXPECT_EQ(
+      ::stat((mount_->path() + "/h5/stores_v2.h5/nested/deeper/counts_packed/matrix.mtx").c_str(),
+             &st),
+      0);
   EXPECT_EQ(::stat((mount_->path() + "/h5/counts_root_group.h5/matrix.mtx").c_str(), &st), 0);
 }
 

@@ -2,9 +2,9 @@
 // truncated or removed at many points, all mounted at once; every view is read in full (twice).
 // Required: the daemon never crashes or hangs; a read returns EIO or exactly st_size bytes, the
 // same bytes every time; untouched stores keep working.
+#include <dirent.h>
 #include <errno.h>
 #include <gtest/gtest.h>
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -18,8 +18,8 @@
 namespace omicsfs {
 namespace {
 
-using testutil::MountedFs;
 using testutil::CopyTree;
+using testutil::MountedFs;
 using testutil::ReadWhole;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR;
@@ -81,13 +81,16 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
     std::string from, name;
   };
   const std::vector<Store> stores = {
-      {"bpcells/dir/v2/counts.packed", "counts.packed"}, {"bpcells/dir/v1/float32.packed", "float32.packed"},
+      {"bpcells/dir/v2/counts.packed", "counts.packed"},
+      {"bpcells/dir/v1/float32.packed", "float32.packed"},
       {"bpcells/dir/v2/frags.packed", "frags.packed"},
       // HDF5 files: libhdf5 itself is not safe on some of these (H5HG_read trusts a stored
       // object size); the vetting helper takes those crashes (io/h5_vet.h).
-      {"bpcells/h5/counts_root_group.h5", "root.h5"}, {"bpcells/h5/frags_gzip.h5", "frags.h5"},
+      {"bpcells/h5/counts_root_group.h5", "root.h5"},
+      {"bpcells/h5/frags_gzip.h5", "frags.h5"},
       {"bpcells/h5/fixedstr.h5", "fixedstr.h5"},
-      {"vcf-zarr/sample/sample.vcz", "sample.vcz"}, {"vcf-zarr/upstream_sample_v3/upstream_sample_v3.vcz", "v3.vcz"},
+      {"vcf-zarr/sample/sample.vcz", "sample.vcz"},
+      {"vcf-zarr/upstream_sample_v3/upstream_sample_v3.vcz", "v3.vcz"},
   };
   // OMICSFS_HARNESS_SEED / OMICSFS_HARNESS_COPIES run it longer by hand (docs/robustness.md).
   const char* seed_env = std::getenv("OMICSFS_HARNESS_SEED");
@@ -105,20 +108,24 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
         fs::permissions(dst, fs::owner_read | fs::owner_write);
       }
       auto files = FilesBelow(dst);
-      for (int d = 0; d < 1 + c % 3 && !files.empty(); ++d) Damage(files[rng() % files.size()], rng);
+      for (int d = 0; d < 1 + c % 3 && !files.empty(); ++d)
+        Damage(files[rng() % files.size()], rng);
     }
   }
   // datg: damage the .datg itself (companions stay).
   for (int c = 0; c < kCopies; ++c) {
     for (const char* ext : {".datg", ".rows.txt.gz", ".cols.txt.gz"}) {
-      fs::copy_file(kCorpus + "/datg/rpb7_50x10" + ext, src / (std::string("d") + std::to_string(c) + ext));
-      fs::permissions(src / (std::string("d") + std::to_string(c) + ext), fs::owner_read | fs::owner_write);
+      fs::copy_file(kCorpus + "/datg/rpb7_50x10" + ext,
+                    src / (std::string("d") + std::to_string(c) + ext));
+      fs::permissions(src / (std::string("d") + std::to_string(c) + ext),
+                      fs::owner_read | fs::owner_write);
     }
     Damage(src / ("d" + std::to_string(c) + ".datg"), rng);
   }
   CopyTree(kCorpus + "/bpcells/dir/v2/counts.packed", (src / "intact.packed").string());
 
-  auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "cache_size=16M,index_dir=" + (src / ".index").string()});
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.string(),
+                            {"-o", "cache_size=16M,index_dir=" + (src / ".index").string()});
   ASSERT_NE(m, nullptr);
   int files = 0, eio = 0, withdrawn = 0;
   std::vector<std::string> entries;
@@ -162,7 +169,8 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
   // How many damaged HDF5 copies the vetting helper kept out of the daemon (for the record).
   const std::string log = m->Log();
   int vetted_out = 0;
-  for (size_t at = log.find(": not opened: libhdf5"); at != std::string::npos; at = log.find(": not opened: libhdf5", at + 1)) {
+  for (size_t at = log.find(": not opened: libhdf5"); at != std::string::npos;
+       at = log.find(": not opened: libhdf5", at + 1)) {
     ++vetted_out;
   }
   std::printf("%d files, %d EIO, %d withdrawn, %d HDF5 files kept out by the vetting helper\n",

@@ -18,12 +18,12 @@
 namespace omicsfs {
 namespace {
 
+using testutil::Join;
+using testutil::Lines;
 using testutil::MountedFs;
 using testutil::ReadOrFail;
-using testutil::ShOrFail;
-using testutil::Lines;
-using testutil::Join;
 using testutil::ReadWhole;
+using testutil::ShOrFail;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/datg";
 const std::string kMulti = "multiblock_rpb1100_2300x500";  // 3 row blocks of 1100, 1100, 100 rows
@@ -31,7 +31,8 @@ const std::string kMulti = "multiblock_rpb1100_2300x500";  // 3 row blocks of 11
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t from = 0;
-  for (size_t at; (at = s.find(sep, from)) != std::string::npos; from = at + 1) out.push_back(s.substr(from, at - from));
+  for (size_t at; (at = s.find(sep, from)) != std::string::npos; from = at + 1)
+    out.push_back(s.substr(from, at - from));
   out.push_back(s.substr(from));
   return out;
 }
@@ -101,9 +102,12 @@ class DatgSlices : public testutil::SliceSuite<DatgSlices> {
     ASSERT_FALSE(src_.empty());
     MakeLists("omicsfs-datg-lists-");
     auto copy = [](const std::string& from, const std::string& to) {
-      for (const char* ext : {".datg", ".rows.txt.gz", ".cols.txt.gz"}) fs::copy_file(kCorpus + "/" + from + ext, src_ + "/" + to + ext);
+      for (const char* ext : {".datg", ".rows.txt.gz", ".cols.txt.gz"})
+        fs::copy_file(kCorpus + "/" + from + ext, src_ + "/" + to + ext);
     };
-    for (const char* n : {"multiblock_rpb1100_2300x500", "tiny_3x4", "edge_1x1", "edge_2x0", "edge_0x3"}) copy(n, n);
+    for (const char* n :
+         {"multiblock_rpb1100_2300x500", "tiny_3x4", "edge_1x1", "edge_2x0", "edge_0x3"})
+      copy(n, n);
     // The same matrix with its last row block (rows 2200..2299) damaged: the frame just before
     // the block index (the trailer's index offset) loses its content checksum.
     copy(kMulti, "damaged");
@@ -111,17 +115,21 @@ class DatgSlices : public testutil::SliceSuite<DatgSlices> {
       std::string b = ReadOrFail(src_ + "/damaged.datg");
       ASSERT_GT(b.size(), 44u);
       uint64_t index = 0;
-      for (int i = 0; i < 8; ++i) index = (index << 8) | static_cast<uint8_t>(b[b.size() - 44 + 16 + i]);
+      for (int i = 0; i < 8; ++i)
+        index = (index << 8) | static_cast<uint8_t>(b[b.size() - 44 + 16 + i]);
       ASSERT_GT(index, 2u);
       b[index - 2] = static_cast<char>(b[index - 2] ^ 0x40);
       std::ofstream(src_ + "/damaged.datg", std::ios::binary | std::ios::trunc) << b;
     }
     // Row names borne twice ("dup": rows 1 and 3), two row blocks.
-    ASSERT_TRUE(testutil::WriteDatg(src_ + "/dups", 4, 2, {1, 2, 3, 4, 5, 6, 7, 8}, {"a", "dup", "b", "dup"}, {"x", "y"}, 2).ok());
+    ASSERT_TRUE(testutil::WriteDatg(src_ + "/dups", 4, 2, {1, 2, 3, 4, 5, 6, 7, 8},
+                                    {"a", "dup", "b", "dup"}, {"x", "y"}, 2)
+                    .ok());
     std::ofstream(lists_ + "/genes.txt") << "row2299\nrow3\n\nrow1100\r\nrow1099\n";
     std::ofstream(lists_ + "/features.txt") << "f7\nf499\nf0\n";
     std::ofstream(lists_ + "/empty.txt") << "";
-    std::ofstream(lists_ + "/unknown.txt") << "row1\nno1\nno2\nno3\nno4\nno5\nno6\nno7\nno8\nno9\nno10\nno11\nno12\n";
+    std::ofstream(lists_ + "/unknown.txt")
+        << "row1\nno1\nno2\nno3\nno4\nno5\nno6\nno7\nno8\nno9\nno10\nno11\nno12\n";
     Mount(src_);
     multi_ = new Table(ReadOrFail(Store(kMulti) + "/matrix.tsv"));
   }
@@ -131,11 +139,14 @@ class DatgSlices : public testutil::SliceSuite<DatgSlices> {
     SliceSuite::TearDownTestSuite();
     testutil::RemoveTree(src_);
   }
-  static std::string Store(const std::string& name) { return mount_->path() + "/" + name + ".datg"; }
+  static std::string Store(const std::string& name) {
+    return mount_->path() + "/" + name + ".datg";
+  }
 
   // The slice folder's three views against the full view's cut, and its size as stat gives it.
   static void ExpectSlice(const std::string& store, const Table& full, const std::string& path,
-                          const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
+                          const std::vector<std::string>& rows,
+                          const std::vector<std::string>& cols) {
     SCOPED_TRACE(store + "/" + path);
     const std::string dir = Store(store) + "/" + path;
     const std::string got = ReadOrFail(dir + "/matrix.tsv");
@@ -155,7 +166,8 @@ TEST_F(DatgSlices, RowsFromEveryBlockInTheOrderGiven) {
   ASSERT_NE(multi_, nullptr);
   ASSERT_EQ(multi_->rows.size(), 2300u);
   ASSERT_EQ(multi_->cols.size(), 500u);
-  const std::vector<std::string> rows = {"row2250", "row5", "row1105", "row7", "row1099", "row2200", "row1100"};
+  const std::vector<std::string> rows = {"row2250", "row5",    "row1105", "row7",
+                                         "row1099", "row2200", "row1100"};
   ExpectSlice(kMulti, *multi_, "rows=" + Joined(rows), rows, {});
   ExpectSlice(kMulti, *multi_, "rows=row42", {"row42"}, {});
 }
@@ -172,7 +184,8 @@ TEST_F(DatgSlices, RowsAndColsComposeInEitherOrder) {
   const std::string r = "rows=" + Joined(rows), c = "cols=" + Joined(cols);
   ExpectSlice(kMulti, *multi_, r + "/" + c, rows, cols);
   ExpectSlice(kMulti, *multi_, c + "/" + r, rows, cols);
-  EXPECT_EQ(ReadOrFail(Store(kMulti) + "/" + r + "/" + c + "/matrix.tsv"), ReadOrFail(Store(kMulti) + "/" + c + "/" + r + "/matrix.tsv"));
+  EXPECT_EQ(ReadOrFail(Store(kMulti) + "/" + r + "/" + c + "/matrix.tsv"),
+            ReadOrFail(Store(kMulti) + "/" + c + "/" + r + "/matrix.tsv"));
   // A slice's cell is the full view's cell: a slice of a slice is the same as one of the store.
   EXPECT_EQ(ReadOrFail(Store(kMulti) + "/" + r + "/cols=f2/matrix.tsv"), multi_->Cut(rows, {"f2"}));
 }
@@ -193,7 +206,8 @@ TEST_F(DatgSlices, ExclusionKeepsStoreOrder) {
 
 TEST_F(DatgSlices, ListsSelectTheirLinesInOrder) {
   ASSERT_NE(multi_, nullptr);
-  const std::vector<std::string> rows = {"row2299", "row3", "row1100", "row1099"}, cols = {"f7", "f499", "f0"};
+  const std::vector<std::string> rows = {"row2299", "row3", "row1100", "row1099"},
+                                 cols = {"f7", "f499", "f0"};
   ExpectSlice(kMulti, *multi_, "rows=@genes", rows, {});
   ExpectSlice(kMulti, *multi_, "rows=@genes/cols=@features", rows, cols);
   ExpectSlice(kMulti, *multi_, "cols=@features/rows=@genes", rows, cols);
@@ -203,7 +217,8 @@ TEST_F(DatgSlices, EdgeStores) {
   const Table tiny(ReadOrFail(Store("tiny_3x4") + "/matrix.tsv"));
   ASSERT_EQ(tiny.rows.size(), 3u);
   // Special values (NaN, ±Infinity, -0.0, subnormals, 1.0E23) and non-ASCII names.
-  ExpectSlice("tiny_3x4", tiny, "rows=emoji 🐸 row,gene A/cols=日本語,col 1", {"emoji 🐸 row", "gene A"}, {"日本語", "col 1"});
+  ExpectSlice("tiny_3x4", tiny, "rows=emoji 🐸 row,gene A/cols=日本語,col 1",
+              {"emoji 🐸 row", "gene A"}, {"日本語", "col 1"});
   ExpectSlice("tiny_3x4", tiny, "cols=^naïve", {}, {"col 1", "日本語", "x-y_z.w"});
   const Table one(ReadOrFail(Store("edge_1x1") + "/matrix.tsv"));
   ExpectSlice("edge_1x1", one, "rows=only row", {"only row"}, {});
@@ -222,8 +237,10 @@ TEST_F(DatgSlices, DuplicateRowNames) {
   ASSERT_EQ(dups.rows, (std::vector<std::string>{"a", "dup", "b", "dup"}));
   const std::string text = ReadOrFail(Store("dups") + "/rows=dup/ERROR.txt");
   EXPECT_NE(text.find("row 'dup' is ambiguous: 2 rows of dups.datg"), std::string::npos) << text;
-  EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=^dup/matrix.tsv"), "\tx\ty\na\t1.0\t2.0\nb\t5.0\t6.0\n");
-  EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=b,a/matrix.tsv"), "\tx\ty\nb\t5.0\t6.0\na\t1.0\t2.0\n");
+  EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=^dup/matrix.tsv"),
+            "\tx\ty\na\t1.0\t2.0\nb\t5.0\t6.0\n");
+  EXPECT_EQ(ReadOrFail(Store("dups") + "/rows=b,a/matrix.tsv"),
+            "\tx\ty\nb\t5.0\t6.0\na\t1.0\t2.0\n");
 }
 
 // A bad selector is a folder holding only ERROR.txt, one line that says what is wrong.
@@ -231,7 +248,9 @@ TEST_F(DatgSlices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
   const std::string store = Store(kMulti);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"rows=row1,nope", "1 of 2 rows are not in " + kMulti + ".datg: 'nope'"},
-      {"rows=@unknown", "rows=@unknown: 12 of 13 rows are not in " + kMulti + ".datg: 'no1', 'no2', 'no3', 'no4', 'no5', 'no6', 'no7', 'no8', 'no9', 'no10', ..."},
+      {"rows=@unknown",
+       "rows=@unknown: 12 of 13 rows are not in " + kMulti +
+           ".datg: 'no1', 'no2', 'no3', 'no4', 'no5', 'no6', 'no7', 'no8', 'no9', 'no10', ..."},
       {"cols=f1,g1", "1 of 2 columns are not in " + kMulti + ".datg: 'g1'"},
       {"rows=row1,row2,row1", "row 'row1' is listed twice"},
       {"cols=^f1,f1", "column 'f1' is listed twice"},
@@ -248,10 +267,12 @@ TEST_F(DatgSlices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
     EXPECT_NE(text.find("no row is left"), std::string::npos) << text;
   }
   // The rest of the mount still works: the store's views, slices, the other stores.
-  for (auto& e : fs::directory_iterator(store)) EXPECT_EQ(e.path().filename().string().find('='), std::string::npos);
+  for (auto& e : fs::directory_iterator(store))
+    EXPECT_EQ(e.path().filename().string().find('='), std::string::npos);
   EXPECT_EQ(ReadOrFail(store + "/colnames.txt"), Lines(multi_->cols));
   EXPECT_EQ(ReadOrFail(store + "/rows=row1/matrix.tsv"), multi_->Cut({"row1"}, {}));
-  EXPECT_EQ(ReadOrFail(Store("edge_1x1") + "/matrix.tsv"), testutil::ReadMaybeGz(kCorpus + "/edge_1x1.expected.tsv"));
+  EXPECT_EQ(ReadOrFail(Store("edge_1x1") + "/matrix.tsv"),
+            testutil::ReadMaybeGz(kCorpus + "/edge_1x1.expected.tsv"));
   EXPECT_TRUE(mount_->alive());
 }
 
@@ -267,7 +288,8 @@ TEST_F(DatgSlices, ARowsSliceReadsOnlyTheBlocksOfItsRows) {
   EXPECT_FALSE(ReadWhole(Store("damaged") + "/rows=row5,row2250/matrix.tsv", &got, &err));
   EXPECT_EQ(err, EIO);
   const std::vector<std::string> rows = {"row2199", "row5", "row1100"};  // blocks 1 and 0
-  EXPECT_TRUE(ReadOrFail(Store("damaged") + "/rows=" + Joined(rows) + "/matrix.tsv") == multi_->Cut(rows, {}));
+  EXPECT_TRUE(ReadOrFail(Store("damaged") + "/rows=" + Joined(rows) + "/matrix.tsv") ==
+              multi_->Cut(rows, {}));
   // A cols= slice holds every row: it reads every block.
   err = 0;
   EXPECT_FALSE(ReadWhole(Store("damaged") + "/cols=f9/matrix.tsv", &got, &err));
@@ -287,7 +309,8 @@ TEST_F(DatgSlices, EitherOrderSharesItsPersistedSizes) {
     return n;
   };
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src_, {"-o", "lists=" + lists_ + ",index_dir=" + index_dir});
+    auto m = MountedFs::Start(OMICSFS_BINARY, src_,
+                              {"-o", "lists=" + lists_ + ",index_dir=" + index_dir});
     ASSERT_NE(m, nullptr);
     const std::string store = m->path() + "/" + kMulti + ".datg";
     const std::vector<std::string> cols = {"f7", "f499", "f0"};
@@ -303,7 +326,8 @@ TEST_F(DatgSlices, EitherOrderSharesItsPersistedSizes) {
     ASSERT_EQ(::stat((store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv").c_str(), &st), 0);
     EXPECT_EQ(count(), once);
     EXPECT_EQ(static_cast<size_t>(st.st_size), multi_->Cut(rows, cols).size());
-    EXPECT_TRUE(ReadOrFail(store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv") == multi_->Cut(rows, cols));
+    EXPECT_TRUE(ReadOrFail(store + "/cols=f7,f499,f0/rows=^row1200,row3/matrix.tsv") ==
+                multi_->Cut(rows, cols));
     ASSERT_EQ(::stat((store + "/cols=f499,f7,f0/rows=^row1200,row3/matrix.tsv").c_str(), &st), 0);
     EXPECT_EQ(count(), once + 1);  // another column order: another slice
   }

@@ -1,10 +1,9 @@
 // Every datg file of the shared corpus through a real mount; pandas reads the mounted TSV;
 // truncated and bit-flipped files give ERROR.txt or EIO with a log line, never a crash.
 #include <errno.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,7 +54,8 @@ TEST_F(DatgMount, EveryFileIsByteIdentical) {
     int err = 0;
     ASSERT_TRUE(ReadWhole(dir + "/matrix.tsv", &got, &err)) << "errno " << err;
     const std::string want = Expected(n);
-    EXPECT_TRUE(got == want) << "matrix.tsv differs (" << got.size() << " vs " << want.size() << " bytes)";
+    EXPECT_TRUE(got == want) << "matrix.tsv differs (" << got.size() << " vs " << want.size()
+                             << " bytes)";
     ASSERT_TRUE(ReadWhole(dir + "/rownames.txt", &got));
     EXPECT_EQ(got, ReadMaybeGz(kCorpus + "/" + n + ".rows.txt.gz"));
     ASSERT_TRUE(ReadWhole(dir + "/colnames.txt", &got));
@@ -101,9 +101,12 @@ TEST_F(DatgMount, PandasReadsTheMountedTsv) {
   for (const char* n : {"zscores_1000x50", "narrow_19999x2", "tiny_3x4"}) {
     const std::string path = mount_->path() + "/" + n + ".datg/matrix.tsv";
     std::string out;
-    int rc = testutil::RunCommand({"/usr/bin/python3", "-c",
-        "import sys, pandas as pd; df = pd.read_csv(sys.argv[1], sep='\\t', index_col=0, keep_default_na=False, na_values=['NaN']); print(df.shape[0], df.shape[1])",
-        path}, &out);
+    int rc = testutil::RunCommand(
+        {"/usr/bin/python3", "-c",
+         "import sys, pandas as pd; df = pd.read_csv(sys.argv[1], sep='\\t', index_col=0, "
+         "keep_default_na=False, na_values=['NaN']); print(df.shape[0], df.shape[1])",
+         path},
+        &out);
     ASSERT_EQ(rc, 0) << n;
     std::string dims = std::string(n).substr(std::string(n).rfind('_') + 1);
     EXPECT_EQ(out, dims.replace(dims.find('x'), 1, " ") + "\n") << n;
@@ -131,16 +134,18 @@ TEST(DatgCorruption, TruncatedAndFlippedFilesFailCleanly) {
     b[at] = static_cast<char>(b[at] ^ 0x10);
     std::ofstream(p.string(), std::ios::binary | std::ios::trunc) << b;
   };
-  flip(src / "flipped.datg", 200000);     // inside a data block (content checksum)
-  flip(src / "legacyflip.datg", 5000);    // inside a legacy chunk (XXH32 check)
-  fs::copy_file(kCorpus + "/tiny_3x4.rows.txt.gz", src / "names.rows.txt.gz", fs::copy_option::overwrite_if_exists);
+  flip(src / "flipped.datg", 200000);   // inside a data block (content checksum)
+  flip(src / "legacyflip.datg", 5000);  // inside a legacy chunk (XXH32 check)
+  fs::copy_file(kCorpus + "/tiny_3x4.rows.txt.gz", src / "names.rows.txt.gz",
+                fs::copy_option::overwrite_if_exists);
 
   auto m = MountedFs::Start(OMICSFS_BINARY, src.string());
   ASSERT_NE(m, nullptr);
   std::string got;
   for (const char* n : {"truncated", "names"}) {
     std::vector<std::string> entries;
-    for (auto& e : fs::directory_iterator(m->path() + "/" + n + ".datg")) entries.push_back(e.path().filename().string());
+    for (auto& e : fs::directory_iterator(m->path() + "/" + n + ".datg"))
+      entries.push_back(e.path().filename().string());
     EXPECT_EQ(entries, std::vector<std::string>{"ERROR.txt"}) << n;
   }
   ASSERT_TRUE(ReadWhole(m->path() + "/names.datg/ERROR.txt", &got));

@@ -4,8 +4,6 @@
 // without names. Real mounts and the real command line; every check states its exit code and
 // its message.
 #include <gtest/gtest.h>
-
-#include <cstring>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -13,8 +11,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <sstream>
+#include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,9 +24,9 @@
 namespace omicsfs {
 namespace {
 
+using testutil::CopyTree;
 using testutil::MountedFs;
 using testutil::ReadMaybeGz;
-using testutil::CopyTree;
 using testutil::ReadWhole;
 using testutil::RunCommand;
 
@@ -51,10 +50,13 @@ class Dir {
   fs::path path_;
 };
 
-void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 // Runs argv with stdout and stderr both captured into *out; returns the exit status.
-int RunBoth(const std::vector<std::string>& argv, std::string* out, const std::vector<std::string>& env = {}) {
+int RunBoth(const std::vector<std::string>& argv, std::string* out,
+            const std::vector<std::string>& env = {}) {
   std::vector<std::string> cmd = {"env"};
   cmd.insert(cmd.end(), env.begin(), env.end());
   cmd.insert(cmd.end(), {"sh", "-c", "exec \"$@\" 2>&1", "sh"});
@@ -116,7 +118,9 @@ TEST(FirstHour, NonEmptyMountpointIsAWarning) {
   ASSERT_NE(m, nullptr);
   std::string out;
   Dir state;
-  ASSERT_EQ(RunBoth({OMICSFS_BINARY, s.dir.str(), mnt.str()}, &out, {"XDG_STATE_HOME=" + state.str()}), 0) << out;
+  ASSERT_EQ(
+      RunBoth({OMICSFS_BINARY, s.dir.str(), mnt.str()}, &out, {"XDG_STATE_HOME=" + state.str()}), 0)
+      << out;
   EXPECT_NE(out.find("is not empty"), std::string::npos) << out;
   EXPECT_TRUE(testutil::IsMountPoint(mnt.str()));
   RunCommand({"fusermount3", "-u", mnt.str()});
@@ -178,7 +182,8 @@ TEST(FirstHour, SingleDatgFileAsSource) {
   ASSERT_TRUE(ReadWhole(m->path() + "/colnames.txt", &out));
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 500);
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--help"}, &out), 0);
-  for (const char* kind : {"BPCells matrix", "HDF5", "VCF Zarr", "datg"}) EXPECT_NE(out.find(kind), std::string::npos) << kind;
+  for (const char* kind : {"BPCells matrix", "HDF5", "VCF Zarr", "datg"})
+    EXPECT_NE(out.find(kind), std::string::npos) << kind;
 }
 
 // ---- 4 and 5: progress lines, log files, the control folder ----
@@ -188,7 +193,9 @@ TEST(FirstHour, LogFileGetsProgressAndTheControlFolderShowsProblems) {
   CopyTree(kCorpus + "/vcf-zarr/chr22_v9_s32/chr22_v9_s32.vcz", s.dir / "chr22.vcz");
   Dir logs;
   const std::string log = logs / "sub/omicsfs.log";
-  auto m = MountedFs::Start(OMICSFS_BINARY, s.dir.str(), {"-o", "log_file=" + log + ",progress=0.001,index_dir=" + logs / "idx"});
+  auto m =
+      MountedFs::Start(OMICSFS_BINARY, s.dir.str(),
+                       {"-o", "log_file=" + log + ",progress=0.001,index_dir=" + logs / "idx"});
   ASSERT_NE(m, nullptr);
   std::string got;
   const std::string vcf = m->path() + "/chr22.vcz/chr22.vcf";
@@ -216,7 +223,9 @@ TEST(FirstHour, DetachedDaemonLogsUnderXdgStateHome) {
   Source s;
   Dir mnt, state;
   std::string out;
-  ASSERT_EQ(RunBoth({OMICSFS_BINARY, s.dir.str(), mnt.str()}, &out, {"XDG_STATE_HOME=" + state.str()}), 0) << out;
+  ASSERT_EQ(
+      RunBoth({OMICSFS_BINARY, s.dir.str(), mnt.str()}, &out, {"XDG_STATE_HOME=" + state.str()}), 0)
+      << out;
   std::string name = mnt.str().substr(1);
   std::replace(name.begin(), name.end(), '/', '-');
   const std::string log = state / ("omicsfs/" + name + ".log");
@@ -224,7 +233,8 @@ TEST(FirstHour, DetachedDaemonLogsUnderXdgStateHome) {
   ReadWhole(mnt.str() + "/broken.packed/matrix.mtx", &got);  // a store with only ERROR.txt
   ReadWhole(mnt.str() + "/broken.packed/ERROR.txt", &got);
   RunCommand({"fusermount3", "-u", mnt.str()});
-  for (int i = 0; i < 100 && !ReadWhole(log, &got); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 100 && !ReadWhole(log, &got); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_NE(got.find("mounted " + s.dir.str()), std::string::npos) << got;
   EXPECT_NE(got.find("array 'idxptr' is missing"), std::string::npos) << got;
   if (testutil::IsMountPoint(mnt.str())) RunCommand({"fusermount3", "-uz", mnt.str()});
@@ -237,24 +247,28 @@ TEST(FirstHour, DetachedDaemonKeepsRelativePaths) {
   Source s;
   Dir work, mnt, state;
   std::string out;
-  ASSERT_EQ(RunBoth({"sh", "-c", "cd " + work.str() + " && exec \"$0\" \"$@\"", OMICSFS_BINARY, s.dir.str(), mnt.str(), "-o",
-                     "index_dir=idx,log_file=daemon.log"},
+  ASSERT_EQ(RunBoth({"sh", "-c", "cd " + work.str() + " && exec \"$0\" \"$@\"", OMICSFS_BINARY,
+                     s.dir.str(), mnt.str(), "-o", "index_dir=idx,log_file=daemon.log"},
                     &out, {"XDG_STATE_HOME=" + state.str()}),
             0)
       << out;
   std::string got;
-  EXPECT_TRUE(ReadWhole(mnt.str() + "/good.packed/matrix.mtx", &got));  // sized: its lengths persisted
+  EXPECT_TRUE(
+      ReadWhole(mnt.str() + "/good.packed/matrix.mtx", &got));  // sized: its lengths persisted
   EXPECT_FALSE(got.empty());
   RunCommand({"fusermount3", "-u", mnt.str()});
   if (testutil::IsMountPoint(mnt.str())) RunCommand({"fusermount3", "-uz", mnt.str()});
   std::string log;
-  for (int i = 0; i < 100 && (!ReadWhole(work / "daemon.log", &log) || log.find("unmounted") == std::string::npos); ++i) {
+  for (int i = 0; i < 100 && (!ReadWhole(work / "daemon.log", &log) ||
+                              log.find("unmounted") == std::string::npos);
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_NE(log.find("mounted " + s.dir.str()), std::string::npos) << log;
   EXPECT_EQ(log.find("not writable"), std::string::npos) << log;
   size_t files = 0;
-  for (fs::recursive_directory_iterator it(work / "idx"), end; it != end; ++it) files += fs::is_regular_file(it->status());
+  for (fs::recursive_directory_iterator it(work / "idx"), end; it != end; ++it)
+    files += fs::is_regular_file(it->status());
   EXPECT_GT(files, 0u) << "nothing persisted in the relative index_dir";
 }
 
@@ -265,25 +279,32 @@ TEST(FirstHour, IndexCommandMeansNoSizingPassAtMount) {
   CopyTree(kCorpus + "/vcf-zarr/sample/sample.vcz", s.dir / "sample.vcz");
   Dir idx;
   std::string out;
-  EXPECT_EQ(RunBoth({OMICSFS_BINARY, "index", "-o", "index_dir=" + idx.str(), s.dir.str()}, &out), 0) << out;
+  EXPECT_EQ(RunBoth({OMICSFS_BINARY, "index", "-o", "index_dir=" + idx.str(), s.dir.str()}, &out),
+            0)
+      << out;
   EXPECT_NE(out.find("views sized"), std::string::npos) << out;
   auto m = MountedFs::Start(OMICSFS_BINARY, s.dir.str(), {"-d", "-o", "index_dir=" + idx.str()});
   ASSERT_NE(m, nullptr);
   ASSERT_EQ(RunCommand({"ls", "-lR", m->path()}, &out), 0);
   EXPECT_NE(out.find("sample.vcf"), std::string::npos);
   const std::string log = m->Log();
-  EXPECT_NE(log.find("debug: sample.vcf of " + s.dir / "sample.vcz: size from the persisted index"), std::string::npos) << log;
+  EXPECT_NE(log.find("debug: sample.vcf of " + s.dir / "sample.vcz: size from the persisted index"),
+            std::string::npos)
+      << log;
   EXPECT_NE(log.find("matrix.mtx of"), std::string::npos) << log;
   // No view is sized again (a region index is loaded from its persisted copy: "sized X.tbi" is
   // that load).
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
-    const bool index = line.find(".tbi of") != std::string::npos || line.find(".csi of") != std::string::npos;
-    EXPECT_TRUE(line.find("debug: sized ") == std::string::npos || index) << "a sizing pass ran: " << line;
+    const bool index =
+        line.find(".tbi of") != std::string::npos || line.find(".csi of") != std::string::npos;
+    EXPECT_TRUE(line.find("debug: sized ") == std::string::npos || index)
+        << "a sizing pass ran: " << line;
   }
   // Without the index, the same listing sizes (the check above can fail).
   Dir empty;
-  auto fresh = MountedFs::Start(OMICSFS_BINARY, s.dir.str(), {"-d", "-o", "index_dir=" + empty.str()});
+  auto fresh =
+      MountedFs::Start(OMICSFS_BINARY, s.dir.str(), {"-d", "-o", "index_dir=" + empty.str()});
   ASSERT_NE(fresh, nullptr);
   ASSERT_EQ(RunCommand({"ls", "-lR", fresh->path()}, &out), 0);
   EXPECT_NE(fresh->Log().find("debug: sized "), std::string::npos) << fresh->Log();
@@ -305,13 +326,20 @@ TEST(FirstHour, BadOptionsGiveOneLineNamingTheOption) {
   EXPECT_EQ(out.rfind("omicsfs: threads: ", 0), 0u) << out;
   // index_dir: no deep trees created; a file is an error even without -f.
   Dir idx;
-  EXPECT_EQ(RunBoth({OMICSFS_BINARY, "-o", "index_dir=" + idx / "a/b/c", s.dir.str(), mnt.str()}, &out), 1);
+  EXPECT_EQ(
+      RunBoth({OMICSFS_BINARY, "-o", "index_dir=" + idx / "a/b/c", s.dir.str(), mnt.str()}, &out),
+      1);
   EXPECT_NE(out.find("at most its last two levels"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(idx / "a"));
-  EXPECT_EQ(RunBoth({OMICSFS_BINARY, "-o", "index_dir=/omicsfs-no-such-dir", s.dir.str(), mnt.str()}, &out), 1);
+  EXPECT_EQ(
+      RunBoth({OMICSFS_BINARY, "-o", "index_dir=/omicsfs-no-such-dir", s.dir.str(), mnt.str()},
+              &out),
+      1);
   EXPECT_NE(out.find("not create directories directly under /"), std::string::npos) << out;
   Write(idx / "file", "x");
-  EXPECT_EQ(RunBoth({OMICSFS_BINARY, "-o", "index_dir=" + idx / "file", s.dir.str(), mnt.str()}, &out), 1);
+  EXPECT_EQ(
+      RunBoth({OMICSFS_BINARY, "-o", "index_dir=" + idx / "file", s.dir.str(), mnt.str()}, &out),
+      1);
   EXPECT_NE(out.find("is not a directory"), std::string::npos) << out;
   EXPECT_FALSE(testutil::IsMountPoint(mnt.str()));
 }
@@ -320,7 +348,8 @@ TEST(FirstHour, BadOptionsGiveOneLineNamingTheOption) {
 
 TEST(FirstHour, LsAndCatReportOnlyThePathAsked) {
   Source s;
-  CopyTree(kCorpus + "/vcf-zarr/sample/sample.vcz", s.dir / "damaged.vcz");  // opens; its genotypes do not decode
+  CopyTree(kCorpus + "/vcf-zarr/sample/sample.vcz",
+           s.dir / "damaged.vcz");  // opens; its genotypes do not decode
   Write(s.dir / "damaged.vcz/call_genotype/0/0/0", std::string(64, '\x7f'));
   std::string out;
   EXPECT_EQ(RunBoth({OMICSFS_BINARY, "cat", s.dir.str(), "good.packed/colnames.txt"}, &out), 0);
@@ -333,8 +362,10 @@ TEST(FirstHour, LsAndCatReportOnlyThePathAsked) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   EXPECT_EQ(RunBoth({OMICSFS_BINARY, "ls", "-l", s.dir.str(), "good.packed"}, &out), 0) << out;
   const std::string mtx = ReadMaybeGz(kCorpus + "/bpcells/expected/counts.col.mtx");
-  EXPECT_NE(out.find("-r--r--r-- " + std::string(14 - std::to_string(mtx.size()).size(), ' ') + std::to_string(mtx.size()) + " matrix.mtx\n"),
-            std::string::npos) << out;
+  EXPECT_NE(out.find("-r--r--r-- " + std::string(14 - std::to_string(mtx.size()).size(), ' ') +
+                     std::to_string(mtx.size()) + " matrix.mtx\n"),
+            std::string::npos)
+      << out;
 }
 
 // ---- 11: symlinks ----
@@ -366,7 +397,8 @@ TEST(FirstHour, FollowSymlinksShowsTargetsAndStopsAtLoops) {
   std::string got;
   int err = 0;
   ASSERT_TRUE(ReadWhole(m->path() + "/linked.vcz/linked.vcf", &got, &err))
-      << std::strerror(err) << "\n" << m->Log();
+      << std::strerror(err) << "\n"
+      << m->Log();
   EXPECT_TRUE(got == want);
   ASSERT_TRUE(ReadWhole(m->path() + "/x.txt", &got));
   EXPECT_EQ(got, "outside\n");
@@ -384,7 +416,8 @@ TEST(FirstHour, SeuratReads10xFolderOfAStoreWithoutNames) {
   ASSERT_NE(m, nullptr);
   std::string out;
   const std::string script =
-      "suppressMessages(library(Seurat)); m <- Read10X('" + m->path() + "'); "
+      "suppressMessages(library(Seurat)); m <- Read10X('" + m->path() +
+      "'); "
       "cat(dim(m), sum(m), rownames(m)[1], colnames(m)[ncol(m)], sep=' '); cat('\\n')";
   ASSERT_EQ(RunCommand({"Rscript", "-e", script}, &out), 0) << out;
   // The reference: the store's MatrixMarket text, summed here.
@@ -421,7 +454,8 @@ TEST(FirstHour, DamagedAndMissingArraysAreNamedPlainly) {
   EXPECT_EQ(got.find("must be uint32"), std::string::npos) << got;
   for (const char* gone : {"val_data", "index_idx", "idxptr"}) {
     ASSERT_TRUE(ReadWhole(m->path() + "/no_" + gone + ".packed/ERROR.txt", &got)) << gone;
-    EXPECT_NE(got.find(std::string(": array '") + gone + "' is missing\n"), std::string::npos) << got;
+    EXPECT_NE(got.find(std::string(": array '") + gone + "' is missing\n"), std::string::npos)
+        << got;
   }
 }
 

@@ -1,8 +1,8 @@
 // Live changes through a real mount: stores rewritten, replaced, added and removed while mounted
 // are noticed by the rescan and served afresh; an open file never returns a mix of old and new
 // bytes (it reads its old bytes, or fails with ESTALE).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,7 +81,8 @@ TEST_F(LiveMount, ReplacedStoreIsServedAfresh) {
   ASSERT_TRUE(Reads("a.packed/matrix.mtx", rna_));
   // Swapped by renames, so that no rescan sees a half-copied store (a busy machine once showed
   // one: its views were logged as removed).
-  const fs::path staged = fs::path(src_.string() + "-staged"), old = fs::path(src_.string() + "-old");
+  const fs::path staged = fs::path(src_.string() + "-staged"),
+                 old = fs::path(src_.string() + "-old");
   Copy(kCorpus + "/bpcells/dir/v2/counts.packed", staged);
   fs::rename(src_ / "a.packed", old);
   fs::rename(staged, src_ / "a.packed");
@@ -129,7 +130,8 @@ TEST_F(LiveMount, OpenFileNeverMixesOldAndNewBytes) {
       break;
     }
     if (n == 0) break;
-    ASSERT_EQ(std::string(buf, static_cast<size_t>(n)), rna_.substr(off, static_cast<size_t>(n))) << "at " << off;
+    ASSERT_EQ(std::string(buf, static_cast<size_t>(n)), rna_.substr(off, static_cast<size_t>(n)))
+        << "at " << off;
     off += static_cast<uint64_t>(n);
   }
   if (err != 0) {
@@ -150,7 +152,9 @@ TEST_F(LiveMount, RemovedAndAddedStores) {
   ASSERT_GE(fd, 0);
   fs::remove_all(src_ / "sample.vcz");
   Copy(kCorpus + "/bpcells/dir/v2/counts.packed", src_ / "new.packed");
-  EXPECT_TRUE(Eventually([&] { return ::stat(At("sample.vcz").c_str(), &st) != 0 && errno == ENOENT; })) << m_->Log();
+  EXPECT_TRUE(Eventually([&] {
+    return ::stat(At("sample.vcz").c_str(), &st) != 0 && errno == ENOENT;
+  })) << m_->Log();
   EXPECT_TRUE(Eventually([&] { return Reads("new.packed/matrix.mtx", counts_); })) << m_->Log();
   std::string listing;
   ASSERT_EQ(testutil::RunCommand({"ls", m_->path()}, &listing), 0);

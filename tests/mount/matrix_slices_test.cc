@@ -22,13 +22,13 @@
 namespace omicsfs {
 namespace {
 
+using testutil::Join;
+using testutil::Lines;
 using testutil::MountedFs;
 using testutil::ReadOrFail;
-using testutil::ShOrFail;
-using testutil::Lines;
-using testutil::Join;
 using testutil::ReadWhole;
 using testutil::RunCommand;
+using testutil::ShOrFail;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/bpcells/dir/v2";
 
@@ -101,12 +101,13 @@ std::string CutMtx(const Mtx& m, bool row_major, const std::optional<std::vector
   for (uint32_t j : order) {
     for (const auto* e : by_major[j]) {
       if (row_at[e->row - 1] < 0 || col_at[e->col - 1] < 0) continue;
-      body += std::to_string(row_at[e->row - 1] + 1) + " " + std::to_string(col_at[e->col - 1] + 1) + " " + e->value + "\n";
+      body += std::to_string(row_at[e->row - 1] + 1) + " " +
+              std::to_string(col_at[e->col - 1] + 1) + " " + e->value + "\n";
       ++nnz;
     }
   }
-  return m.banner + "\n" + std::to_string(rows ? rows->size() : m.rows) + " " + std::to_string(cols ? cols->size() : m.cols) +
-         " " + std::to_string(nnz) + "\n" + body;
+  return m.banner + "\n" + std::to_string(rows ? rows->size() : m.rows) + " " +
+         std::to_string(cols ? cols->size() : m.cols) + " " + std::to_string(nnz) + "\n" + body;
 }
 
 // matrix.tsv cut to the chosen rows and columns (in the order chosen).
@@ -116,8 +117,14 @@ std::string CutTsv(const std::string& full, const std::optional<std::vector<uint
   std::vector<std::vector<std::string>> f;
   for (const auto& l : lines) f.push_back(Fields(l, '\t'));
   std::vector<uint32_t> rs, cs;
-  if (rows) rs = *rows; else for (uint32_t r = 0; r + 1 < f.size(); ++r) rs.push_back(r);
-  if (cols) cs = *cols; else for (uint32_t c = 0; c + 1 < f[0].size(); ++c) cs.push_back(c);
+  if (rows)
+    rs = *rows;
+  else
+    for (uint32_t r = 0; r + 1 < f.size(); ++r) rs.push_back(r);
+  if (cols)
+    cs = *cols;
+  else
+    for (uint32_t c = 0; c + 1 < f[0].size(); ++c) cs.push_back(c);
   std::string out;
   for (uint32_t c : cs) out += "\t" + f[0][c + 1];
   out += "\n";
@@ -129,7 +136,8 @@ std::string CutTsv(const std::string& full, const std::optional<std::vector<uint
   return out;
 }
 
-std::vector<std::string> Pick(const std::vector<std::string>& names, const std::vector<uint32_t>& at) {
+std::vector<std::string> Pick(const std::vector<std::string>& names,
+                              const std::vector<uint32_t>& at) {
   std::vector<std::string> out;
   for (uint32_t i : at) out.push_back(names[i]);
   return out;
@@ -152,20 +160,28 @@ class MatrixSlices : public testutil::SliceSuite<MatrixSlices> {
     ASSERT_EQ(rna_cols_.size(), 1800u);
     std::ofstream(lists_ + "/genes.txt") << PerLine(Pick(rna_rows_, kGenes));
     std::ofstream(lists_ + "/cells.txt") << PerLine(Pick(rna_cols_, kCells));
-    std::ofstream(lists_ + "/odd.txt") << "comma,name\nagene_0003\n";  // counts: a name with a comma
+    std::ofstream(lists_ + "/odd.txt")
+        << "comma,name\nagene_0003\n";  // counts: a name with a comma
     std::ofstream(lists_ + "/empty.txt") << "";
     // Groups of rna's cells: three groups, cells listed out of store order; most cells in none.
     {
       std::ofstream g(lists_ + "/clusters.tsv");
-      for (uint32_t c = 0; c < 1800; c += 7) g << rna_cols_[1799 - c] << "\t" << (c % 3 == 0 ? "T cells" : c % 3 == 1 ? "B" : "Mono") << "\n";
+      for (uint32_t c = 0; c < 1800; c += 7)
+        g << rna_cols_[1799 - c] << "\t"
+          << (c % 3 == 0   ? "T cells"
+              : c % 3 == 1 ? "B"
+                           : "Mono")
+          << "\n";
     }
     {
       std::ofstream g(lists_ + "/fgroups.tsv");
-      for (uint32_t c = 0; c < 30; ++c) g << "af_col_" << c << "\t" << (c % 2 ? "odd" : "even") << "\n";
+      for (uint32_t c = 0; c < 30; ++c)
+        g << "af_col_" << c << "\t" << (c % 2 ? "odd" : "even") << "\n";
     }
     std::ofstream(lists_ + "/strangers.tsv") << rna_cols_[0] << "\tA\nNOT_A_CELL\tA\nNOR_THIS\tB\n";
     // A group named as the folder's own file: the folder is an error, nothing else in it.
-    std::ofstream(lists_ + "/clash.tsv") << rna_cols_[0] << "\tA\n" << rna_cols_[1] << "\tpseudobulk.tsv\n";
+    std::ofstream(lists_ + "/clash.tsv") << rna_cols_[0] << "\tA\n"
+                                         << rna_cols_[1] << "\tpseudobulk.tsv\n";
     Mount(kCorpus);
   }
   static std::string ReadFile(const std::string& path) {
@@ -178,24 +194,31 @@ class MatrixSlices : public testutil::SliceSuite<MatrixSlices> {
 
   // The slice at `slice` of `store` against the truth cut from the store's full views.
   static void ExpectSlice(const std::string& store, const std::string& slice, bool row_major,
-                          const std::optional<std::vector<uint32_t>>& rows, const std::optional<std::vector<uint32_t>>& cols,
-                          bool dense = true) {
+                          const std::optional<std::vector<uint32_t>>& rows,
+                          const std::optional<std::vector<uint32_t>>& cols, bool dense = true) {
     SCOPED_TRACE(store + "/" + slice);
     const Mtx full = ParseMtx(ReadOrFail(M(store + "/matrix.mtx")));
-    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/matrix.mtx")), CutMtx(full, row_major, rows, cols));
-    const auto rn = Lines(ReadOrFail(M(store + "/rownames.txt"))), cn = Lines(ReadOrFail(M(store + "/colnames.txt")));
+    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/matrix.mtx")),
+              CutMtx(full, row_major, rows, cols));
+    const auto rn = Lines(ReadOrFail(M(store + "/rownames.txt"))),
+               cn = Lines(ReadOrFail(M(store + "/colnames.txt")));
     if (!rn.empty()) {
-      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/rownames.txt")), PerLine(rows ? Pick(rn, *rows) : rn));
+      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/rownames.txt")),
+                PerLine(rows ? Pick(rn, *rows) : rn));
     }
     if (!cn.empty()) {
-      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/colnames.txt")), PerLine(cols ? Pick(cn, *cols) : cn));
+      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/colnames.txt")),
+                PerLine(cols ? Pick(cn, *cols) : cn));
     }
     const auto bc = Lines(ReadOrFail(M(store + "/barcodes.tsv")));
-    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/barcodes.tsv")), PerLine(cols ? Pick(bc, *cols) : bc));
+    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/barcodes.tsv")),
+              PerLine(cols ? Pick(bc, *cols) : bc));
     const auto genes = Lines(ReadOrFail(M(store + "/genes.tsv")));
-    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/genes.tsv")), PerLine(rows ? Pick(genes, *rows) : genes));
+    EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/genes.tsv")),
+              PerLine(rows ? Pick(genes, *rows) : genes));
     if (dense) {
-      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/matrix.tsv")), CutTsv(ReadOrFail(M(store + "/matrix.tsv")), rows, cols));
+      EXPECT_EQ(ReadOrFail(M(store + "/" + slice + "/matrix.tsv")),
+                CutTsv(ReadOrFail(M(store + "/matrix.tsv")), rows, cols));
     }
   }
 
@@ -223,8 +246,10 @@ TEST_F(MatrixSlices, BothAxesOfARowMajorStore) {
   ASSERT_EQ(rn[199], "comma,name");
   std::ofstream(lists_ + "/crows.txt") << PerLine(Pick(rn, rows));
   ExpectSlice("counts.rowmajor.packed", "rows=@crows", true, rows, std::nullopt);
-  ExpectSlice("counts.rowmajor.packed", "cols=" + Join(Pick(cn, cols), ","), true, std::nullopt, cols);
-  ExpectSlice("counts.rowmajor.packed", "rows=@crows/cols=" + Join(Pick(cn, cols), ","), true, rows, cols);
+  ExpectSlice("counts.rowmajor.packed", "cols=" + Join(Pick(cn, cols), ","), true, std::nullopt,
+              cols);
+  ExpectSlice("counts.rowmajor.packed", "rows=@crows/cols=" + Join(Pick(cn, cols), ","), true, rows,
+              cols);
   const std::vector<uint32_t> odd = {199, 3};
   ExpectSlice("counts.rowmajor.unpacked", "rows=@odd", true, odd, std::nullopt);
 }
@@ -240,13 +265,17 @@ TEST_F(MatrixSlices, ColumnsOutOfStoreOrderOfARowMajorStore) {
   }
   const auto fn = Lines(ReadOrFail(M("float32.rowmajor.packed/colnames.txt")));
   const std::vector<uint32_t> fcols = {29, 10, 3, 0};
-  ExpectSlice("float32.rowmajor.packed", "cols=" + Join(Pick(fn, fcols), ","), true, std::nullopt, fcols);
+  ExpectSlice("float32.rowmajor.packed", "cols=" + Join(Pick(fn, fcols), ","), true, std::nullopt,
+              fcols);
 }
 
 TEST_F(MatrixSlices, SelectorsComposeInEitherOrderToTheSameBytes) {
   ExpectSlice("rna.packed", "rows=@genes/cols=@cells", false, kGenes, kCells);
-  for (const char* view : {"matrix.mtx", "matrix.tsv", "genes.tsv", "barcodes.tsv", "10x/matrix.mtx.gz"}) {
-    EXPECT_EQ(ReadOrFail(M("rna.packed/rows=@genes/cols=@cells/") + view), ReadOrFail(M("rna.packed/cols=@cells/rows=@genes/") + view)) << view;
+  for (const char* view :
+       {"matrix.mtx", "matrix.tsv", "genes.tsv", "barcodes.tsv", "10x/matrix.mtx.gz"}) {
+    EXPECT_EQ(ReadOrFail(M("rna.packed/rows=@genes/cols=@cells/") + view),
+              ReadOrFail(M("rna.packed/cols=@cells/rows=@genes/") + view))
+        << view;
   }
 }
 
@@ -267,12 +296,15 @@ TEST_F(MatrixSlices, ExcludedItemsLeaveTheOthersInStoreOrder) {
 
 TEST_F(MatrixSlices, AStoreWithoutNamesIsCutByItsStandIns) {
   const std::vector<uint32_t> rows = {6, 2, 19}, cols = {14, 1};
-  ExpectSlice("nonames.packed", "rows=row7,row3,row20/cols=col15,col2", false, rows, cols, /*dense=*/false);
+  ExpectSlice("nonames.packed", "rows=row7,row3,row20/cols=col15,col2", false, rows, cols,
+              /*dense=*/false);
   // The slice's names say which rows and columns they were.
-  EXPECT_EQ(ReadOrFail(M("nonames.packed/rows=row7,row3,row20/genes.tsv")), "row7\trow7\nrow3\trow3\nrow20\trow20\n");
+  EXPECT_EQ(ReadOrFail(M("nonames.packed/rows=row7,row3,row20/genes.tsv")),
+            "row7\trow7\nrow3\trow3\nrow20\trow20\n");
   EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/barcodes.tsv")), "col15\ncol2\n");
   EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/colnames.txt")), "col15\ncol2\n");
-  EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/rownames.txt")), "");  // rows not chosen: as the store
+  EXPECT_EQ(ReadOrFail(M("nonames.unpacked/cols=col15,col2/rownames.txt")),
+            "");  // rows not chosen: as the store
   // A number is no stand-in.
   EXPECT_EQ(Listing(M("nonames.packed/rows=7")), std::vector<std::string>{"ERROR.txt"});
 }
@@ -281,7 +313,8 @@ TEST_F(MatrixSlices, FloatStores) {
   const std::vector<uint32_t> rows = {49, 0, 25}, cols = {3, 29, 10};
   const auto rn = Lines(ReadOrFail(M("float32.packed/rownames.txt")));
   const auto cn = Lines(ReadOrFail(M("float32.packed/colnames.txt")));
-  const std::string slice = "rows=" + Join(Pick(rn, rows), ",") + "/cols=" + Join(Pick(cn, cols), ",");
+  const std::string slice =
+      "rows=" + Join(Pick(rn, rows), ",") + "/cols=" + Join(Pick(cn, cols), ",");
   ExpectSlice("float32.packed", slice, false, rows, cols);
   ExpectSlice("float32.rowmajor.unpacked", slice, true, rows, cols);
   ExpectSlice("rnalog64.packed", "rows=@genes/cols=@cells", false, kGenes, kCells);
@@ -290,7 +323,8 @@ TEST_F(MatrixSlices, FloatStores) {
 
 // pseudobulk.tsv's expected text: per row the sum over each group's columns (in the mtx's order,
 // as the mount adds them), integers or shortest round-trip doubles.
-std::string Pseudobulk(const Mtx& full, const std::vector<std::string>& row_names, const std::vector<std::string>& groups,
+std::string Pseudobulk(const Mtx& full, const std::vector<std::string>& row_names,
+                       const std::vector<std::string>& groups,
                        const std::map<uint32_t, size_t>& group_of_col, bool integer) {
   std::vector<double> f(uint64_t{full.rows} * groups.size(), 0.0);
   std::vector<uint64_t> u(f.size(), 0);
@@ -298,8 +332,10 @@ std::string Pseudobulk(const Mtx& full, const std::vector<std::string>& row_name
     auto it = group_of_col.find(e.col - 1);
     if (it == group_of_col.end()) continue;
     const uint64_t at = uint64_t{e.row - 1} * groups.size() + it->second;
-    if (integer) u[at] += std::stoull(e.value);
-    else f[at] += std::strtod(e.value.c_str(), nullptr);
+    if (integer)
+      u[at] += std::stoull(e.value);
+    else
+      f[at] += std::strtod(e.value.c_str(), nullptr);
   }
   std::string out;
   for (const auto& g : groups) out += "\t" + g;
@@ -309,7 +345,8 @@ std::string Pseudobulk(const Mtx& full, const std::vector<std::string>& row_name
     for (size_t g = 0; g < groups.size(); ++g) {
       char buf[64];
       const uint64_t at = uint64_t{r} * groups.size() + g;
-      char* end = integer ? std::to_chars(buf, buf + 64, u[at]).ptr : std::to_chars(buf, buf + 64, f[at]).ptr;
+      char* end = integer ? std::to_chars(buf, buf + 64, u[at]).ptr
+                          : std::to_chars(buf, buf + 64, f[at]).ptr;
       out += "\t" + std::string(buf, end);
     }
     out += "\n";
@@ -319,7 +356,8 @@ std::string Pseudobulk(const Mtx& full, const std::vector<std::string>& row_name
 
 TEST_F(MatrixSlices, GroupsAreColsSlicesBesideTheirPseudobulk) {
   const std::vector<std::string> groups = {"B", "Mono", "T cells"};  // bytewise
-  EXPECT_EQ(Listing(M("rna.packed/groups=@clusters")), (std::vector<std::string>{"B", "Mono", "T cells", "pseudobulk.tsv"}));
+  EXPECT_EQ(Listing(M("rna.packed/groups=@clusters")),
+            (std::vector<std::string>{"B", "Mono", "T cells", "pseudobulk.tsv"}));
   std::map<std::string, std::vector<uint32_t>> members;
   std::map<uint32_t, size_t> group_of_col;
   for (uint32_t c = 0; c < 1800; c += 7) {
@@ -328,10 +366,12 @@ TEST_F(MatrixSlices, GroupsAreColsSlicesBesideTheirPseudobulk) {
     group_of_col[1799 - c] = std::find(groups.begin(), groups.end(), g) - groups.begin();
   }
   for (const auto& g : groups) {
-    ExpectSlice("rna.packed", "groups=@clusters/" + g, false, std::nullopt, members[g], /*dense=*/g == "B");
+    ExpectSlice("rna.packed", "groups=@clusters/" + g, false, std::nullopt, members[g],
+                /*dense=*/g == "B");
   }
   const Mtx full = ParseMtx(ReadOrFail(M("rna.packed/matrix.mtx")));
-  EXPECT_EQ(ReadOrFail(M("rna.packed/groups=@clusters/pseudobulk.tsv")), Pseudobulk(full, rna_rows_, groups, group_of_col, true));
+  EXPECT_EQ(ReadOrFail(M("rna.packed/groups=@clusters/pseudobulk.tsv")),
+            Pseudobulk(full, rna_rows_, groups, group_of_col, true));
   // Over a rows= slice: its rows only.
   const Mtx genes = ParseMtx(ReadOrFail(M("rna.packed/rows=@genes/matrix.mtx")));
   EXPECT_EQ(ReadOrFail(M("rna.packed/rows=@genes/groups=@clusters/pseudobulk.tsv")),
@@ -345,16 +385,21 @@ TEST_F(MatrixSlices, PseudobulkOfFloatStoresSumsInDouble) {
   for (uint32_t c = 0; c < 30; ++c) group_of_col[c] = c % 2 ? 1 : 0;  // even, odd
   for (const char* store : {"float32.packed", "float32.rowmajor.packed"}) {
     SCOPED_TRACE(store);
-    EXPECT_EQ(Listing(M(std::string(store) + "/groups=@fgroups")), (std::vector<std::string>{"even", "odd", "pseudobulk.tsv"}));
+    EXPECT_EQ(Listing(M(std::string(store) + "/groups=@fgroups")),
+              (std::vector<std::string>{"even", "odd", "pseudobulk.tsv"}));
     const Mtx full = ParseMtx(ReadOrFail(M(std::string(store) + "/matrix.mtx")));
     // float32 values are written shortest for float: read as float, summed as double.
     Mtx as_double = full;
     for (auto& e : as_double.entries) {
       char buf[64];
-      e.value = std::string(buf, std::to_chars(buf, buf + 64, static_cast<double>(std::strtof(e.value.c_str(), nullptr))).ptr);
+      e.value = std::string(
+          buf,
+          std::to_chars(buf, buf + 64, static_cast<double>(std::strtof(e.value.c_str(), nullptr)))
+              .ptr);
     }
     EXPECT_EQ(ReadOrFail(M(std::string(store) + "/groups=@fgroups/pseudobulk.tsv")),
-              Pseudobulk(as_double, Lines(ReadOrFail(M(std::string(store) + "/rownames.txt"))), {"even", "odd"}, group_of_col, false));
+              Pseudobulk(as_double, Lines(ReadOrFail(M(std::string(store) + "/rownames.txt"))),
+                         {"even", "odd"}, group_of_col, false));
   }
 }
 
@@ -384,13 +429,15 @@ TEST_F(MatrixSlices, ErrorsAreTheFolderAndTheRestStillWorks) {
   std::string many = "cols=";
   for (int i = 0; i < 12; ++i) many += (i ? ",x" : "x") + std::to_string(i);
   const std::string error = ReadOrFail(M("rna.packed/" + many + "/ERROR.txt"));
-  const std::string text = error.substr(std::min(error.size(), error.find("12 of 12 columns are not in")));
+  const std::string text =
+      error.substr(std::min(error.size(), error.find("12 of 12 columns are not in")));
   EXPECT_FALSE(text.empty()) << error;
   EXPECT_NE(text.find("'x9', ..."), std::string::npos) << text;
   EXPECT_EQ(text.find("x10"), std::string::npos) << text;
   // The store and its good slices still read.
   EXPECT_EQ(Lines(ReadOrFail(M("rna.packed/matrix.mtx")))[1], "850 1800 61216");
-  EXPECT_EQ(Lines(ReadOrFail(M("rna.packed/cols=@cells/matrix.mtx"))).size(), 2 + ParseMtx(ReadOrFail(M("rna.packed/cols=@cells/matrix.mtx"))).entries.size());
+  EXPECT_EQ(Lines(ReadOrFail(M("rna.packed/cols=@cells/matrix.mtx"))).size(),
+            2 + ParseMtx(ReadOrFail(M("rna.packed/cols=@cells/matrix.mtx"))).entries.size());
 }
 
 // A name the store holds twice: choosing it is refused (which one?), ^ drops every column
@@ -420,7 +467,8 @@ TEST_F(MatrixSlices, ANameTheStoreHoldsTwiceIsAmbiguous) {
     }
     EXPECT_EQ(ReadOrFail(store + "/cols=^dup," + names[0] + "/colnames.txt"), PerLine(rest));
     EXPECT_EQ(ReadOrFail(store + "/cols=" + names[1] + "/colnames.txt"), names[1] + "\n");
-    EXPECT_NE(ReadOrFail(store + "/groups=@dupgroups/ERROR.txt").find("'dup' is ambiguous"), std::string::npos);
+    EXPECT_NE(ReadOrFail(store + "/groups=@dupgroups/ERROR.txt").find("'dup' is ambiguous"),
+              std::string::npos);
   }
   fs_error ec;
   fs::remove_all(src, ec);
@@ -437,8 +485,10 @@ TEST_F(MatrixSlices, ParallelReadersOfNewSlicesAgree) {
   std::vector<Job> jobs;
   for (uint32_t k = 0; k < 8; ++k) {
     const std::vector<uint32_t> rows = {k, 100 + k, 849 - k}, cols = {1799 - k, k, 3 * k + 50};
-    const std::string r = "rows=" + Join(Pick(rna_rows_, rows), ","), c = "cols=" + Join(Pick(rna_cols_, cols), ",");
-    jobs.push_back({"rna.packed/" + (k % 2 ? r + "/" + c : c + "/" + r) + "/matrix.mtx", CutMtx(full, false, rows, cols)});
+    const std::string r = "rows=" + Join(Pick(rna_rows_, rows), ","),
+                      c = "cols=" + Join(Pick(rna_cols_, cols), ",");
+    jobs.push_back({"rna.packed/" + (k % 2 ? r + "/" + c : c + "/" + r) + "/matrix.mtx",
+                    CutMtx(full, false, rows, cols)});
     jobs.push_back({"rna.packed/" + r + "/matrix.mtx", CutMtx(full, false, rows, std::nullopt)});
   }
   std::vector<std::string> got(jobs.size());
@@ -456,12 +506,16 @@ TEST_F(MatrixSlices, ParallelReadersOfNewSlicesAgree) {
 TEST_F(MatrixSlices, SeuratReadsAColsSliceAsTheSubMatrix) {
   // One R start (loading Seurat takes seconds): the script says when Seurat is missing.
   const std::string script =
-      "if (!suppressMessages(suppressWarnings(require(Seurat, quietly = TRUE)))) { cat('NO SEURAT\\n'); quit(status = 0) };"
+      "if (!suppressMessages(suppressWarnings(require(Seurat, quietly = TRUE)))) { cat('NO "
+      "SEURAT\\n'); quit(status = 0) };"
       "a <- commandArgs(TRUE); full <- Read10X(a[1]); s <- Read10X(a[2]); cells <- readLines(a[3]);"
       "cat(identical(full[, cells], s), ncol(s), nrow(s), '\\n')";
   std::string out;
-  const int rc = RunCommand({"Rscript", "-e", script, M("rna.packed"), M("rna.packed/cols=@cells"), lists_ + "/cells.txt"}, &out);
-  if (rc != 0 && RunCommand({"Rscript", "--version"}) != 0) GTEST_SKIP() << "R is not installed: .ci/setup installs r-cran-seurat";
+  const int rc = RunCommand({"Rscript", "-e", script, M("rna.packed"), M("rna.packed/cols=@cells"),
+                             lists_ + "/cells.txt"},
+                            &out);
+  if (rc != 0 && RunCommand({"Rscript", "--version"}) != 0)
+    GTEST_SKIP() << "R is not installed: .ci/setup installs r-cran-seurat";
   if (out.find("NO SEURAT") != std::string::npos) {
     GTEST_SKIP() << "R's Seurat (Debian r-cran-seurat) is not installed: .ci/setup installs it";
   }
@@ -483,7 +537,10 @@ TEST_F(MatrixSlices, ScipyReadsAColsSliceAsTheSubMatrix) {
       "want = full[:, [int(c) for c in sys.argv[3].split(',')]]\n"
       "print(s.shape == want.shape and (s != want).nnz == 0, s.shape[0], s.shape[1])\n";
   std::string out;
-  ASSERT_EQ(RunCommand({"/usr/bin/python3", "-c", script, M("rnalog64.packed/matrix.mtx"), M("rnalog64.packed/cols=@cells/matrix.mtx"), cols}, &out), 0)
+  ASSERT_EQ(RunCommand({"/usr/bin/python3", "-c", script, M("rnalog64.packed/matrix.mtx"),
+                        M("rnalog64.packed/cols=@cells/matrix.mtx"), cols},
+                       &out),
+            0)
       << out;
   EXPECT_EQ(out, "True 850 " + std::to_string(kCells.size()) + "\n");
 }

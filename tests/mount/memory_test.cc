@@ -179,7 +179,8 @@ TEST_F(CAllocator, ThreadsMixSizesAndFreeEachOthersBlocks) {
     });
   }
   for (auto& th : threads) th.join();
-  EXPECT_EQ(arena::GetStats().free_bytes, arena::GetStats().carved) << "every arena block came back";
+  EXPECT_EQ(arena::GetStats().free_bytes, arena::GetStats().carved)
+      << "every arena block came back";
 }
 
 }  // namespace

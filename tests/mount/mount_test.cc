@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstdio>
 #include <algorithm>
+#include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -48,7 +48,8 @@ TEST(MountTest, BundledExamples) {
     ASSERT_TRUE(ReadWhole(m->path() + "/" + dir + "/colnames.txt", &got));
     EXPECT_EQ(got, Expected("counts.colnames.txt"));
     std::string unzipped;
-    ASSERT_EQ(testutil::RunCommand({"zcat", m->path() + "/" + dir + "/10x/matrix.mtx.gz"}, &unzipped), 0);
+    ASSERT_EQ(
+        testutil::RunCommand({"zcat", m->path() + "/" + dir + "/10x/matrix.mtx.gz"}, &unzipped), 0);
     EXPECT_TRUE(unzipped == want) << dir << "/10x/matrix.mtx.gz";
   }
   // One store of every other kind, copies of corpus stores: their views equal the corpus's
@@ -56,20 +57,24 @@ TEST(MountTest, BundledExamples) {
   std::vector<std::string> names;
   for (auto& e : fs::directory_iterator(m->path())) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"counts.packed", "counts_gzip.h5", "frags.packed", "sample.vcz", "tiny_3x4.datg"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"counts.packed", "counts_gzip.h5", "frags.packed",
+                                             "sample.vcz", "tiny_3x4.datg"}));
   const std::string corpus = OMICSFS_CORPUS_DIR;
   const std::string vcf = testutil::ReadMaybeGz(corpus + "/vcf-zarr/sample/expected.vcf");
   const std::string bed = testutil::ReadMaybeGz(corpus + "/bpcells/expected/frags.bed.tsv");
-  for (const auto& [view, text] : {std::pair<std::string, std::string>{"sample.vcz/sample.vcf", vcf},
-                                   {"frags.packed/fragments.bed", bed},
-                                   {"tiny_3x4.datg/matrix.tsv", testutil::ReadMaybeGz(corpus + "/datg/tiny_3x4.expected.tsv")}}) {
+  for (const auto& [view, text] :
+       {std::pair<std::string, std::string>{"sample.vcz/sample.vcf", vcf},
+        {"frags.packed/fragments.bed", bed},
+        {"tiny_3x4.datg/matrix.tsv",
+         testutil::ReadMaybeGz(corpus + "/datg/tiny_3x4.expected.tsv")}}) {
     std::string got;
     ASSERT_TRUE(ReadWhole(m->path() + "/" + view, &got)) << view;
     EXPECT_FALSE(text.empty()) << view;
     EXPECT_TRUE(got == text) << view;
   }
   // tabix REGION: the records of the expected text that overlap the region.
-  auto overlapping = [](const std::string& text, const std::string& contig, int64_t lo, int64_t hi, bool is_vcf) {
+  auto overlapping = [](const std::string& text, const std::string& contig, int64_t lo, int64_t hi,
+                        bool is_vcf) {
     std::string out;
     std::istringstream ss(text);
     for (std::string line; std::getline(ss, line);) {
@@ -85,10 +90,14 @@ TEST(MountTest, BundledExamples) {
     return out;
   };
   std::string out;
-  ASSERT_EQ(testutil::RunCommand({"tabix", m->path() + "/sample.vcz/sample.vcf.gz", "20:1000000-1240000"}, &out), 0);
+  ASSERT_EQ(testutil::RunCommand(
+                {"tabix", m->path() + "/sample.vcz/sample.vcf.gz", "20:1000000-1240000"}, &out),
+            0);
   EXPECT_EQ(out, overlapping(vcf, "20", 1000000, 1240000, true));
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);
-  ASSERT_EQ(testutil::RunCommand({"tabix", m->path() + "/frags.packed/fragments.bed.gz", "chr2:1-100000"}, &out), 0);
+  ASSERT_EQ(testutil::RunCommand(
+                {"tabix", m->path() + "/frags.packed/fragments.bed.gz", "chr2:1-100000"}, &out),
+            0);
   EXPECT_EQ(out, overlapping(bed, "chr2", 1, 100000, false));
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 34);
 }
@@ -97,10 +106,15 @@ class GeneratedMount : public ::testing::Test {
  protected:
   void SetUp() override {
     // ~120k entries: several chunks of matrix.mtx; a small cache forces eviction and re-rendering.
-    auto spec = testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kFloat32, false, true, 2, 77);
-    ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.path() + "/big.packed").ok());
-    auto spec2 = testutil::RandomMatrix(500, 700, 0.05, testutil::ValueKind::kUInt32, true, true, 1, 78);
-    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec2), src_.path() + "/more.h5", "/a/rowmajor").ok());
+    auto spec =
+        testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kFloat32, false, true, 2, 77);
+    ASSERT_TRUE(
+        testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src_.path() + "/big.packed").ok());
+    auto spec2 =
+        testutil::RandomMatrix(500, 700, 0.05, testutil::ValueKind::kUInt32, true, true, 1, 78);
+    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec2), src_.path() + "/more.h5",
+                                       "/a/rowmajor")
+                    .ok());
     m_ = MountedFs::Start(OMICSFS_BINARY, src_.path(), {"-o", "cache_size=1M"});
     ASSERT_NE(m_, nullptr);
   }
@@ -109,7 +123,8 @@ class GeneratedMount : public ::testing::Test {
 };
 
 TEST_F(GeneratedMount, RandomPreadsFromManyThreadsEqualSequentialBytes) {
-  for (const char* f : {"big.packed/matrix.mtx", "more.h5/a/rowmajor/matrix.mtx", "big.packed/genes.tsv"}) {
+  for (const char* f :
+       {"big.packed/matrix.mtx", "more.h5/a/rowmajor/matrix.mtx", "big.packed/genes.tsv"}) {
     SCOPED_TRACE(f);
     const std::string path = m_->path() + "/" + f;
     std::string seq;
@@ -125,7 +140,10 @@ TEST_F(GeneratedMount, RandomPreadsFromManyThreadsEqualSequentialBytes) {
     for (int t = 0; t < 6; ++t) {
       threads.emplace_back([&, t] {
         int fd = ::open(path.c_str(), O_RDONLY);
-        if (fd < 0) { ++bad; return; }
+        if (fd < 0) {
+          ++bad;
+          return;
+        }
         std::mt19937_64 rng(t * 1000 + 1);
         std::string buf;
         for (int r = 0; r < 300; ++r) {
@@ -152,7 +170,9 @@ TEST_F(GeneratedMount, TailMmapAndSeek) {
   ASSERT_EQ(testutil::RunCommand({"tail", "-c", "1000", path}, &tail), 0);
   EXPECT_EQ(tail, seq.substr(seq.size() - 1000));
   std::string dd;
-  ASSERT_EQ(testutil::RunCommand({"dd", "if=" + path, "bs=4096", "skip=100", "count=3", "status=none"}, &dd), 0);
+  ASSERT_EQ(testutil::RunCommand(
+                {"dd", "if=" + path, "bs=4096", "skip=100", "count=3", "status=none"}, &dd),
+            0);
   EXPECT_EQ(dd, seq.substr(409600, 3 * 4096));
   int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
@@ -199,7 +219,8 @@ class CorruptMount : public ::testing::Test {
     fs::create_directories(fs::path(src_.path()) / name);
     for (auto& e : fs::directory_iterator(kData + "/examples/counts.packed")) {
       fs::copy_file(e.path(), fs::path(src_.path()) / name / e.path().filename());
-      fs::permissions(fs::path(src_.path()) / name / e.path().filename(), fs::owner_read | fs::owner_write | fs::others_read | fs::group_read);
+      fs::permissions(fs::path(src_.path()) / name / e.path().filename(),
+                      fs::owner_read | fs::owner_write | fs::others_read | fs::group_read);
     }
   }
   void Patch(const std::string& file, uint64_t offset, uint32_t value) {
@@ -228,7 +249,8 @@ TEST_F(CorruptMount, CorruptChunkFailsWithEioAndOthersKeepWorking) {
     std::memcpy(&v6, bytes.data() + 8 + 6 * 4, 4);
     Patch(idx, 8 + 6 * 4, v5 + 132);  // block 5: 33 bits; block 6 then runs backwards or short
   }
-  fs::resize_file(fs::path(src_.path()) / "truncated" / "val_data", fs::file_size(fs::path(src_.path()) / "truncated" / "val_data") - 4);
+  fs::resize_file(fs::path(src_.path()) / "truncated" / "val_data",
+                  fs::file_size(fs::path(src_.path()) / "truncated" / "val_data") - 4);
   { std::ofstream(src_.path() + "/badversion/version") << "packed-uint-matrix-v7\n"; }
 
   auto m = MountedFs::Start(OMICSFS_BINARY, src_.path());
@@ -249,7 +271,8 @@ TEST_F(CorruptMount, CorruptChunkFailsWithEioAndOthersKeepWorking) {
   // Stores that cannot be opened show only ERROR.txt, naming the cause.
   for (const char* s : {"truncated", "badversion"}) {
     std::vector<std::string> names;
-    for (auto& e : fs::directory_iterator(m->path() + "/" + s)) names.push_back(e.path().filename().string());
+    for (auto& e : fs::directory_iterator(m->path() + "/" + s))
+      names.push_back(e.path().filename().string());
     EXPECT_EQ(names, std::vector<std::string>{"ERROR.txt"}) << s;
   }
   ASSERT_TRUE(ReadWhole(m->path() + "/truncated/ERROR.txt", &got));
@@ -311,11 +334,13 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
   const uint32_t kRows = 20000, kCols = 200000;
   auto spec = testutil::SparseColMajor(kRows, kCols, 0.0004, 11);
   TempDir src;
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/wide.packed").ok());
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/wide.packed").ok());
   // Reference: per-row entries (CSR) and row byte offsets.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rows(kRows);
   for (uint32_t c = 0; c < kCols; ++c) {
-    for (uint64_t i = spec.idxptr[c]; i < spec.idxptr[c + 1]; ++i) rows[spec.inner[i]].push_back({c, static_cast<uint32_t>(spec.values[i])});
+    for (uint64_t i = spec.idxptr[c]; i < spec.idxptr[c + 1]; ++i)
+      rows[spec.inner[i]].push_back({c, static_cast<uint32_t>(spec.values[i])});
   }
   std::string header;
   for (uint32_t c = 1; c <= kCols; ++c) header.append("\t").append(std::to_string(c));
@@ -348,7 +373,8 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
         len -= take;
         continue;
       }
-      uint32_t r = static_cast<uint32_t>(std::upper_bound(start.begin(), start.end(), off) - start.begin() - 1);
+      uint32_t r = static_cast<uint32_t>(std::upper_bound(start.begin(), start.end(), off) -
+                                         start.begin() - 1);
       std::string row = render(r);
       size_t from = off - start[r], take = std::min<size_t>(len, row.size() - from);
       out += row.substr(from, take);
@@ -358,7 +384,8 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
     return out;
   };
 
-  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "cache_size=32M,index_dir=" + src.path() + "/index"});
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(),
+                            {"-o", "cache_size=32M,index_dir=" + src.path() + "/index"});
   ASSERT_NE(m, nullptr);
   const std::string path = m->path() + "/wide.packed/matrix.tsv";
   struct stat st;
@@ -386,10 +413,12 @@ TEST(DenseLargeMount, TwentyThousandByTwoHundredThousand) {
   while (std::getline(status, line)) {
     if (line.rfind("VmRSS:", 0) == 0) rss_kb = std::stoull(line.substr(6));
   }
-  std::printf("daemon RSS %llu kB, view %llu bytes\n", static_cast<unsigned long long>(rss_kb), static_cast<unsigned long long>(start[kRows]));
+  std::printf("daemon RSS %llu kB, view %llu bytes\n", static_cast<unsigned long long>(rss_kb),
+              static_cast<unsigned long long>(start[kRows]));
   EXPECT_GT(rss_kb, 0u);
 #if defined(__SANITIZE_ADDRESS__)
-  constexpr uint64_t kSanitizerSlackKb = 512 * 1024;  // ASan shadow memory and its 256 MB quarantine
+  constexpr uint64_t kSanitizerSlackKb =
+      512 * 1024;  // ASan shadow memory and its 256 MB quarantine
 #else
   constexpr uint64_t kSanitizerSlackKb = 0;
 #endif
@@ -406,8 +435,10 @@ namespace {
 // index; a damaged index file is ignored; a changed store gets a new index.
 TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
   TempDir src, idx;
-  auto spec = testutil::RandomMatrix(400, 300, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 5);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
+  auto spec =
+      testutil::RandomMatrix(400, 300, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 5);
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
   // The last two levels are created when missing (a fresh $HOME has no ~/.cache).
   fs::create_directories(fs::path(idx.path()) / "home");
   const std::string index_dir = idx.path() + "/home/.cache/omicsfs";
@@ -429,9 +460,12 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
     std::string again;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &again));
     EXPECT_TRUE(again == first);
-    EXPECT_NE(m->Log().find("matrix.mtx of " + src.path() + "/m.packed: size from the persisted index"), std::string::npos);
+    EXPECT_NE(
+        m->Log().find("matrix.mtx of " + src.path() + "/m.packed: size from the persisted index"),
+        std::string::npos);
   }
-  for (const auto& f : files) std::ofstream(f.string(), std::ios::binary | std::ios::trunc) << "garbage";
+  for (const auto& f : files)
+    std::ofstream(f.string(), std::ios::binary | std::ios::trunc) << "garbage";
   {
     auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
@@ -440,11 +474,16 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
     EXPECT_TRUE(again == first);
   }
   // Rewrite the store with other values: the fingerprint changes, so the old index is not used.
-  auto spec2 = testutil::RandomMatrix(400, 300, 0.3, testutil::ValueKind::kFloat64, false, true, 2, 6);
+  auto spec2 =
+      testutil::RandomMatrix(400, 300, 0.3, testutil::ValueKind::kFloat64, false, true, 2, 6);
   fs::remove_all(fs::path(src.path()) / "m.packed");
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec2), src.path() + "/m.packed").ok());
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec2), src.path() + "/m.packed").ok());
   std::string want2;
-  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + index_dir, src.path(), "m.packed/matrix.mtx"}, &want2), 0);
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", "-o", "index_dir=" + index_dir, src.path(),
+                                  "m.packed/matrix.mtx"},
+                                 &want2),
+            0);
   {
     auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), opts);
     ASSERT_NE(m, nullptr);
@@ -459,14 +498,18 @@ TEST(PersistedIndex, ReusedIgnoredWhenDamagedAndRekeyedOnChange) {
 // a damaged copy fails reads with EIO (never other values) until rebuild_index makes it anew.
 TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
   TempDir src, idx;
-  auto spec = testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kUInt32, false, true, 2, 8);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
+  auto spec =
+      testutil::RandomMatrix(3000, 400, 0.1, testutil::ValueKind::kUInt32, false, true, 2, 8);
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
   std::string want;
-  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src.path(), "m.packed/matrix.tsv"}, &want), 0);
+  ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", src.path(), "m.packed/matrix.tsv"}, &want),
+            0);
   const std::vector<std::string> opts = {"-d", "-o", "index_dir=" + idx.path()};
   auto csr_files = [&] {
     std::vector<fs::path> out;
-    for (auto& e : fs::directory_iterator(idx.path())) if (e.path().extension() == ".csr") out.push_back(e.path());
+    for (auto& e : fs::directory_iterator(idx.path()))
+      if (e.path().extension() == ".csr") out.push_back(e.path());
     return out;
   };
   {
@@ -506,7 +549,8 @@ TEST(PersistedIndex, TransposedCopyReusedAndVerified) {
     EXPECT_NE(m->Log().find("fails its checksum"), std::string::npos) << m->Log();
   }
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + idx.path() + ",rebuild_index"});
+    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(),
+                              {"-o", "index_dir=" + idx.path() + ",rebuild_index"});
     ASSERT_NE(m, nullptr);
     std::string got;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.tsv", &got));
@@ -521,7 +565,8 @@ TEST(PersistedIndex, OldIndexFilesAreCollectedAtMount) {
     std::ofstream(old_file.string()) << "stale";
     struct timespec t[2] = {{::time(nullptr) - 40 * 86400, 0}, {::time(nullptr) - 40 * 86400, 0}};
     ASSERT_EQ(::utimensat(AT_FDCWD, old_file.c_str(), t, 0), 0);
-    auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples", {"-o", "index_dir=" + idx.path() + ",index_max_age=" + age});
+    auto m = MountedFs::Start(OMICSFS_BINARY, kData + "/examples",
+                              {"-o", "index_dir=" + idx.path() + ",index_max_age=" + age});
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(fs::exists(old_file), age == "0") << "index_max_age=" << age;
   }
@@ -541,12 +586,15 @@ TEST(PersistedIndex, UnwritableIndexDirFallsBackToMemory) {
 // fingerprint, so writing an index does not make the next mount see a changed store.
 TEST(PersistedIndex, IndexDirInsideSourceIsNotMirrored) {
   TempDir src;
-  auto spec = testutil::RandomMatrix(200, 100, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 7);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
+  auto spec =
+      testutil::RandomMatrix(200, 100, 0.2, testutil::ValueKind::kFloat64, false, true, 2, 7);
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), src.path() + "/m.packed").ok());
   fs::create_directories(fs::path(src.path()) / "sub" / ".idx");
   std::ofstream(src.path() + "/sub/.idx/mine.txt") << "a user's file\n";
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + src.path() + "/.idx"});
+    auto m =
+        MountedFs::Start(OMICSFS_BINARY, src.path(), {"-o", "index_dir=" + src.path() + "/.idx"});
     ASSERT_NE(m, nullptr);
     std::string mtx;
     ASSERT_TRUE(ReadWhole(m->path() + "/m.packed/matrix.mtx", &mtx));  // writes an index
@@ -567,10 +615,12 @@ TEST(PersistedIndex, IndexDirInsideSourceIsNotMirrored) {
     auto m = MountedFs::Start(OMICSFS_BINARY, store, opts);
     ASSERT_NE(m, nullptr);
     ASSERT_TRUE(ReadWhole(m->path() + "/matrix.mtx", &first));
-    for (auto& e : fs::directory_iterator(m->path())) EXPECT_NE(e.path().filename().string(), "idx");
+    for (auto& e : fs::directory_iterator(m->path()))
+      EXPECT_NE(e.path().filename().string(), "idx");
   }
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, store, {"-d", "-o", "index_dir=" + store + "/./idx/"});
+    auto m =
+        MountedFs::Start(OMICSFS_BINARY, store, {"-d", "-o", "index_dir=" + store + "/./idx/"});
     ASSERT_NE(m, nullptr);
     std::string again;
     ASSERT_TRUE(ReadWhole(m->path() + "/matrix.mtx", &again));

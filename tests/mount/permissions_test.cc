@@ -59,7 +59,8 @@ void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
 // Runs argv as user nobody; returns the exit status and captures stdout. stderr (the refusal's
 // wording) goes to the test log.
 int AsNobody(std::vector<std::string> argv, std::string* out = nullptr) {
-  std::vector<std::string> cmd = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+  std::vector<std::string> cmd = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                  "--"};
   cmd.insert(cmd.end(), argv.begin(), argv.end());
   return RunCommand(cmd, out, std::chrono::seconds(60));
 }
@@ -89,8 +90,9 @@ TEST(Permissions, AllowOtherEnforcesTheSourcesModes) {
   ASSERT_NE(m, nullptr);
   const std::string mp = m->path();
   // The mounting user reads everything, as before.
-  for (const char* f : {"public.packed/matrix.mtx", "private.packed/matrix.mtx", "halfopen.packed/matrix.mtx",
-                        "private.h5/mat/matrix.mtx", "secret.txt", "open.txt"}) {
+  for (const char* f :
+       {"public.packed/matrix.mtx", "private.packed/matrix.mtx", "halfopen.packed/matrix.mtx",
+        "private.h5/mat/matrix.mtx", "secret.txt", "open.txt"}) {
     std::string got;
     EXPECT_TRUE(ReadWhole(mp + "/" + f, &got)) << f;
     EXPECT_FALSE(got.empty()) << f;
@@ -105,9 +107,10 @@ TEST(Permissions, AllowOtherEnforcesTheSourcesModes) {
   EXPECT_NE(out.find("matrix.mtx"), std::string::npos);
   // ...and what is not is refused, as on disk (EACCES: cat and ls exit 1, `exec 3<` fails).
   EXPECT_NE(NobodyCanOpen(l.src / "private.packed/matrix"), 0) << "the test's premise";
-  for (const char* f : {"private.packed/matrix.mtx", "halfopen.packed/matrix.mtx", "halfopen.packed/genes.tsv",
-                        "halfopen.packed/10x/matrix.mtx.gz", "private.h5/mat/10x/features.tsv.gz",
-                        "private.h5/mat/matrix.mtx", "secret.txt"}) {
+  for (const char* f :
+       {"private.packed/matrix.mtx", "halfopen.packed/matrix.mtx", "halfopen.packed/genes.tsv",
+        "halfopen.packed/10x/matrix.mtx.gz", "private.h5/mat/10x/features.tsv.gz",
+        "private.h5/mat/matrix.mtx", "secret.txt"}) {
     EXPECT_NE(NobodyCanOpen(mp + "/" + f), 0) << f << " readable by nobody";
   }
   EXPECT_EQ(NobodyCanOpen(mp + "/open.txt"), 0);
@@ -164,13 +167,17 @@ TEST(Permissions, ViewsKeepTheOwnerAndGroupOfTheirSource) {
 // The explicit opt-out does what it says: no checks (so the tests above can fail).
 TEST(Permissions, NoDefaultPermissionsIsAnExplicitOptOut) {
   Layout l;
-  auto m = MountedFs::Start(OMICSFS_BINARY, l.src.str(), {"-o", "allow_other,no_default_permissions"});
+  auto m =
+      MountedFs::Start(OMICSFS_BINARY, l.src.str(), {"-o", "allow_other,no_default_permissions"});
   ASSERT_NE(m, nullptr);
   std::string out;
   EXPECT_EQ(AsNobody({"cat", m->path() + "/secret.txt"}, &out), 0);
   EXPECT_EQ(out, "secret\n");
   std::string log;
-  EXPECT_NE(RunCommand({OMICSFS_BINARY, "-o", "no_default_permissions,default_permissions", l.src.str(), "/nonexistent"}, &log), 0);
+  EXPECT_NE(RunCommand({OMICSFS_BINARY, "-o", "no_default_permissions,default_permissions",
+                        l.src.str(), "/nonexistent"},
+                       &log),
+            0);
 }
 
 // Index files and transposed copies written into a shared index_dir are the mounting user's own,
@@ -181,12 +188,14 @@ TEST(Permissions, IndexFilesArePrivateInASharedIndexDir) {
   ::chmod(shared.str().c_str(), 01777);
   const mode_t old_umask = ::umask(0);
   {
-    auto m = MountedFs::Start(OMICSFS_BINARY, l.src.str(), {"-o", "allow_other,index_dir=" + shared.str()});
+    auto m = MountedFs::Start(OMICSFS_BINARY, l.src.str(),
+                              {"-o", "allow_other,index_dir=" + shared.str()});
     ::umask(old_umask);
     ASSERT_NE(m, nullptr);
     std::string got;
     // A col-major store: matrix.tsv makes a transposed copy; every view read persists its index.
-    for (const char* f : {"public.packed/matrix.tsv", "public.packed/matrix.mtx", "private.h5/mat/matrix.tsv"}) {
+    for (const char* f :
+         {"public.packed/matrix.tsv", "public.packed/matrix.mtx", "private.h5/mat/matrix.tsv"}) {
       ASSERT_TRUE(ReadWhole(m->path() + "/" + f, &got)) << f;
     }
   }

@@ -20,11 +20,11 @@
 namespace omicsfs {
 namespace {
 
-using testutil::MountedFs;
 using testutil::CopyTree;
+using testutil::MountedFs;
 using testutil::ReadWhole;
-using testutil::Slurp;
 using testutil::RunCommand;
+using testutil::Slurp;
 
 const std::string kCorpus = OMICSFS_CORPUS_DIR "/vcf-zarr";
 
@@ -38,11 +38,13 @@ std::vector<VczStore> Stores() {
     if (!fs::is_directory(f.path())) continue;
     for (auto& e : fs::directory_iterator(f.path())) {
       if (e.path().extension() == ".vcz") {
-        out.push_back({f.path().filename().string(), e.path().filename().string(), e.path().stem().string()});
+        out.push_back(
+            {f.path().filename().string(), e.path().filename().string(), e.path().stem().string()});
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const VczStore& a, const VczStore& b) { return a.folder < b.folder; });
+  std::sort(out.begin(), out.end(),
+            [](const VczStore& a, const VczStore& b) { return a.folder < b.folder; });
   return out;
 }
 
@@ -54,8 +56,8 @@ fs::path TempDir(const char* pattern) {
 
 // plink2's own conversion of a VCF into OUT.{bed,bim,fam}; its exit status.
 int Plink2MakeBed(const std::string& vcf, const std::string& out) {
-  return RunCommand({"plink2", "--vcf", vcf, "--make-bed", "--double-id", "--max-alleles", "2", "--vcf-half-call",
-                     "m", "--allow-extra-chr", "--threads", "1", "--out", out});
+  return RunCommand({"plink2", "--vcf", vcf, "--make-bed", "--double-id", "--max-alleles", "2",
+                     "--vcf-half-call", "m", "--allow-extra-chr", "--threads", "1", "--out", out});
 }
 
 class PlinkMount : public testutil::SharedMountTest<PlinkMount> {
@@ -79,7 +81,8 @@ TEST_F(PlinkMount, EveryStorePlink2AcceptsIsByteIdentical) {
       EXPECT_EQ(errno, ENOENT);
       EXPECT_NE(::stat((dir + s.stem + ".bim").c_str(), &st), 0);
       EXPECT_NE(::stat((dir + s.stem + ".fam").c_str(), &st), 0);
-      EXPECT_NE(mount_->Log().find(s.store + ": no " + s.stem + ".bed/.bim/.fam: "), std::string::npos);
+      EXPECT_NE(mount_->Log().find(s.store + ": no " + s.stem + ".bed/.bim/.fam: "),
+                std::string::npos);
       EXPECT_EQ(::stat((dir + s.stem + ".vcf").c_str(), &st), 0);  // the VCF views stay
       continue;
     }
@@ -89,7 +92,8 @@ TEST_F(PlinkMount, EveryStorePlink2AcceptsIsByteIdentical) {
       int err = 0;
       ASSERT_TRUE(ReadWhole(dir + s.stem + ext, &got, &err)) << ext << " errno " << err;
       const std::string want = Slurp(ref + ext);
-      EXPECT_TRUE(got == want) << s.stem << ext << " differs (" << got.size() << " vs " << want.size() << " bytes)";
+      EXPECT_TRUE(got == want) << s.stem << ext << " differs (" << got.size() << " vs "
+                               << want.size() << " bytes)";
       ASSERT_EQ(::stat((dir + s.stem + ext).c_str(), &st), 0);
       EXPECT_EQ(static_cast<size_t>(st.st_size), want.size()) << ext;
     }
@@ -106,7 +110,8 @@ TEST_F(PlinkMount, Plink19AndPlink2ReadTheMountedFileset) {
   ASSERT_NE(mount_, nullptr);
   const fs::path tmp = TempDir("omicsfs-plinkstats-%%%%%%");
   int compared = 0;
-  for (const std::string folder : {"sample", "mixed_ploidy", "chr22", "1kg_2020_chrM", "triploid"}) {
+  for (const std::string folder :
+       {"sample", "mixed_ploidy", "chr22", "1kg_2020_chrM", "triploid"}) {
     SCOPED_TRACE(folder);
     const std::string stem = folder == "chr22" ? "chr22" : folder;
     const std::string mounted = mount_->path() + "/" + folder + "/" + stem + ".vcz/" + stem;
@@ -117,8 +122,12 @@ TEST_F(PlinkMount, Plink19AndPlink2ReadTheMountedFileset) {
       std::vector<std::string> args, outputs;
     };
     const std::vector<Run> runs = {
-        {"plink1.9", {"--freq", "--missing", "--hardy", "--allow-extra-chr", "--allow-no-sex"}, {".frq", ".imiss", ".lmiss", ".hwe"}},
-        {"plink2", {"--freq", "--missing", "--hardy", "--allow-extra-chr"}, {".afreq", ".smiss", ".vmiss", ".hardy"}}};
+        {"plink1.9",
+         {"--freq", "--missing", "--hardy", "--allow-extra-chr", "--allow-no-sex"},
+         {".frq", ".imiss", ".lmiss", ".hwe"}},
+        {"plink2",
+         {"--freq", "--missing", "--hardy", "--allow-extra-chr"},
+         {".afreq", ".smiss", ".vmiss", ".hardy"}}};
     for (const auto& run : runs) {
       std::string outputs[2];
       int i = 0;
@@ -144,7 +153,9 @@ TEST_F(PlinkMount, Plink19AndPlink2ReadTheMountedFileset) {
 // random ranges get what one sequential read gets.
 TEST(PlinkCohort, RandomParallelReadsEqualSequentialAndPlink2) {
   const fs::path src = TempDir("omicsfs-plinkgen-%%%%%%");
-  ASSERT_EQ(RunCommand({OMICSFS_GEN_VCZ, (src / "cohort.vcz").string(), "2000", "1001", "100", "300"}), 0);
+  ASSERT_EQ(
+      RunCommand({OMICSFS_GEN_VCZ, (src / "cohort.vcz").string(), "2000", "1001", "100", "300"}),
+      0);
   auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "cache_size=4M"});
   ASSERT_NE(m, nullptr);
   const std::string bed = m->path() + "/cohort.vcz/cohort.bed";
@@ -165,7 +176,10 @@ TEST(PlinkCohort, RandomParallelReadsEqualSequentialAndPlink2) {
     readers.emplace_back([&, t] {
       std::mt19937_64 rng(t);
       const int fd = ::open(bed.c_str(), O_RDONLY);
-      if (fd < 0) { ++failures; return; }
+      if (fd < 0) {
+        ++failures;
+        return;
+      }
       std::string buf;
       for (int i = 0; i < 200; ++i) {
         const uint64_t off = rng() % whole.size();
@@ -173,7 +187,10 @@ TEST(PlinkCohort, RandomParallelReadsEqualSequentialAndPlink2) {
         buf.resize(len);
         const ssize_t n = ::pread(fd, buf.data(), len, static_cast<off_t>(off));
         const uint64_t want = std::min<uint64_t>(len, whole.size() - off);
-        if (n != static_cast<ssize_t>(want)) { ++failures; continue; }
+        if (n != static_cast<ssize_t>(want)) {
+          ++failures;
+          continue;
+        }
         if (buf.compare(0, want, whole, off, want) != 0) ++mismatches;
       }
       ::close(fd);
@@ -189,17 +206,28 @@ TEST(PlinkCohort, RandomParallelReadsEqualSequentialAndPlink2) {
 // plink2's chromosome codes, asked of plink2 itself: one one-record VCF per contig name.
 TEST(PlinkChromosome, MatchesPlink2OnEveryNameKind) {
   const fs::path tmp = TempDir("omicsfs-plinkchr-%%%%%%");
-  const std::vector<std::string> names = {
-      "1", "chr1", "CHR1", "cHr5", "01", "chr02", "001", "chr001", "0", "chr00", "22", "23", "chr24", "25", "26",
-      "27", "chr28", "29", "chr99", "100", "X", "x", "chrX", "Y", "XY", "chrxy", "Xy", "M", "chrM", "MT", "chrMt",
-      "PAR1", "par2", "chrPAR1", "PAR3", "chr", "chrchr1", "1_random", "chrUn_gl000220", "HLA-A*01", "26a", "-1"};
+  const std::vector<std::string> names = {"1",        "chr1",     "CHR1",
+                                          "cHr5",     "01",       "chr02",
+                                          "001",      "chr001",   "0",
+                                          "chr00",    "22",       "23",
+                                          "chr24",    "25",       "26",
+                                          "27",       "chr28",    "29",
+                                          "chr99",    "100",      "X",
+                                          "x",        "chrX",     "Y",
+                                          "XY",       "chrxy",    "Xy",
+                                          "M",        "chrM",     "MT",
+                                          "chrMt",    "PAR1",     "par2",
+                                          "chrPAR1",  "PAR3",     "chr",
+                                          "chrchr1",  "1_random", "chrUn_gl000220",
+                                          "HLA-A*01", "26a",      "-1"};
   int refused = 0;
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     const std::string vcf = (tmp / "c.vcf").string(), out = (tmp / "c").string();
     {
-      std::ofstream(vcf) << "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tS1\n"
-                         << name << "\t5\t.\tA\tC\t.\t.\t.\tGT\t0/1\n";
+      std::ofstream(vcf)
+          << "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tS1\n"
+          << name << "\t5\t.\tA\tC\t.\t.\t.\tGT\t0/1\n";
     }
     fs::remove(out + ".bim");
     const int rc = Plink2MakeBed(vcf, out);
@@ -243,7 +271,9 @@ TEST(PlinkCorruption, CorruptGenotypeChunkIsEioAndNamesStoreArrayChunk) {
   EXPECT_TRUE(ReadWhole(dir + "cohort.bim", &got));
   EXPECT_NE(got.find("rs6054257"), std::string::npos);
   EXPECT_TRUE(ReadWhole(dir + "cohort.fam", &got));
-  EXPECT_EQ(got, "NA00001\tNA00001\t0\t0\t0\t-9\nNA00002\tNA00002\t0\t0\t0\t-9\nNA00003\tNA00003\t0\t0\t0\t-9\n");
+  EXPECT_EQ(got,
+            "NA00001\tNA00001\t0\t0\t0\t-9\nNA00002\tNA00002\t0\t0\t0\t-"
+            "9\nNA00003\tNA00003\t0\t0\t0\t-9\n");
   EXPECT_TRUE(m->alive());
   m.reset();
   fs::remove_all(src);

@@ -2,10 +2,9 @@
 // (http:// and https://) and by an S3 that checks signatures (Swift with s3api), each mounted
 // byte-identical to the same store mounted from the local disk; and the faults a cluster meets.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -43,13 +42,15 @@ bool Listed(const std::string& dir, const std::string& name) {
   return false;
 }
 
-void SnapshotInto(const std::string& root, const std::string& rel, std::map<std::string, std::string>* out) {
+void SnapshotInto(const std::string& root, const std::string& rel,
+                  std::map<std::string, std::string>* out) {
   fs_error ec;
   for (fs::directory_iterator it(root + rel, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string child = rel + "/" + it->path().filename().string();
     if (child == "/.omicsfs") continue;
     struct stat st;
-    if (::stat((root + child).c_str(), &st) != 0 && !Listed(root + rel, it->path().filename().string())) {
+    if (::stat((root + child).c_str(), &st) != 0 &&
+        !Listed(root + rel, it->path().filename().string())) {
       // Listed, then withdrawn (a region index tabix refuses) by the pass its stat ran, or one a
       // file stat'ed before it ran: left out, as a mount whose index_dir says so never lists it.
       continue;
@@ -65,7 +66,8 @@ void SnapshotInto(const std::string& root, const std::string& rel, std::map<std:
     }
     std::string bytes;
     int err = 0;
-    (*out)[child] = ReadWhole(root + child, &bytes, &err) ? bytes : "<errno " + std::to_string(err) + ">";
+    (*out)[child] =
+        ReadWhole(root + child, &bytes, &err) ? bytes : "<errno " + std::to_string(err) + ">";
   }
   EXPECT_FALSE(ec) << root + rel << ": " << ec.message();
 }
@@ -81,8 +83,9 @@ std::map<std::string, std::string> Snapshot(const std::string& root) {
 // Compares two snapshots; ERROR.txt files name their backend's paths, so only their presence.
 // `same_mtime` false: the two stores are different objects (a zip and its folder), so the .bgi,
 // which records its .bgen's mtime (bgenix's Metadata table), may differ.
-void ExpectSameTree(const std::map<std::string, std::string>& want, const std::map<std::string, std::string>& got,
-                    const std::string& what, bool same_mtime = true) {
+void ExpectSameTree(const std::map<std::string, std::string>& want,
+                    const std::map<std::string, std::string>& got, const std::string& what,
+                    bool same_mtime = true) {
   EXPECT_GE(want.size(), 3u) << what << ": the local reference shows almost nothing";
   size_t differing = 0;
   for (const auto& [path, bytes] : want) {
@@ -94,8 +97,9 @@ void ExpectSameTree(const std::map<std::string, std::string>& want, const std::m
     if (path.ends_with("/ERROR.txt") || path == "/ERROR.txt") continue;
     if (!same_mtime && path.ends_with(".bgen.bgi")) continue;
     if (it->second != bytes && ++differing <= 10) {
-      ADD_FAILURE() << what << ": " << path << " differs (" << it->second.size() << " vs " << bytes.size()
-                    << " bytes)" << (it->second.size() < 200 ? ": " + it->second : "");
+      ADD_FAILURE() << what << ": " << path << " differs (" << it->second.size() << " vs "
+                    << bytes.size() << " bytes)"
+                    << (it->second.size() < 200 ? ": " + it->second : "");
     }
   }
   for (const auto& [path, bytes] : got) {
@@ -104,9 +108,11 @@ void ExpectSameTree(const std::map<std::string, std::string>& want, const std::m
   EXPECT_EQ(differing, 0u) << what;
 }
 
-std::map<std::string, std::string> Sub(const std::map<std::string, std::string>& all, const std::string& prefix) {
+std::map<std::string, std::string> Sub(const std::map<std::string, std::string>& all,
+                                       const std::string& prefix) {
   std::map<std::string, std::string> out;
-  for (auto it = all.lower_bound(prefix + "/"); it != all.end() && it->first.rfind(prefix + "/", 0) == 0; ++it) {
+  for (auto it = all.lower_bound(prefix + "/");
+       it != all.end() && it->first.rfind(prefix + "/", 0) == 0; ++it) {
     out[it->first.substr(prefix.size())] = it->second;
   }
   return out;
@@ -116,7 +122,8 @@ class RemoteMount : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // The local reference: the corpus mounted from disk, once.
-    local_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {}, std::chrono::seconds(1800)).release();  // the whole suite
+    local_ = MountedFs::Start(OMICSFS_BINARY, kCorpus, {}, std::chrono::seconds(1800))
+                 .release();  // the whole suite
     ASSERT_NE(local_, nullptr);
   }
   static void TearDownTestSuite() {
@@ -148,14 +155,16 @@ TEST_F(RemoteMount, HttpStoresMountLikeLocalOnes) {
   std::vector<std::string> stores;
   for (const auto& e : fs::directory_iterator(kCorpus + "/vcf-zarr")) {
     const std::string name = e.path().filename().string();
-    if (fs::exists(e.path() / (name + ".vcz") / ".zmetadata")) stores.push_back("/vcf-zarr/" + name + "/" + name + ".vcz");
+    if (fs::exists(e.path() / (name + ".vcz") / ".zmetadata"))
+      stores.push_back("/vcf-zarr/" + name + "/" + name + ".vcz");
   }
   for (const char* v : {"v1", "v2"}) {
     for (const auto& e : fs::directory_iterator(kCorpus + "/bpcells/dir/" + v)) {
       stores.push_back("/bpcells/dir/" + std::string(v) + "/" + e.path().filename().string());
     }
   }
-  for (const char* d : {"edge_1x1", "edge_0x3"}) stores.push_back(std::string("/datg/") + d + ".datg");
+  for (const char* d : {"edge_1x1", "edge_0x3"})
+    stores.push_back(std::string("/datg/") + d + ".datg");
   ASSERT_GT(stores.size(), 40u);
   for (const std::string& store : stores) {
     auto m = MountedFs::Start(OMICSFS_BINARY, nginx->http_url() + store, {"-o", "rescan=0"});
@@ -169,7 +178,8 @@ TEST_F(RemoteMount, HttpsVerifiesTheServer) {
   auto nginx = NginxServer::Start(kCorpus, {}, &error);
   ASSERT_NE(nginx, nullptr) << error;
   const std::string store = "/vcf-zarr/sample/sample.vcz";
-  auto m = MountedFs::Start(OMICSFS_BINARY, nginx->https_url() + store, {"-o", "rescan=0,ca_file=" + nginx->ca_file()});
+  auto m = MountedFs::Start(OMICSFS_BINARY, nginx->https_url() + store,
+                            {"-o", "rescan=0,ca_file=" + nginx->ca_file()});
   ASSERT_NE(m, nullptr);
   ExpectSameTree(Local(store), Snapshot(m->path()), "https");
   // Without the certificate the server is not trusted: SOURCE unusable, exit 2.
@@ -229,7 +239,8 @@ TEST_F(RemoteMount, ABucketMountAnswersBeforeOpeningItsStores) {
   const uint64_t mounted = RemoteRequests(*m);
   EXPECT_LE(mounted, 3u);  // the credentials probe and the root's listing
   std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(m->path())) names.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(m->path()))
+    names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"sample", "v1"}));
   struct stat st;
@@ -269,8 +280,8 @@ TEST_F(RemoteMount, ARemoteSliceFetchesOnlyItsChunks) {
   const uint64_t before_whole = RemoteRequests(*m);
   ASSERT_TRUE(ReadWhole(m->path() + store + "/chr22_v9_s32.vcf", &whole));
   const uint64_t all = RemoteRequests(*m) - before_whole;
-  std::printf("s3 slice: %ju requests for a region x 1 sample; %ju for the whole view\n", static_cast<uintmax_t>(sliced),
-              static_cast<uintmax_t>(all));
+  std::printf("s3 slice: %ju requests for a region x 1 sample; %ju for the whole view\n",
+              static_cast<uintmax_t>(sliced), static_cast<uintmax_t>(all));
   EXPECT_GT(sliced, 0u);
   // The slice's records sit in 2 of the 12 variants-chunks and its sample in 1 of 4 sample
   // chunks (FORMAT fields that sample lacks are looked up in the others: the parent's FORMAT
@@ -304,7 +315,8 @@ TEST_F(RemoteMount, ASlowServerIsReadWithRequestsInParallel) {
     EXPECT_EQ(InFlightPerReader(*m), 8);
     EXPECT_GE(proxy->MaxInFlight(), 2) << "the proxy never saw two requests at once";
   }
-  auto serial = MountedFs::Start(OMICSFS_BINARY, proxy->url() + store, {"-o", "rescan=0,http_parallel=1"});
+  auto serial =
+      MountedFs::Start(OMICSFS_BINARY, proxy->url() + store, {"-o", "rescan=0,http_parallel=1"});
   ASSERT_NE(serial, nullptr);
   ExpectSameTree(Local(store), Snapshot(serial->path()), "10 ms away, serial");
   EXPECT_EQ(InFlightPerReader(*serial), 1);
@@ -353,8 +365,9 @@ TEST_F(RemoteMount, ZippedStoresMountLikeTheirFolders) {
       {"/vcf-zarr/sample/sample.vcz", "sample.vcz.zip"},                     // deflated
       {"/vcf-zarr/sample_v3_s2/sample_v3_s2.vcz", "sample_v3_s2.vcz.zip"}};  // stored (Zarr v3)
   for (size_t i = 0; i < zips.size(); ++i) {
-    ASSERT_EQ(RunCommand({"/usr/bin/python3", "-c", zip_py, kCorpus + zips[i].first, (dir / zips[i].second).string(),
-                          i == 0 ? "8" : "0"}), 0);
+    ASSERT_EQ(RunCommand({"/usr/bin/python3", "-c", zip_py, kCorpus + zips[i].first,
+                          (dir / zips[i].second).string(), i == 0 ? "8" : "0"}),
+              0);
   }
   auto local = MountedFs::Start(OMICSFS_BINARY, dir.string(), {"-o", "rescan=0"});
   ASSERT_NE(local, nullptr);
@@ -399,10 +412,12 @@ TEST_F(RemoteMount, Hdf5FilesMountLikeLocalOnes) {
     const uint64_t opened = RemoteRequests(*m);
     ExpectSameTree(Local("/bpcells/h5/" + name), Snapshot(m->path()), "http " + name);
     const uint64_t read = RemoteRequests(*m);
-    std::printf("%-32s %8ju bytes: %ju requests to mount, %ju after reading every view; "
-                "%zu by the daemon and the vetting helper together\n",
-                name.c_str(), static_cast<uintmax_t>(fs::file_size(e.path())), static_cast<uintmax_t>(opened),
-                static_cast<uintmax_t>(read), nginx->AccessLog().size() - log_before);
+    std::printf(
+        "%-32s %8ju bytes: %ju requests to mount, %ju after reading every view; "
+        "%zu by the daemon and the vetting helper together\n",
+        name.c_str(), static_cast<uintmax_t>(fs::file_size(e.path())),
+        static_cast<uintmax_t>(opened), static_cast<uintmax_t>(read),
+        nginx->AccessLog().size() - log_before);
     EXPECT_GT(opened, 0u);
     // Why 8 + 1 per MiB: a HEAD, the blocks of a file below 1 MiB in one request, plus what the
     // read-ahead and the cache's eviction may add; ROS3 needs more than that for a 6.4 KB file.
@@ -418,7 +433,8 @@ TEST_F(RemoteMount, Hdf5FilesMountLikeLocalOnes) {
   auto bucket = MountedFs::Start(OMICSFS_BINARY, "s3://hdf5/h", S3Args(*s3));
   ASSERT_NE(bucket, nullptr);
   ExpectSameTree(Local("/bpcells/h5"), Snapshot(bucket->path()), "s3 h5");
-  std::printf("s3://hdf5/h (%d files): %ju requests\n", stores, static_cast<uintmax_t>(RemoteRequests(*bucket)));
+  std::printf("s3://hdf5/h (%d files): %ju requests\n", stores,
+              static_cast<uintmax_t>(RemoteRequests(*bucket)));
 }
 
 // A damaged HDF5 file served remotely (truncated: the helper refuses it) is a folder with
@@ -428,11 +444,13 @@ TEST_F(RemoteMount, ADamagedRemoteHdf5FileIsAnError) {
   fs::create_directories(dir);
   std::string bytes;
   ASSERT_TRUE(ReadWhole(kCorpus + "/bpcells/h5/stores_v2.h5", &bytes));
-  std::ofstream(dir / "damaged.h5", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  std::ofstream(dir / "damaged.h5", std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
   std::string error;
   auto nginx = NginxServer::Start(dir.string(), {}, &error);
   ASSERT_NE(nginx, nullptr) << error;
-  auto http = MountedFs::Start(OMICSFS_BINARY, nginx->http_url() + "/damaged.h5", {"-o", "rescan=0"});
+  auto http =
+      MountedFs::Start(OMICSFS_BINARY, nginx->http_url() + "/damaged.h5", {"-o", "rescan=0"});
   ASSERT_NE(http, nullptr);
   std::string text;
   EXPECT_TRUE(ReadWhole(http->path() + "/ERROR.txt", &text)) << http->Log();
@@ -448,7 +466,8 @@ TEST_F(RemoteMount, ADamagedRemoteHdf5FileIsAnError) {
   ASSERT_NE(bucket, nullptr);
   EXPECT_TRUE(ReadWhole(bucket->path() + "/damaged.h5/ERROR.txt", &text)) << bucket->Log();
   EXPECT_NE(text.find("damaged.h5"), std::string::npos) << text;
-  ExpectSameTree(Local("/bpcells/h5/rna.h5"), Snapshot(bucket->path() + "/rna.h5"), "s3 rna.h5 beside a damaged file");
+  ExpectSameTree(Local("/bpcells/h5/rna.h5"), Snapshot(bucket->path() + "/rna.h5"),
+                 "s3 rna.h5 beside a damaged file");
   EXPECT_TRUE(bucket->alive());
   fs::remove_all(dir);
 }

@@ -1,8 +1,8 @@
 // Robustness through a real mount: many readers on many views at once, permissions carried from
 // the source, odd names, and a source that is never written.
-#include <gtest/gtest.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,7 +39,8 @@ uint64_t TreeHash(const std::string& dir) {
   for (const auto& f : files) {
     struct stat st;
     ::stat(f.c_str(), &st);
-    mix(f + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
+    mix(f + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+        std::to_string(st.st_mtim.tv_nsec));
     std::string bytes;
     ReadWhole(f, &bytes);
     mix(bytes);
@@ -52,14 +53,20 @@ TEST(Robust, ManyReadersOnManyViewsAgreeAndTheSourceIsNeverWritten) {
   auto m = MountedFs::Start(OMICSFS_BINARY, kShared, {"-o", "cache_size=8M"});
   ASSERT_NE(m, nullptr);
   const std::vector<std::string> views = {
-      "bpcells/dir/v2/rna.packed/matrix.mtx", "bpcells/dir/v2/rnalog64.packed/matrix.mtx",
-      "bpcells/h5/rna.h5/rna_packed/matrix.tsv", "bpcells/dir/v2/atac.packed/fragments.tsv",
-      "bpcells/h5/stores_v2.h5/frags_packed/fragments.bed", "bpcells/dir/v1/counts.rowmajor.packed/matrix.tsv",
-      "vcf-zarr/chr22/chr22.vcz/chr22.vcf", "vcf-zarr/chr22_v9_s32/chr22_v9_s32.vcz/sites.vcf",
+      "bpcells/dir/v2/rna.packed/matrix.mtx",
+      "bpcells/dir/v2/rnalog64.packed/matrix.mtx",
+      "bpcells/h5/rna.h5/rna_packed/matrix.tsv",
+      "bpcells/dir/v2/atac.packed/fragments.tsv",
+      "bpcells/h5/stores_v2.h5/frags_packed/fragments.bed",
+      "bpcells/dir/v1/counts.rowmajor.packed/matrix.tsv",
+      "vcf-zarr/chr22/chr22.vcz/chr22.vcf",
+      "vcf-zarr/chr22_v9_s32/chr22_v9_s32.vcz/sites.vcf",
       "vcf-zarr/multi_contig_v500/multi_contig_v500.vcz/multi_contig_v500.vcf",
       "vcf-zarr/upstream_sample_v3/upstream_sample_v3.vcz/upstream_sample_v3.vcf",
-      "datg/zscores_1000x50.datg/matrix.tsv", "datg/wide_5x200000.datg/matrix.tsv",
-      "datg/legacy_lz4block_300x7.datg/matrix.tsv", "bpcells/h5/filtered_feature_bc_matrix.h5"};
+      "datg/zscores_1000x50.datg/matrix.tsv",
+      "datg/wide_5x200000.datg/matrix.tsv",
+      "datg/legacy_lz4block_300x7.datg/matrix.tsv",
+      "bpcells/h5/filtered_feature_bc_matrix.h5"};
   std::map<std::string, std::string> want;
   for (const auto& v : views) {
     ASSERT_EQ(testutil::RunCommand({OMICSFS_BINARY, "cat", kShared, v}, &want[v]), 0) << v;
@@ -75,13 +82,19 @@ TEST(Robust, ManyReadersOnManyViewsAgreeAndTheSourceIsNeverWritten) {
         const std::string& w = want[v];
         if (i % 10 == 0) {  // listing and stat while others read
           DIR* d = ::opendir((m->path() + "/" + v.substr(0, v.rfind('/'))).c_str());
-          if (d == nullptr) { ++bad; continue; }
+          if (d == nullptr) {
+            ++bad;
+            continue;
+          }
           while (::readdir(d) != nullptr) {
           }
           ::closedir(d);
         }
         int fd = ::open((m->path() + "/" + v).c_str(), O_RDONLY);
-        if (fd < 0) { ++bad; continue; }
+        if (fd < 0) {
+          ++bad;
+          continue;
+        }
         uint64_t off = rng() % w.size();
         size_t len = 1 + rng() % 200000;
         std::string buf(len, '\0');
@@ -107,7 +120,9 @@ TEST(Robust, PermissionsOddNamesAndSymlinks) {
   auto spec = testutil::RandomMatrix(20, 10, 0.3, testutil::ValueKind::kUInt32, false, true, 2, 1);
   const std::string odd = "odd name ü\nline.packed";
   ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src / odd).string()).ok());
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src / "private.packed").string()).ok());
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src / "private.packed").string())
+          .ok());
   ::chmod((src / "private.packed").c_str(), 0700);
   std::ofstream((src / "secret.txt").string()) << "s";
   ::chmod((src / "secret.txt").c_str(), 0600);
@@ -145,7 +160,8 @@ TEST(Robust, HdfFileThatCrashesLibhdf5IsVettedOut) {
   ASSERT_TRUE(ReadWhole(kShared + "/bpcells/h5/counts_root_group.h5", &bytes));
   const size_t gcol = bytes.find("GCOL");
   ASSERT_NE(gcol, std::string::npos);
-  const uint64_t huge = 0x7fffff00;  // the first heap object's size (after a 16-byte collection header)
+  const uint64_t huge =
+      0x7fffff00;  // the first heap object's size (after a 16-byte collection header)
   std::memcpy(&bytes[gcol + 16 + 8], &huge, 8);
   std::ofstream((src / "damaged.h5").string(), std::ios::binary) << bytes;
   fs::copy_file(kShared + "/bpcells/h5/counts_root_group.h5", src / "intact.h5");
@@ -212,12 +228,17 @@ TEST(Robust, HdfFileVettedOutAfterItsProbeIsRefusedOnlyByItsKind) {
 
 TEST(Robust, MissingHdfVettingHelperIsAClearStartupError) {
   std::string out;
-  const int rc = testutil::RunCommand({OMICSFS_BINARY, "ls", "-o", "h5vet_helper=/nonexistent/omicsfs-h5vet",
-                                       kShared + "/bpcells/h5/counts_root_group.h5"}, &out);
+  const int rc =
+      testutil::RunCommand({OMICSFS_BINARY, "ls", "-o", "h5vet_helper=/nonexistent/omicsfs-h5vet",
+                            kShared + "/bpcells/h5/counts_root_group.h5"},
+                           &out);
   EXPECT_EQ(rc, 2);
   std::string plain;
-  EXPECT_EQ(testutil::RunCommand({OMICSFS_BINARY, "ls", "-o", "h5vet=0,h5vet_helper=/nonexistent/omicsfs-h5vet",
-                                  kShared + "/bpcells/h5/counts_root_group.h5"}, &plain), 0);
+  EXPECT_EQ(testutil::RunCommand(
+                {OMICSFS_BINARY, "ls", "-o", "h5vet=0,h5vet_helper=/nonexistent/omicsfs-h5vet",
+                 kShared + "/bpcells/h5/counts_root_group.h5"},
+                &plain),
+            0);
   EXPECT_NE(plain.find("matrix.mtx"), std::string::npos) << plain;
 }
 

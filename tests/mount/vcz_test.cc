@@ -33,7 +33,8 @@ std::vector<VczStore> Stores() {
   for (const auto& f : folders) {
     for (auto& e : fs::directory_iterator(f)) {
       if (e.path().extension() == ".vcz") {
-        out.push_back({f.filename().string(), e.path().filename().string(), e.path().stem().string()});
+        out.push_back(
+            {f.filename().string(), e.path().filename().string(), e.path().stem().string()});
       }
     }
   }
@@ -68,9 +69,11 @@ TEST_F(VczMount, EveryStoreIsByteIdentical) {
     ASSERT_TRUE(ReadWhole(kCorpus + "/" + s.folder + "/expected.vcf", &want_full));
     ASSERT_TRUE(ReadWhole(kCorpus + "/" + s.folder + "/expected.sites.vcf", &want_sites));
     ASSERT_TRUE(ReadWhole(dir + "/" + s.stem + ".vcf", &full, &err)) << "errno " << err;
-    EXPECT_TRUE(full == want_full) << s.stem << ".vcf differs (" << full.size() << " vs " << want_full.size() << " bytes)";
+    EXPECT_TRUE(full == want_full)
+        << s.stem << ".vcf differs (" << full.size() << " vs " << want_full.size() << " bytes)";
     ASSERT_TRUE(ReadWhole(dir + "/sites.vcf", &sites, &err)) << "errno " << err;
-    EXPECT_TRUE(sites == want_sites) << "sites.vcf differs (" << sites.size() << " vs " << want_sites.size() << " bytes)";
+    EXPECT_TRUE(sites == want_sites)
+        << "sites.vcf differs (" << sites.size() << " vs " << want_sites.size() << " bytes)";
     ASSERT_TRUE(ReadWhole(dir + "/samples.txt", &samples));
     EXPECT_EQ(samples, SamplesOf(want_full));
     // The store's internal arrays are not shown.
@@ -85,7 +88,8 @@ TEST_F(VczMount, BcftoolsReadsEveryMountedView) {
     for (const std::string& view : {s.stem + ".vcf", std::string("sites.vcf")}) {
       const std::string path = mount_->path() + "/" + s.folder + "/" + s.store + "/" + view;
       std::string out;
-      int rc = testutil::RunCommand({"bcftools", "view", "--no-version", "-Ou", "-o", "/dev/null", path}, &out);
+      int rc = testutil::RunCommand(
+          {"bcftools", "view", "--no-version", "-Ou", "-o", "/dev/null", path}, &out);
       EXPECT_EQ(rc, 0) << "bcftools view " << s.folder << "/" << view;
     }
   }
@@ -98,10 +102,13 @@ TEST(VczCorruption, CorruptChunkIsEioAndNamesArrayAndChunk) {
   fs::path good = src / "good.vcz";
   for (const auto& target : {store, good}) {
     fs::create_directories(target);
-    for (auto it = fs::recursive_directory_iterator(kCorpus + "/sample/sample.vcz"); it != fs::recursive_directory_iterator(); ++it) {
+    for (auto it = fs::recursive_directory_iterator(kCorpus + "/sample/sample.vcz");
+         it != fs::recursive_directory_iterator(); ++it) {
       fs::path rel = fs::relative(it->path(), kCorpus + "/sample/sample.vcz");
-      if (fs::is_directory(it->path())) fs::create_directories(target / rel);
-      else fs::copy_file(it->path(), target / rel);
+      if (fs::is_directory(it->path()))
+        fs::create_directories(target / rel);
+      else
+        fs::copy_file(it->path(), target / rel);
     }
   }
   // Truncate call_DP's only chunk (blosc stores tiny chunks uncompressed, without a checksum, so
@@ -149,7 +156,8 @@ TEST(VczMemory, BloscScratchComesFromTheDaemonsArena) {
   const long c_blocks = testutil::NumberBefore(line, " for C libraries");
   ASSERT_GE(c_blocks, 0) << line;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  EXPECT_NE(line.find(" 0 blocks ("), std::string::npos) << "nothing is routed to the arena: " << line;
+  EXPECT_NE(line.find(" 0 blocks ("), std::string::npos)
+      << "nothing is routed to the arena: " << line;
   EXPECT_EQ(c_blocks, 0) << line;
 #else
   EXPECT_EQ(line.find("arena: off"), std::string::npos) << line;

@@ -37,10 +37,12 @@ Status WriteNames(const std::string& path, const std::vector<std::string>& names
 
 }  // namespace
 
-Status WriteDatg(const std::string& stem, uint64_t rows, uint64_t cols, const std::vector<double>& values,
-                 const std::vector<std::string>& row_names, const std::vector<std::string>& col_names,
-                 uint64_t rows_per_block) {
-  const uint64_t rpb = rows_per_block ? rows_per_block : (cols < 100 ? (100 + cols - 1) / std::max<uint64_t>(cols, 1) : 1);
+Status WriteDatg(const std::string& stem, uint64_t rows, uint64_t cols,
+                 const std::vector<double>& values, const std::vector<std::string>& row_names,
+                 const std::vector<std::string>& col_names, uint64_t rows_per_block) {
+  const uint64_t rpb = rows_per_block
+                           ? rows_per_block
+                           : (cols < 100 ? (100 + cols - 1) / std::max<uint64_t>(cols, 1) : 1);
   std::string file, index;
   for (uint64_t r0 = 0; r0 < rows; r0 += rpb) {
     PutBE(&index, file.size(), 8);

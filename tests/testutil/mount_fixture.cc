@@ -18,7 +18,6 @@
 namespace omicsfs::testutil {
 namespace {
 
-
 bool WaitPid(pid_t pid, std::chrono::milliseconds timeout, int* status) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
@@ -31,7 +30,8 @@ bool WaitPid(pid_t pid, std::chrono::milliseconds timeout, int* status) {
 
 }  // namespace
 
-int RunCommand(const std::vector<std::string>& argv, std::string* out, std::chrono::seconds timeout) {
+int RunCommand(const std::vector<std::string>& argv, std::string* out,
+               std::chrono::seconds timeout) {
   int pipefd[2];
   if (::pipe(pipefd) != 0) return -1;
   pid_t pid = ::fork();
@@ -53,10 +53,16 @@ int RunCommand(const std::vector<std::string>& argv, std::string* out, std::chro
   int status = -1;
   for (;;) {
     ssize_t n = ::read(pipefd[0], buf, sizeof(buf));
-    if (n > 0) { data.append(buf, n); continue; }
+    if (n > 0) {
+      data.append(buf, n);
+      continue;
+    }
     if (n == 0) break;
     if (errno != EAGAIN && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() > deadline) { ::kill(pid, SIGKILL); break; }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      break;
+    }
     ::usleep(2000);
   }
   ::close(pipefd[0]);
@@ -109,7 +115,8 @@ std::unique_ptr<MountedFs> MountedFs::Start(const std::string& binary, const std
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       m->pid_ = -1;
-      ::fprintf(stderr, "mount of %s exited before mounting:\n%s\n", source.c_str(), m->Log().c_str());
+      ::fprintf(stderr, "mount of %s exited before mounting:\n%s\n", source.c_str(),
+                m->Log().c_str());
       return nullptr;
     }
     if (std::chrono::steady_clock::now() > deadline) {  // the destructor cleans up
@@ -123,7 +130,8 @@ std::unique_ptr<MountedFs> MountedFs::Start(const std::string& binary, const std
   m->watchdog_ = std::thread([raw, watchdog] {
     std::unique_lock<std::mutex> lock(raw->mu_);
     if (!raw->cv_.wait_for(lock, watchdog, [raw] { return raw->stopping_; })) {
-      ::fprintf(stderr, "mount watchdog: %s overran; aborting the mount\n", raw->mountpoint_.c_str());
+      ::fprintf(stderr, "mount watchdog: %s overran; aborting the mount\n",
+                raw->mountpoint_.c_str());
       if (raw->pid_ > 0) ::kill(raw->pid_, SIGKILL);
       RunCommand({"fusermount3", "-uz", raw->mountpoint_}, nullptr, std::chrono::seconds(10));
     }
@@ -174,8 +182,10 @@ void MountedFs::Stop() {
   }
   // A sanitizer report from the daemon fails the test that ran it, whatever the reads saw.
   const std::string log = Log();
-  for (const char* marker : {"ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error:", "ERROR: LeakSanitizer"}) {
-    if (log.find(marker) != std::string::npos) ADD_FAILURE() << "the daemon reported: " << marker << "\n" << log;
+  for (const char* marker : {"ERROR: AddressSanitizer", "WARNING: ThreadSanitizer",
+                             "runtime error:", "ERROR: LeakSanitizer"}) {
+    if (log.find(marker) != std::string::npos)
+      ADD_FAILURE() << "the daemon reported: " << marker << "\n" << log;
   }
   ::rmdir(mountpoint_.c_str());
   ::unlink(log_path_.c_str());
@@ -213,7 +223,8 @@ void ExpectOnlyErrorTxt(const std::string& dir, const std::string& says) {
   SCOPED_TRACE(dir);
   std::vector<std::string> listed;
   fs_error ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
     listed.push_back(it->path().filename().string());
   }
   EXPECT_FALSE(ec) << ec.message();

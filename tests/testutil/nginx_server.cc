@@ -336,8 +336,8 @@ std::unique_ptr<FaultServer> FaultServer::Start(Mode mode, const std::string& fi
                      : mode == Mode::kTruncate ? "truncate"
                      : mode == Mode::kSlow     ? "slow"
                                                : "fail";
-  s->port_ = SpawnWithPort({"/usr/bin/python3", "-u", script, name, file, std::to_string(count)}, s->dir_ + "/log",
-                           &s->pid_);
+  s->port_ = SpawnWithPort({"/usr/bin/python3", "-u", script, name, file, std::to_string(count)},
+                           s->dir_ + "/log", &s->pid_);
   if (s->port_ <= 0) {
     if (error) *error = "the fault server did not start: " + ReadText(s->dir_ + "/log");
     return nullptr;
@@ -354,9 +354,11 @@ std::string FaultServer::url() const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/object";
 }
 
-std::unique_ptr<LatencyProxy> LatencyProxy::Start(const std::string& upstream_url, int delay_ms, std::string* error) {
+std::unique_ptr<LatencyProxy> LatencyProxy::Start(const std::string& upstream_url, int delay_ms,
+                                                  std::string* error) {
   const size_t colon = upstream_url.rfind(':');
-  const int upstream_port = colon == std::string::npos ? 0 : std::atoi(upstream_url.c_str() + colon + 1);
+  const int upstream_port =
+      colon == std::string::npos ? 0 : std::atoi(upstream_url.c_str() + colon + 1);
   if (upstream_url.rfind("http://127.0.0.1:", 0) != 0 || upstream_port <= 0) {
     if (error) *error = "not a loopback http URL: " + upstream_url;
     return nullptr;
@@ -364,9 +366,10 @@ std::unique_ptr<LatencyProxy> LatencyProxy::Start(const std::string& upstream_ur
   std::unique_ptr<LatencyProxy> p(new LatencyProxy());
   p->dir_ = MakeTempDir("omicsfs-proxy-");
   if (p->dir_.empty()) return nullptr;
-  p->port_ = SpawnWithPort({"/usr/bin/python3", "-u", OMICSFS_LATENCY_PROXY, std::to_string(upstream_port),
-                            std::to_string(delay_ms), p->dir_ + "/max_in_flight"},
-                           p->dir_ + "/log", &p->pid_);
+  p->port_ =
+      SpawnWithPort({"/usr/bin/python3", "-u", OMICSFS_LATENCY_PROXY, std::to_string(upstream_port),
+                     std::to_string(delay_ms), p->dir_ + "/max_in_flight"},
+                    p->dir_ + "/log", &p->pid_);
   if (p->port_ <= 0) {
     if (error) *error = "the latency proxy did not start: " + ReadText(p->dir_ + "/log");
     return nullptr;
@@ -381,6 +384,8 @@ LatencyProxy::~LatencyProxy() {
 
 std::string LatencyProxy::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
-int LatencyProxy::MaxInFlight() const { return std::atoi(ReadText(dir_ + "/max_in_flight").c_str()); }
+int LatencyProxy::MaxInFlight() const {
+  return std::atoi(ReadText(dir_ + "/max_in_flight").c_str());
+}
 
 }  // namespace omicsfs::testutil

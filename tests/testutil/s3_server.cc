@@ -159,8 +159,8 @@ void S3Server::CreateBucket(const std::string& bucket) const {
 void S3Server::PutFile(const std::string& bucket, const std::string& key,
                        const std::string& path) const {
   std::string out;
-  ASSERT_TRUE(Cli({"put", bucket, key, path}, &out)) << "PUT " << bucket << "/" << key << ": "
-                                                     << out;
+  ASSERT_TRUE(Cli({"put", bucket, key, path}, &out))
+      << "PUT " << bucket << "/" << key << ": " << out;
 }
 
 void S3Server::PutTree(const std::string& bucket, const std::string& prefix,
@@ -173,8 +173,7 @@ void S3Server::PutTree(const std::string& bucket, const std::string& prefix,
 std::string S3Server::Logs() const {
   std::string text;
   for (const char* name : {"swift", "setup", "wait"}) {
-    text += std::string("== ") + name + ".log\n" +
-            ReadTail(dir_ + "/log/" + name + ".log", 4096);
+    text += std::string("== ") + name + ".log\n" + ReadTail(dir_ + "/log/" + name + ".log", 4096);
   }
   return text;
 }

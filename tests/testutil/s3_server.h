@@ -27,8 +27,8 @@ class S3Server {
   S3Server(const S3Server&) = delete;
   S3Server& operator=(const S3Server&) = delete;
 
-  const std::string& endpoint() const { return endpoint_; }  // "http://127.0.0.1:PORT"
-  const std::string& region() const { return region_; }      // "us-east-1"
+  const std::string& endpoint() const { return endpoint_; }      // "http://127.0.0.1:PORT"
+  const std::string& region() const { return region_; }          // "us-east-1"
   const std::string& access_key() const { return access_key_; }  // "test:tester"
   const std::string& secret_key() const { return secret_key_; }  // random per start
   const std::string& dir() const { return dir_; }
@@ -39,8 +39,7 @@ class S3Server {
   // Gtest assertions around Cli: a bucket (an existing one is fine), one file, a whole tree.
   void CreateBucket(const std::string& bucket) const;
   void PutFile(const std::string& bucket, const std::string& key, const std::string& path) const;
-  void PutTree(const std::string& bucket, const std::string& prefix,
-               const std::string& dir) const;
+  void PutTree(const std::string& bucket, const std::string& prefix, const std::string& dir) const;
   // The last lines of the servers' logs, for failure messages.
   std::string Logs() const;
 

@@ -41,9 +41,15 @@ void PutBitpacked(StoreSpec* spec, const std::string& prefix, const std::vector<
     if (variant == Bp128Variant::kD1 || variant == Bp128Variant::kD1Z) starts.push_back(raw[0]);
     for (int i = 0; i < 128; ++i) {
       switch (variant) {
-        case Bp128Variant::kPlain: t[i] = raw[i]; break;
-        case Bp128Variant::kM1: t[i] = raw[i] - 1; break;
-        case Bp128Variant::kD1: t[i] = raw[i] - prev; break;
+        case Bp128Variant::kPlain:
+          t[i] = raw[i];
+          break;
+        case Bp128Variant::kM1:
+          t[i] = raw[i] - 1;
+          break;
+        case Bp128Variant::kD1:
+          t[i] = raw[i] - prev;
+          break;
         case Bp128Variant::kD1Z: {
           int32_t d = static_cast<int32_t>(raw[i] - prev);
           t[i] = (static_cast<uint32_t>(d) << 1) ^ static_cast<uint32_t>(d >> 31);
@@ -55,20 +61,25 @@ void PutBitpacked(StoreSpec* spec, const std::string& prefix, const std::vector<
     uint32_t all = 0;
     for (uint32_t v : t) all |= v;
     int bits = 32 - std::countl_zero(all);
-    std::vector<uint32_t> words = bits == 32 ? std::vector<uint32_t>(raw, raw + 128) : Bp128PackBlock(t, bits);
+    std::vector<uint32_t> words =
+        bits == 32 ? std::vector<uint32_t>(raw, raw + 128) : Bp128PackBlock(t, bits);
     data.insert(data.end(), words.begin(), words.end());
     idx.push_back(static_cast<uint32_t>(data.size()));
   }
   spec->Put(prefix + "_data", data);
   spec->Put(prefix + "_idx", idx);
   if (format_version >= 2) spec->Put(prefix + "_idx_offsets", std::vector<uint64_t>{0, idx.size()});
-  if (variant == Bp128Variant::kD1 || variant == Bp128Variant::kD1Z) spec->Put(prefix + "_starts", starts);
+  if (variant == Bp128Variant::kD1 || variant == Bp128Variant::kD1Z)
+    spec->Put(prefix + "_starts", starts);
 }
 
 StoreSpec MakeMatrixStore(const MatrixSpec& m) {
   StoreSpec s;
-  const char* type = m.kind == ValueKind::kUInt32 ? "uint" : m.kind == ValueKind::kFloat32 ? "float" : "double";
-  s.version = std::string(m.packed ? "packed-" : "unpacked-") + type + "-matrix-v" + std::to_string(m.format_version);
+  const char* type = m.kind == ValueKind::kUInt32    ? "uint"
+                     : m.kind == ValueKind::kFloat32 ? "float"
+                                                     : "double";
+  s.version = std::string(m.packed ? "packed-" : "unpacked-") + type + "-matrix-v" +
+              std::to_string(m.format_version);
   s.Put("shape", std::vector<uint32_t>{m.rows, m.cols});
   s.PutStrings("storage_order", {m.row_major ? "row" : "col"});
   s.PutStrings("row_names", m.row_names);
@@ -108,11 +119,21 @@ std::shared_ptr<io::MemoryArrayStore> ToMemoryStore(const StoreSpec& spec) {
   m->SetVersion(spec.version);
   for (const auto& [name, a] : spec.arrays) {
     switch (a.type) {
-      case io::ElemType::kUInt32: m->Put(name, spec.Get<uint32_t>(name)); break;
-      case io::ElemType::kUInt64: m->Put(name, spec.Get<uint64_t>(name)); break;
-      case io::ElemType::kFloat32: m->Put(name, spec.Get<float>(name)); break;
-      case io::ElemType::kFloat64: m->Put(name, spec.Get<double>(name)); break;
-      case io::ElemType::kString: m->PutStrings(name, a.strings); break;
+      case io::ElemType::kUInt32:
+        m->Put(name, spec.Get<uint32_t>(name));
+        break;
+      case io::ElemType::kUInt64:
+        m->Put(name, spec.Get<uint64_t>(name));
+        break;
+      case io::ElemType::kFloat32:
+        m->Put(name, spec.Get<float>(name));
+        break;
+      case io::ElemType::kFloat64:
+        m->Put(name, spec.Get<double>(name));
+        break;
+      case io::ElemType::kString:
+        m->PutStrings(name, a.strings);
+        break;
     }
   }
   return m;
@@ -120,7 +141,8 @@ std::shared_ptr<io::MemoryArrayStore> ToMemoryStore(const StoreSpec& spec) {
 
 StoreSpec MakeFragmentsStore(const FragmentsSpec& f) {
   StoreSpec s;
-  s.version = std::string(f.packed ? "packed" : "unpacked") + "-fragments-v" + std::to_string(f.format_version);
+  s.version = std::string(f.packed ? "packed" : "unpacked") + "-fragments-v" +
+              std::to_string(f.format_version);
   std::vector<size_t> order = f.physical_order;
   if (order.empty()) {
     for (size_t c = 0; c < f.by_chr.size(); ++c) order.push_back(c);
@@ -197,15 +219,21 @@ MatrixSpec RandomMatrix(uint32_t rows, uint32_t cols, double density, ValueKind 
           v = r < 0.001 ? 4294967295.0 : r < 0.7 ? 1 + (rng() % 3) : 1 + (rng() % 100000);
           break;
         }
-        case ValueKind::kFloat32: v = static_cast<float>((u(rng) - 0.3) * std::pow(10.0, static_cast<int>(rng() % 20) - 10)); break;
-        default: v = (u(rng) - 0.3) * std::pow(10.0, static_cast<int>(rng() % 40) - 20); break;
+        case ValueKind::kFloat32:
+          v = static_cast<float>((u(rng) - 0.3) *
+                                 std::pow(10.0, static_cast<int>(rng() % 20) - 10));
+          break;
+        default:
+          v = (u(rng) - 0.3) * std::pow(10.0, static_cast<int>(rng() % 40) - 20);
+          break;
       }
       m.values.push_back(v);
     }
     m.idxptr.push_back(m.inner.size());
   }
   if (names) {
-    for (uint32_t r = 0; r < rows; ++r) m.row_names.push_back("gene " + std::to_string(r) + (r % 7 == 0 ? " ü" : ""));
+    for (uint32_t r = 0; r < rows; ++r)
+      m.row_names.push_back("gene " + std::to_string(r) + (r % 7 == 0 ? " ü" : ""));
     for (uint32_t c = 0; c < cols; ++c) m.col_names.push_back("cell-" + std::to_string(c));
   }
   return m;
@@ -240,10 +268,18 @@ Status WriteDirStore(const StoreSpec& spec, const std::string& dir) {
   for (const auto& [name, a] : spec.arrays) {
     std::string bytes;
     switch (a.type) {
-      case io::ElemType::kUInt32: bytes = "UINT32v1"; break;
-      case io::ElemType::kUInt64: bytes = "UINT64v1"; break;
-      case io::ElemType::kFloat32: bytes = "FLOATSv1"; break;
-      case io::ElemType::kFloat64: bytes = "DOUBLEv1"; break;
+      case io::ElemType::kUInt32:
+        bytes = "UINT32v1";
+        break;
+      case io::ElemType::kUInt64:
+        bytes = "UINT64v1";
+        break;
+      case io::ElemType::kFloat32:
+        bytes = "FLOATSv1";
+        break;
+      case io::ElemType::kFloat64:
+        bytes = "DOUBLEv1";
+        break;
       case io::ElemType::kString:
         for (const auto& s : a.strings) bytes += s + "\n";
         break;
@@ -291,16 +327,27 @@ Status WriteH5Store(const StoreSpec& spec, const std::string& file, const std::s
     hid_t space = H5Screate_simple(1, &dims, nullptr);
     hid_t type;
     switch (a.type) {
-      case io::ElemType::kUInt32: type = H5T_STD_U32LE; break;
-      case io::ElemType::kUInt64: type = H5T_STD_U64LE; break;
-      case io::ElemType::kFloat32: type = H5T_IEEE_F32LE; break;
-      case io::ElemType::kFloat64: type = H5T_IEEE_F64LE; break;
-      default: type = strtype; break;
+      case io::ElemType::kUInt32:
+        type = H5T_STD_U32LE;
+        break;
+      case io::ElemType::kUInt64:
+        type = H5T_STD_U64LE;
+        break;
+      case io::ElemType::kFloat32:
+        type = H5T_IEEE_F32LE;
+        break;
+      case io::ElemType::kFloat64:
+        type = H5T_IEEE_F64LE;
+        break;
+      default:
+        type = strtype;
+        break;
     }
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (a.type == io::ElemType::kString && strings.compact) H5Pset_layout(dcpl, H5D_COMPACT);
     if (a.type == io::ElemType::kString && strings.chunk > 0) {
-      const hsize_t chunk = std::max<hsize_t>(1, std::min<hsize_t>(strings.chunk, a.length));  // HDF5: ≤ the extent
+      const hsize_t chunk =
+          std::max<hsize_t>(1, std::min<hsize_t>(strings.chunk, a.length));  // HDF5: ≤ the extent
       H5Pset_chunk(dcpl, 1, &chunk);
       if (strings.shuffle) H5Pset_shuffle(dcpl);
       if (strings.deflate) H5Pset_deflate(dcpl, 6);

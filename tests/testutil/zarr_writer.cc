@@ -42,14 +42,15 @@ std::string EncodeVlen(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::string Compress(const std::string& codec, const std::string& data, const std::string& blosc_cname,
-                     int blosc_shuffle, size_t typesize) {
+std::string Compress(const std::string& codec, const std::string& data,
+                     const std::string& blosc_cname, int blosc_shuffle, size_t typesize) {
   if (codec == "none") return data;
   if (codec == "blosc") {
     blosc_init();
     std::string out(data.size() + BLOSC_MAX_OVERHEAD, '\0');
     blosc_set_compressor(blosc_cname.c_str());
-    int n = blosc_compress(5, blosc_shuffle, std::max<size_t>(typesize, 1), data.size(), data.data(), out.data(), out.size());
+    int n = blosc_compress(5, blosc_shuffle, std::max<size_t>(typesize, 1), data.size(),
+                           data.data(), out.data(), out.size());
     out.resize(n > 0 ? static_cast<size_t>(n) : 0);
     return out;
   }
@@ -75,7 +76,8 @@ std::string Compress(const std::string& codec, const std::string& data, const st
     std::string out(4 + LZ4_compressBound(static_cast<int>(data.size())), '\0');
     uint32_t n = static_cast<uint32_t>(data.size());
     std::memcpy(out.data(), &n, 4);
-    int c = LZ4_compress_default(data.data(), out.data() + 4, static_cast<int>(data.size()), static_cast<int>(out.size() - 4));
+    int c = LZ4_compress_default(data.data(), out.data() + 4, static_cast<int>(data.size()),
+                                 static_cast<int>(out.size() - 4));
     out.resize(4 + static_cast<size_t>(c));
     return out;
   }
@@ -101,33 +103,58 @@ Status WriteZarrArray(const std::string& dir, const std::string& name, const Zar
   // Metadata.
   if (spec.zarr_format == 3) {
     static const std::map<std::string, std::string> kV3 = {
-        {"|b1", "bool"}, {"|i1", "int8"}, {"<i2", "int16"}, {"<i4", "int32"}, {"<i8", "int64"},
-        {"|u1", "uint8"}, {"<f4", "float32"}, {"<f8", "float64"}, {"|O", "string"}};
+        {"|b1", "bool"},    {"|i1", "int8"},    {"<i2", "int16"},
+        {"<i4", "int32"},   {"<i8", "int64"},   {"|u1", "uint8"},
+        {"<f4", "float32"}, {"<f8", "float64"}, {"|O", "string"}};
     json codecs = json::array();
     codecs.push_back(vlen ? json{{"name", "vlen-utf8"}, {"configuration", json::object()}}
                           : json{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}});
     if (spec.compressor == "blosc") {
-      codecs.push_back({{"name", "blosc"}, {"configuration", {{"cname", spec.blosc_cname}, {"clevel", 5}, {"shuffle", spec.blosc_shuffle ? "shuffle" : "noshuffle"}, {"typesize", std::max<size_t>(item, 1)}, {"blocksize", 0}}}});
+      codecs.push_back({{"name", "blosc"},
+                        {"configuration",
+                         {{"cname", spec.blosc_cname},
+                          {"clevel", 5},
+                          {"shuffle", spec.blosc_shuffle ? "shuffle" : "noshuffle"},
+                          {"typesize", std::max<size_t>(item, 1)},
+                          {"blocksize", 0}}}});
     } else if (spec.compressor != "none") {
       codecs.push_back({{"name", spec.compressor}, {"configuration", json::object()}});
     }
-    json j = {{"zarr_format", 3}, {"node_type", "array"}, {"shape", spec.shape}, {"data_type", kV3.at(spec.dtype)},
-              {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", spec.chunks}}}}},
-              {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", std::string(1, spec.separator)}}}}},
-              {"fill_value", spec.fill_value.is_null() && vlen ? json("") : spec.fill_value.is_null() ? json(0) : spec.fill_value},
-              {"codecs", codecs}, {"attributes", spec.attributes}, {"dimension_names", spec.dimension_names}};
+    json j = {
+        {"zarr_format", 3},
+        {"node_type", "array"},
+        {"shape", spec.shape},
+        {"data_type", kV3.at(spec.dtype)},
+        {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", spec.chunks}}}}},
+        {"chunk_key_encoding",
+         {{"name", "default"}, {"configuration", {{"separator", std::string(1, spec.separator)}}}}},
+        {"fill_value", spec.fill_value.is_null() && vlen ? json("")
+                       : spec.fill_value.is_null()       ? json(0)
+                                                         : spec.fill_value},
+        {"codecs", codecs},
+        {"attributes", spec.attributes},
+        {"dimension_names", spec.dimension_names}};
     RETURN_IF_ERROR(WriteFile(base + "/zarr.json", j.dump(2)));
   } else {
     json compressor = nullptr;
     if (spec.compressor == "blosc") {
-      compressor = {{"id", "blosc"}, {"cname", spec.blosc_cname}, {"clevel", 5}, {"shuffle", spec.blosc_shuffle}, {"blocksize", 0}};
+      compressor = {{"id", "blosc"},
+                    {"cname", spec.blosc_cname},
+                    {"clevel", 5},
+                    {"shuffle", spec.blosc_shuffle},
+                    {"blocksize", 0}};
     } else if (spec.compressor == "zlib" || spec.compressor == "gzip") {
       compressor = {{"id", spec.compressor}, {"level", 5}};
     } else if (spec.compressor != "none") {
       compressor = {{"id", spec.compressor}};
     }
-    json j = {{"zarr_format", 2}, {"shape", spec.shape}, {"chunks", spec.chunks}, {"dtype", spec.dtype},
-              {"compressor", compressor}, {"fill_value", spec.fill_value}, {"order", "C"},
+    json j = {{"zarr_format", 2},
+              {"shape", spec.shape},
+              {"chunks", spec.chunks},
+              {"dtype", spec.dtype},
+              {"compressor", compressor},
+              {"fill_value", spec.fill_value},
+              {"order", "C"},
               {"filters", vlen ? json::array({json{{"id", "vlen-utf8"}}}) : json(nullptr)},
               {"dimension_separator", std::string(1, spec.separator)}};
     RETURN_IF_ERROR(WriteFile(base + "/.zarray", j.dump(2)));
@@ -164,11 +191,14 @@ Status WriteZarrArray(const std::string& dir, const std::string& name, const Zar
           items[e] = strings[flat];
         } else {
           std::memcpy(raw.data() + e * item, bytes.data() + flat * item, item);
-          if (spec.dtype[0] == '>') std::reverse(raw.data() + e * item, raw.data() + (e + 1) * item);
+          if (spec.dtype[0] == '>')
+            std::reverse(raw.data() + e * item, raw.data() + (e + 1) * item);
         }
       }
       if (vlen) raw = EncodeVlen(items);
-      RETURN_IF_ERROR(WriteFile(base + "/" + key, Compress(spec.compressor, raw, spec.blosc_cname, spec.blosc_shuffle, std::max<size_t>(item, 1))));
+      RETURN_IF_ERROR(
+          WriteFile(base + "/" + key, Compress(spec.compressor, raw, spec.blosc_cname,
+                                               spec.blosc_shuffle, std::max<size_t>(item, 1))));
     }
     size_t d = nd;
     while (d-- > 0) {
@@ -183,7 +213,8 @@ Status WriteZarrArray(const std::string& dir, const std::string& name, const Zar
 Status WriteVczStore(const std::string& dir, const VczSpec& v) {
   using json = nlohmann::json;
   auto bytes = [](const auto& values) {
-    return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(values[0]));
+    return std::string(reinterpret_cast<const char*>(values.data()),
+                       values.size() * sizeof(values[0]));
   };
   auto spec = [](std::string dtype, std::vector<uint64_t> shape, std::vector<uint64_t> chunks,
                  std::vector<std::string> dims, std::string description = "") {
@@ -196,35 +227,47 @@ Status WriteVczStore(const std::string& dir, const VczSpec& v) {
     if (!description.empty()) a.attributes["description"] = description;
     return a;
   };
-  const uint64_t n = v.position.size(), c = std::max<uint64_t>(1, v.chunk), nc = std::max<uint64_t>(1, v.contigs.size());
-  if (v.contig.size() != n || v.ref.size() != n) return InvalidArgumentError("WriteVczStore: one contig and REF per record");
+  const uint64_t n = v.position.size(), c = std::max<uint64_t>(1, v.chunk),
+                 nc = std::max<uint64_t>(1, v.contigs.size());
+  if (v.contig.size() != n || v.ref.size() != n)
+    return InvalidArgumentError("WriteVczStore: one contig and REF per record");
   json meta = json::array({json::array({"fileformat", "VCFv4.3"})});
-  RETURN_IF_ERROR(WriteZarrGroup(dir, {{"vcf_zarr_version", "0.4"}, {"source", "omicsfs-test"}, {"vcf_meta_information", meta}}));
-  RETURN_IF_ERROR(WriteZarrArray(dir, "contig_id", spec("|O", {v.contigs.size()}, {nc}, {"contigs"}), "", v.contigs));
+  RETURN_IF_ERROR(WriteZarrGroup(
+      dir,
+      {{"vcf_zarr_version", "0.4"}, {"source", "omicsfs-test"}, {"vcf_meta_information", meta}}));
+  RETURN_IF_ERROR(WriteZarrArray(dir, "contig_id",
+                                 spec("|O", {v.contigs.size()}, {nc}, {"contigs"}), "", v.contigs));
   if (!v.contig_lengths.empty()) {
-    RETURN_IF_ERROR(WriteZarrArray(dir, "contig_length", spec("<i8", {v.contig_lengths.size()}, {nc}, {"contigs"}),
+    RETURN_IF_ERROR(WriteZarrArray(dir, "contig_length",
+                                   spec("<i8", {v.contig_lengths.size()}, {nc}, {"contigs"}),
                                    bytes(v.contig_lengths)));
   }
-  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_contig", spec("<i4", {n}, {c}, {"variants"}), bytes(v.contig)));
-  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_position", spec("<i4", {n}, {c}, {"variants"}), bytes(v.position)));
+  RETURN_IF_ERROR(
+      WriteZarrArray(dir, "variant_contig", spec("<i4", {n}, {c}, {"variants"}), bytes(v.contig)));
+  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_position", spec("<i4", {n}, {c}, {"variants"}),
+                                 bytes(v.position)));
   std::vector<std::string> alleles;
   for (const auto& r : v.ref) {
     alleles.push_back(r);
     alleles.push_back("T");
   }
-  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_allele", spec("|O", {n, 2}, {c, 2}, {"variants", "alleles"}), "", alleles));
+  RETURN_IF_ERROR(WriteZarrArray(dir, "variant_allele",
+                                 spec("|O", {n, 2}, {c, 2}, {"variants", "alleles"}), "", alleles));
   if (!v.length.empty()) {
-    RETURN_IF_ERROR(WriteZarrArray(dir, "variant_length", spec("<i4", {n}, {c}, {"variants"}), bytes(v.length)));
+    RETURN_IF_ERROR(WriteZarrArray(dir, "variant_length", spec("<i4", {n}, {c}, {"variants"}),
+                                   bytes(v.length)));
   }
   if (!v.end.empty()) {
-    RETURN_IF_ERROR(WriteZarrArray(dir, "variant_END", spec("<i4", {n}, {c}, {"variants"}, "End position"), bytes(v.end)));
+    RETURN_IF_ERROR(WriteZarrArray(
+        dir, "variant_END", spec("<i4", {n}, {c}, {"variants"}, "End position"), bytes(v.end)));
   }
   if (!v.region_index.empty()) {
     std::vector<int32_t> rows;
     for (const auto& r : v.region_index) rows.insert(rows.end(), r.begin(), r.end());
     const uint64_t m = v.region_index.size();
-    RETURN_IF_ERROR(WriteZarrArray(dir, "region_index", spec("<i4", {m, 6}, {m, 6}, {"region_index_values", "region_index_fields"}),
-                                   bytes(rows)));
+    RETURN_IF_ERROR(WriteZarrArray(
+        dir, "region_index",
+        spec("<i4", {m, 6}, {m, 6}, {"region_index_values", "region_index_fields"}), bytes(rows)));
   }
   return OkStatus();
 }

@@ -2,9 +2,8 @@
 // encoders: builds arrays for the Zarr reader tests and the VCF Zarr benchmark store.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <array>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,9 +13,9 @@
 namespace omicsfs::testutil {
 
 struct ZarrArraySpec {
-  std::string dtype = "<i4";          // numpy typestr; "|O" = vlen-utf8 strings
+  std::string dtype = "<i4";  // numpy typestr; "|O" = vlen-utf8 strings
   std::vector<uint64_t> shape, chunks;
-  std::string compressor = "blosc";   // blosc | zlib | gzip | zstd | lz4 | none
+  std::string compressor = "blosc";  // blosc | zlib | gzip | zstd | lz4 | none
   std::string blosc_cname = "lz4";
   int blosc_shuffle = 1;
   char separator = '.';
@@ -32,24 +31,26 @@ struct ZarrArraySpec {
 // `strings` holds every element.
 Status WriteZarrArray(const std::string& dir, const std::string& name, const ZarrArraySpec& spec,
                       const std::string& bytes, const std::vector<std::string>& strings = {});
-Status WriteZarrGroup(const std::string& dir, const nlohmann::json& attributes, int zarr_format = 2);
+Status WriteZarrGroup(const std::string& dir, const nlohmann::json& attributes,
+                      int zarr_format = 2);
 
 // A small VCF Zarr store (Zarr v2, no samples): contigs, one record per element of `contig` /
 // `position` / `ref` (ALT is "T"), chunked by `chunk` variants.
 struct VczSpec {
   std::vector<std::string> contigs = {"1"};
-  std::vector<int64_t> contig_lengths;   // empty: no contig_length array
+  std::vector<int64_t> contig_lengths;  // empty: no contig_length array
   std::vector<int32_t> contig, position;
   std::vector<std::string> ref;
-  std::vector<int32_t> length;           // variant_length; empty: none
-  std::vector<int32_t> end;              // variant_END (INFO/END, -1 missing); empty: none
+  std::vector<int32_t> length;  // variant_length; empty: none
+  std::vector<int32_t> end;     // variant_END (INFO/END, -1 missing); empty: none
   std::vector<std::array<int64_t, 6>> region_index;  // bio2zarr's rows; empty: no region_index
   uint64_t chunk = 1000;
 };
 Status WriteVczStore(const std::string& dir, const VczSpec& spec);
 
 // Compresses with the given codec exactly as numcodecs frames it.
-std::string Compress(const std::string& codec, const std::string& data, const std::string& blosc_cname = "lz4",
-                     int blosc_shuffle = 1, size_t typesize = 1);
+std::string Compress(const std::string& codec, const std::string& data,
+                     const std::string& blosc_cname = "lz4", int blosc_shuffle = 1,
+                     size_t typesize = 1);
 
 }  // namespace omicsfs::testutil

@@ -1,12 +1,13 @@
 // Persisted size indexes: round trip, rejection of foreign/damaged files, and garbage collection
 // of files unused for longer than the limit (every load refreshes a file's mtime).
-#include <gtest/gtest.h>
+#include "text/index_store.h"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
 
-#include "text/index_store.h"
 #include "util/fs.h"
 
 namespace omicsfs::text {

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <charconv>
 #include <random>
 #include <sstream>
 
@@ -24,7 +24,8 @@ std::string J(double d) {
 }
 
 TEST(JavaDoubleTest, Examples) {
-  for (double special : {double{NAN}, double{INFINITY}, -double{INFINITY}, 0.0, -0.0}) EXPECT_EQ(JavaDoubleLength(special), J(special).size());
+  for (double special : {double{NAN}, double{INFINITY}, -double{INFINITY}, 0.0, -0.0})
+    EXPECT_EQ(JavaDoubleLength(special), J(special).size());
   EXPECT_EQ(J(1.0), "1.0");
   EXPECT_EQ(J(1e7), "1.0E7");
   EXPECT_EQ(J(9999999.0), "9999999.0");
@@ -59,7 +60,8 @@ TEST(JavaDoubleTest, EveryCorpusValue) {
       size_t pos = line.find('\t');
       while (pos != std::string::npos) {
         size_t next = line.find('\t', pos + 1);
-        std::string tok = line.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
+        std::string tok =
+            line.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
         double d = std::strtod(tok.c_str(), nullptr);
         ASSERT_EQ(J(d), tok) << name;
         ++checked;
@@ -124,7 +126,8 @@ std::string Reference(double v) {
     }
     return out + "0." + std::string(-exponent - 1, '0') + digits;
   }
-  return out + digits.substr(0, 1) + "." + (n > 1 ? digits.substr(1) : "0") + "E" + std::to_string(exponent);
+  return out + digits.substr(0, 1) + "." + (n > 1 ? digits.substr(1) : "0") + "E" +
+         std::to_string(exponent);
 }
 
 TEST(JavaDoubleTest, AgreesWithTheReferenceEverywhere) {
@@ -138,8 +141,8 @@ TEST(JavaDoubleTest, AgreesWithTheReferenceEverywhere) {
     if (got != want || measured != got.size()) {
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
-      ADD_FAILURE() << "bits " << std::hex << bits << ": got " << got << ", want " << want << ", measured "
-                    << std::dec << measured;
+      ADD_FAILURE() << "bits " << std::hex << bits << ": got " << got << ", want " << want
+                    << ", measured " << std::dec << measured;
       return false;
     }
     return true;
@@ -149,27 +152,35 @@ TEST(JavaDoubleTest, AgreesWithTheReferenceEverywhere) {
   // the neighbours of each.
   std::normal_distribution<double> normal(0, 3);
   std::uniform_real_distribution<double> unit(0, 1);
-  const int n = std::getenv("OMICSFS_JAVA_DOUBLE_N") ? std::atoi(std::getenv("OMICSFS_JAVA_DOUBLE_N")) : 2000000;
+  const int n = std::getenv("OMICSFS_JAVA_DOUBLE_N")
+                    ? std::atoi(std::getenv("OMICSFS_JAVA_DOUBLE_N"))
+                    : 2000000;
   for (int i = 0; i < n; ++i) {
     uint64_t bits = rng();
     double d;
     std::memcpy(&d, &bits, 8);
     if (std::isfinite(d) && !check(d)) return;
-    if (!check(normal(rng)) || !check(unit(rng)) || !check(std::ldexp(unit(rng), -static_cast<int>(rng() % 60)))) return;
-    if (!check(static_cast<double>(rng() % 100000000)) || !check(std::round(normal(rng) * 1000) / 1000)) return;
+    if (!check(normal(rng)) || !check(unit(rng)) ||
+        !check(std::ldexp(unit(rng), -static_cast<int>(rng() % 60))))
+      return;
+    if (!check(static_cast<double>(rng() % 100000000)) ||
+        !check(std::round(normal(rng) * 1000) / 1000))
+      return;
   }
   // Integers from 2^53 to 2^64 (where the scaled ends of the rounding interval are integers, and
   // an excluded end can be a multiple of 1000), and decimals of one to four digits at every
   // exponent with their neighbours (ties and ends of intervals).
   for (int i = 0; i < n / 4; ++i) {
-    const double big = std::ldexp(static_cast<double>((rng() >> 11) | (uint64_t{1} << 52)), 1 + static_cast<int>(rng() % 11));
+    const double big = std::ldexp(static_cast<double>((rng() >> 11) | (uint64_t{1} << 52)),
+                                  1 + static_cast<int>(rng() % 11));
     if (!check(big) || !check(std::nextafter(big, 0.0))) return;
   }
   for (int e = -323; e <= 308; ++e) {
     for (int j = 0; j < 8; ++j) {
       const std::string text = std::to_string(1 + rng() % 9999) + "e" + std::to_string(e - 3);
       const double d = std::strtod(text.c_str(), nullptr);
-      if (!check(d) || !check(std::nextafter(d, 0.0)) || !check(std::nextafter(d, INFINITY))) return;
+      if (!check(d) || !check(std::nextafter(d, 0.0)) || !check(std::nextafter(d, INFINITY)))
+        return;
     }
   }
   for (int e = -1074; e <= 1023; ++e) {

@@ -1,5 +1,4 @@
 #include "text/mtx_source.h"
-#include "text/dense_source.h"
 
 #include <gtest/gtest.h>
 
@@ -8,11 +7,12 @@
 #include <random>
 
 #include "formats/bpcells/matrix.h"
+#include "testutil/mount_fixture.h"
+#include "testutil/store_writer.h"
+#include "text/dense_source.h"
 #include "text/number_format.h"
 #include "text/raw_text.h"
 #include "text/tsv_source.h"
-#include "testutil/mount_fixture.h"
-#include "testutil/store_writer.h"
 
 namespace omicsfs::text {
 namespace {
@@ -25,8 +25,16 @@ std::string RenderAll(const RecordSource& s) {
   return out;
 }
 
-std::string F(float v) { std::string s; AppendFloat(&s, v); return s; }
-std::string D(double v) { std::string s; AppendDouble(&s, v); return s; }
+std::string F(float v) {
+  std::string s;
+  AppendFloat(&s, v);
+  return s;
+}
+std::string D(double v) {
+  std::string s;
+  AppendDouble(&s, v);
+  return s;
+}
 
 TEST(NumberFormatTest, ShortestRoundTripOfTheStoredType) {
   EXPECT_EQ(F(0.1f), "0.1");
@@ -86,12 +94,24 @@ TEST(NumberFormatTest, SteppedDecimalMatchesToChars) {
   for (int i = 0; i < 300000; ++i) {
     const uint32_t r = rng();
     switch (r % 8) {
-      case 0: v = rng(); break;                                  // anywhere
-      case 1: v = rng() % 20000; break;                          // few digits
-      case 2: v = 9990 + rng() % 20; break;                      // around a length change
-      case 3: v = v > 0xFFFFFFFFu - 20000 ? rng() : v + 9990 + rng() % 20; break;  // carries
-      case 4: v = v - std::min<uint32_t>(v, rng() % 50); break;  // backwards
-      default: v = v > 0xFFFFFFFFu - 1000 ? rng() : v + rng() % 1000; break;  // sorted steps
+      case 0:
+        v = rng();
+        break;  // anywhere
+      case 1:
+        v = rng() % 20000;
+        break;  // few digits
+      case 2:
+        v = 9990 + rng() % 20;
+        break;  // around a length change
+      case 3:
+        v = v > 0xFFFFFFFFu - 20000 ? rng() : v + 9990 + rng() % 20;
+        break;  // carries
+      case 4:
+        v = v - std::min<uint32_t>(v, rng() % 50);
+        break;  // backwards
+      default:
+        v = v > 0xFFFFFFFFu - 1000 ? rng() : v + rng() % 1000;
+        break;  // sorted steps
     }
     const uint32_t near = static_cast<uint32_t>(v + (r >> 8) % 1200);  // an end past it (may wrap)
     d.Step(v);
@@ -107,9 +127,11 @@ TEST(NumberFormatTest, SteppedDecimalMatchesToChars) {
 
 // Reference renderer written independently from the spec (not from the reader).
 std::string Reference(const testutil::MatrixSpec& m) {
-  std::string out = m.kind == ValueKind::kUInt32 ? "%%MatrixMarket matrix coordinate integer general\n"
-                                                 : "%%MatrixMarket matrix coordinate real general\n";
-  out += std::to_string(m.rows) + " " + std::to_string(m.cols) + " " + std::to_string(m.inner.size()) + "\n";
+  std::string out = m.kind == ValueKind::kUInt32
+                        ? "%%MatrixMarket matrix coordinate integer general\n"
+                        : "%%MatrixMarket matrix coordinate real general\n";
+  out += std::to_string(m.rows) + " " + std::to_string(m.cols) + " " +
+         std::to_string(m.inner.size()) + "\n";
   for (size_t j = 0; j + 1 < m.idxptr.size(); ++j) {
     for (uint64_t n = m.idxptr[j]; n < m.idxptr[j + 1]; ++n) {
       uint64_t r = m.row_major ? j + 1 : m.inner[n] + 1, c = m.row_major ? m.inner[n] + 1 : j + 1;
@@ -127,7 +149,8 @@ TEST(MtxSourceTest, MatchesReferenceAtEveryChunkSize) {
   for (ValueKind kind : {ValueKind::kUInt32, ValueKind::kFloat32, ValueKind::kFloat64}) {
     for (bool row_major : {false, true}) {
       auto spec = testutil::RandomMatrix(300, 90, 0.05, kind, row_major, true, 2, 9);
-      auto m = formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+      auto m =
+          formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
       ASSERT_TRUE(m.ok()) << m.status().ToString();
       const std::string want = Reference(spec);
       for (uint64_t per : {uint64_t{128}, uint64_t{256}, MtxSource::kEntriesPerChunk}) {
@@ -149,20 +172,26 @@ TEST(DenseTsvSourceTest, MatchesReferenceAndItsMeasure) {
   for (ValueKind kind : {ValueKind::kUInt32, ValueKind::kFloat64}) {
     for (bool row_major : {false, true}) {
       for (double density : {0.02, 0.9}) {
-        auto spec = testutil::RandomMatrix(70, 230, density, kind, row_major, true, 2, 11, /*names=*/density > 0.5);
-        auto m = formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+        auto spec = testutil::RandomMatrix(70, 230, density, kind, row_major, true, 2, 11,
+                                           /*names=*/density > 0.5);
+        auto m = formats::bpcells::Matrix::Open(
+            testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
         ASSERT_TRUE(m.ok()) << m.status().ToString();
         std::vector<std::string> cells(size_t{spec.rows} * spec.cols, "0");
         for (size_t j = 0; j + 1 < spec.idxptr.size(); ++j) {
           for (uint64_t n = spec.idxptr[j]; n < spec.idxptr[j + 1]; ++n) {
-            const uint64_t r = spec.row_major ? j : spec.inner[n], c = spec.row_major ? spec.inner[n] : j;
+            const uint64_t r = spec.row_major ? j : spec.inner[n],
+                           c = spec.row_major ? spec.inner[n] : j;
             std::string& v = cells[r * spec.cols + c];
-            if (kind == ValueKind::kUInt32) v = std::to_string(static_cast<uint32_t>(spec.values[n]));
-            else v = D(spec.values[n]);
+            if (kind == ValueKind::kUInt32)
+              v = std::to_string(static_cast<uint32_t>(spec.values[n]));
+            else
+              v = D(spec.values[n]);
           }
         }
         std::string want;
-        for (uint32_t c = 0; c < spec.cols; ++c) want += "\t" + (spec.col_names.empty() ? std::to_string(c + 1) : spec.col_names[c]);
+        for (uint32_t c = 0; c < spec.cols; ++c)
+          want += "\t" + (spec.col_names.empty() ? std::to_string(c + 1) : spec.col_names[c]);
         want += "\n";
         for (uint32_t r = 0; r < spec.rows; ++r) {
           want += spec.row_names.empty() ? std::to_string(r + 1) : spec.row_names[r];
@@ -200,19 +229,23 @@ TEST(MtxSourceTest, EmptyColumnsAndZeroEntries) {
 }
 
 TEST(NamesSourceTest, LayoutsAndFallback) {
-  auto names = std::make_shared<const std::vector<std::string>>(std::vector<std::string>{"a b", "ü"});
+  auto names =
+      std::make_shared<const std::vector<std::string>>(std::vector<std::string>{"a b", "ü"});
   EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kOnePerLine, 0, "x")), "a b\nü\n");
-  EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kTwoColumns, 0, "x")), "a b\ta b\nü\tü\n");
+  EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kTwoColumns, 0, "x")),
+            "a b\ta b\nü\tü\n");
   auto none = std::make_shared<const std::vector<std::string>>();
   EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kOnePerLine, 0, "x")), "");
-  EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kTwoColumns, 3, "x")), "1\t1\n2\t2\n3\t3\n");
+  EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kTwoColumns, 3, "x")),
+            "1\t1\n2\t2\n3\t3\n");
   EXPECT_EQ(RenderAll(NamesSource(names, NamesSource::Layout::kFeatures, 0, "x")),
             "a b\ta b\tGene Expression\nü\tü\tGene Expression\n");
   EXPECT_EQ(RenderAll(NamesSource(none, NamesSource::Layout::kFeatures, 2, "x", "row")),
             "row1\trow1\tGene Expression\nrow2\trow2\tGene Expression\n");
   std::vector<std::string> many;
   for (int i = 0; i < 20000; ++i) many.push_back(std::string("n").append(std::to_string(i)));
-  NamesSource big(std::make_shared<const std::vector<std::string>>(many), NamesSource::Layout::kOnePerLine, 0, "x");
+  NamesSource big(std::make_shared<const std::vector<std::string>>(many),
+                  NamesSource::Layout::kOnePerLine, 0, "x");
   EXPECT_EQ(big.ChunkCount(), 3u);
   std::string all = RenderAll(big);
   EXPECT_EQ(all.substr(0, 6), "n0\nn1\n");

@@ -53,8 +53,8 @@ std::string Tabix(const std::string& text, bool vcf, bool csi,
     std::ofstream(plain + "1", std::ios::binary) << text.substr(0, layout.first);
     std::ofstream(plain + "2", std::ios::binary) << text.substr(layout.first);
     const std::string head = Run("bgzip -l 0 -c " + plain + "1");
-    std::ofstream(gz, std::ios::binary) << head.substr(0, head.size() - bgzf::kEofSize)
-                                        << Run("bgzip -l 0 -c " + plain + "2");
+    std::ofstream(gz, std::ios::binary)
+        << head.substr(0, head.size() - bgzf::kEofSize) << Run("bgzip -l 0 -c " + plain + "2");
   }
   Run(std::string("tabix ") + (csi ? "-C " : "") + (vcf ? "-p vcf " : "-p bed ") + gz);
   std::string index = Run("bgzip -dc " + gz + (csi ? ".csi" : ".tbi"));
@@ -66,7 +66,8 @@ std::string Tabix(const std::string& text, bool vcf, bool csi,
 std::string Mine(const std::string& text, bool vcf, bool csi) {
   const TabixPreset preset = vcf ? TabixPreset::kVcf : TabixPreset::kBed;
   auto tell = [&](uint64_t pos) {
-    return pos == text.size() ? bgzf::StoredDataEnd(text.size()) << 16 : bgzf::StoredVirtualOffset(pos);
+    return pos == text.size() ? bgzf::StoredDataEnd(text.size()) << 16
+                              : bgzf::StoredVirtualOffset(pos);
   };
   uint64_t at = 0, offset0 = 0;
   int64_t max_len = 0;
@@ -99,8 +100,8 @@ std::string BedText(uint32_t seed, int records, int64_t spread) {
     for (int i = 0; i < records; ++i) {
       pos += rng() % spread;
       const int64_t len = rng() % 8 == 0 ? rng() % 3000000 : rng() % 700;  // some span many bins
-      t += "chr" + std::to_string(c + 1) + "\t" + std::to_string(pos) + "\t" + std::to_string(pos + len) +
-           "\tCELL" + std::to_string(rng() % 5000) + "\n";
+      t += "chr" + std::to_string(c + 1) + "\t" + std::to_string(pos) + "\t" +
+           std::to_string(pos + len) + "\tCELL" + std::to_string(rng() % 5000) + "\n";
     }
   }
   return t;
@@ -118,13 +119,23 @@ std::string VcfText(uint32_t seed, int records, bool big) {
       std::string ref(1 + rng() % 4, 'A');
       std::string info = "DP=" + std::to_string(rng() % 100);
       switch (rng() % 10) {
-        case 0: info = "END=" + std::to_string(pos + rng() % 100000) + ";" + info; break;
-        case 1: info += ";END=" + std::to_string(pos + rng() % 5000); break;
-        case 2: info += ";XEND=" + std::to_string(pos + 50); break;  // not an END
-        case 3: info = "."; break;
-        default: break;
+        case 0:
+          info = "END=" + std::to_string(pos + rng() % 100000) + ";" + info;
+          break;
+        case 1:
+          info += ";END=" + std::to_string(pos + rng() % 5000);
+          break;
+        case 2:
+          info += ";XEND=" + std::to_string(pos + 50);
+          break;  // not an END
+        case 3:
+          info = ".";
+          break;
+        default:
+          break;
       }
-      t += std::to_string(c) + "\t" + std::to_string(pos) + "\t.\t" + ref + "\tT\t.\tPASS\t" + info + "\n";
+      t += std::to_string(c) + "\t" + std::to_string(pos) + "\t.\t" + ref + "\tT\t.\tPASS\t" +
+           info + "\n";
     }
   }
   return t;
@@ -151,7 +162,8 @@ TEST(TabixIndex, VcfTbiAndCsiLikeTabix) {
 }
 
 TEST(TabixIndex, EmptyLikeTabix) {
-  const std::string header = "##fileformat=VCFv4.3\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+  const std::string header =
+      "##fileformat=VCFv4.3\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
   EXPECT_TRUE(Mine(header, true, false) == Tabix(header, true, false));
 }
 
@@ -178,9 +190,11 @@ TEST(TabixIndex, APassNamesTheRecordItRefuses) {
   for (size_t bad : {0u, 1u, 5u, 9u}) {  // the record of chunk 2 out of order
     ChunkSpans one, two;
     one.contigs = two.contigs = {"chr7"};
-    for (int i = 0; i < 10; ++i) one.records.push_back({0, 100 + 10 * i, 105 + 10 * i, uint64_t(20 * (i + 1))});
+    for (int i = 0; i < 10; ++i)
+      one.records.push_back({0, 100 + 10 * i, 105 + 10 * i, uint64_t(20 * (i + 1))});
     one.length = 200;
-    for (int i = 0; i < 10; ++i) two.records.push_back({0, 300 + 10 * i, 305 + 10 * i, uint64_t(20 * (i + 1))});
+    for (int i = 0; i < 10; ++i)
+      two.records.push_back({0, 300 + 10 * i, 305 + 10 * i, uint64_t(20 * (i + 1))});
     two.records[bad].begin = 150;  // before the record ahead of it
     two.records[bad].end = 155;
     two.length = 200;
@@ -189,7 +203,9 @@ TEST(TabixIndex, APassNamesTheRecordItRefuses) {
     Status st = pass.Add(200, two);
     if (st.ok()) st = pass.Finish(400).status();
     ASSERT_FALSE(st.ok()) << bad;
-    EXPECT_NE(st.message().find("contig chr7, record " + std::to_string(11 + bad) + " (position 151)"), std::string::npos)
+    EXPECT_NE(
+        st.message().find("contig chr7, record " + std::to_string(11 + bad) + " (position 151)"),
+        std::string::npos)
         << bad << ": " << st.message();
   }
 }
@@ -197,13 +213,16 @@ TEST(TabixIndex, APassNamesTheRecordItRefuses) {
 TEST(TabixIndex, ParsesLinesAsTbxParse1) {
   std::string_view contig;
   int64_t b, e;
-  ASSERT_TRUE(ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tDP=3;END=500", &contig, &b, &e));
+  ASSERT_TRUE(
+      ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tDP=3;END=500", &contig, &b, &e));
   EXPECT_EQ(contig, "20");
   EXPECT_EQ(b, 99);
   EXPECT_EQ(e, 500);
-  ASSERT_TRUE(ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tXEND=900", &contig, &b, &e));
+  ASSERT_TRUE(
+      ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tXEND=900", &contig, &b, &e));
   EXPECT_EQ(e, 102);
-  ASSERT_TRUE(ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tEND=50", &contig, &b, &e));
+  ASSERT_TRUE(
+      ParseTabixLine(TabixPreset::kVcf, "20\t100\t.\tACG\tT\t.\t.\tEND=50", &contig, &b, &e));
   EXPECT_EQ(e, 102);  // an END before POS is ignored
   EXPECT_FALSE(ParseTabixLine(TabixPreset::kVcf, "20\t.\t.\tA\tT\t.\t.\t.", &contig, &b, &e));
   ASSERT_TRUE(ParseTabixLine(TabixPreset::kBed, "chr1\t5\t9\tx", &contig, &b, &e));
@@ -275,7 +294,8 @@ class LinesSource : public RecordSource {
   }
   std::string Describe() const override { return "lines"; }
   mutable std::atomic<int> span_calls{0};
-  mutable std::atomic<uint64_t> started_before_first{0};  // the last chunk begun before chunk 0 ended
+  mutable std::atomic<uint64_t> started_before_first{
+      0};  // the last chunk begun before chunk 0 ended
   mutable std::atomic<bool> first_done{false};
 
  private:
@@ -355,7 +375,8 @@ TEST(TabixIndex, TalliedViewIsSizedWithoutItsSpans) {
   EXPECT_EQ(source->span_calls.load(), 0) << "sized from the tally alone";
   std::string index;
   ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
-  EXPECT_EQ(source->span_calls.load(), static_cast<int>(source->ChunkCount())) << "the index's own pass";
+  EXPECT_EQ(source->span_calls.load(), static_cast<int>(source->ChunkCount()))
+      << "the index's own pass";
   EXPECT_TRUE(index == Tabix(text, false, false));
 }
 
@@ -457,7 +478,8 @@ TEST(TabixIndex, ARefusalIsAVerdictKeptToldAndSavedOnce) {
 TEST(TabixIndex, SizingPassDecodesOnlyAFewChunksAheadOfItsFeed) {
   const std::string text = BedText(3, 30000, 3000);
   cache::CachePool pool(64 << 20);
-  auto source = std::make_shared<const LinesSource>(text, 50, TabixPreset::kBed, std::chrono::milliseconds(300));
+  auto source = std::make_shared<const LinesSource>(text, 50, TabixPreset::kBed,
+                                                    std::chrono::milliseconds(300));
   ASSERT_GT(source->ChunkCount(), 400u);
   SizingOptions o;
   o.threads = 4;
@@ -467,7 +489,8 @@ TEST(TabixIndex, SizingPassDecodesOnlyAFewChunksAheadOfItsFeed) {
   auto tbi = std::make_shared<const TabixIndexSource>(plain, io, "t.tbi");
   plain->AddSpanConsumer(tbi);
   ASSERT_TRUE(plain->Size().ok());
-  EXPECT_LT(source->started_before_first.load(), 4u * 4 + 4) << "chunks begun while chunk 0 was held up";
+  EXPECT_LT(source->started_before_first.load(), 4u * 4 + 4)
+      << "chunks begun while chunk 0 was held up";
   std::string index;
   ASSERT_TRUE(tbi->RenderChunk(0, &index).ok());
   EXPECT_TRUE(index == Tabix(text, false, false));
@@ -493,13 +516,15 @@ testutil::FragmentsSpec PowersOfTenFragments(const std::string& first_chrom) {
   f.by_chr.resize(2);
   f.by_chr[0].push_back({0, 0, 0});
   for (uint32_t p = 10; p <= 1000000000u; p *= 10) {
-    for (uint32_t end : {p - 1, p, p + 1}) f.by_chr[0].push_back({end - 1, end, static_cast<uint32_t>(end % 3)});
+    for (uint32_t end : {p - 1, p, p + 1})
+      f.by_chr[0].push_back({end - 1, end, static_cast<uint32_t>(end % 3)});
   }
   std::mt19937 rng(8);
   uint32_t pos = 0;
   for (int i = 0; i < 20000; ++i) {
     pos += rng() % 300;
-    const uint32_t len = rng() % 7 == 0 ? 1000 - pos % 1000 : 1 + rng() % 600;  // some end on a thousand
+    const uint32_t len =
+        rng() % 7 == 0 ? 1000 - pos % 1000 : 1 + rng() % 600;  // some end on a thousand
     f.by_chr[1].push_back({pos, pos + len, static_cast<uint32_t>(rng() % 3)});
   }
   return f;
@@ -512,7 +537,8 @@ testutil::FragmentsSpec PowersOfTenFragments(const std::string& first_chrom) {
 TEST(TabixIndex, PartnerViewsAreSizedAndIndexedByOnePass) {
   for (const std::string first_chrom : {"chr1", "#meta"}) {
     const bool derivable = first_chrom[0] != '#';
-    auto fragments = formats::bpcells::Fragments::Open(testutil::ToMemoryStore(testutil::MakeFragmentsStore(PowersOfTenFragments(first_chrom))));
+    auto fragments = formats::bpcells::Fragments::Open(
+        testutil::ToMemoryStore(testutil::MakeFragmentsStore(PowersOfTenFragments(first_chrom))));
     ASSERT_TRUE(fragments.ok()) << fragments.status().ToString();
     for (int asked_first : {0, 1}) {
       cache::CachePool pool(64 << 20);

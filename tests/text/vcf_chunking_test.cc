@@ -80,9 +80,11 @@ TEST(VcfTypes, UnsignedSixtyFourBitFieldsAreIntegers) {
     blobs[fs::relative(it->path(), root).generic_string()] = bytes.str();
   }
   blobs.erase(".zmetadata");  // consolidated metadata would not list the new array
-  blobs["call_XU/.zarray"] = R"({"chunks":[9,3],"compressor":null,"dimension_separator":"/","dtype":"<u8",)"
-                             R"("fill_value":0,"filters":null,"order":"C","shape":[9,3],"zarr_format":2})";
-  blobs["call_XU/.zattrs"] = R"({"_ARRAY_DIMENSIONS":["variants","samples"],"description":"unsigned"})";
+  blobs["call_XU/.zarray"] =
+      R"({"chunks":[9,3],"compressor":null,"dimension_separator":"/","dtype":"<u8",)"
+      R"("fill_value":0,"filters":null,"order":"C","shape":[9,3],"zarr_format":2})";
+  blobs["call_XU/.zattrs"] =
+      R"({"_ARRAY_DIMENSIONS":["variants","samples"],"description":"unsigned"})";
   std::string chunk(27 * 8, '\0');
   for (uint64_t i = 0; i < 27; ++i) {
     const uint64_t v = i == 26 ? UINT64_MAX : i * 1000 + 7;
@@ -90,16 +92,20 @@ TEST(VcfTypes, UnsignedSixtyFourBitFieldsAreIntegers) {
   }
   blobs["call_XU/0/0"] = chunk;
   // And a signed field with negatives, missing (-1) and fill (-2) values: lengths of every kind.
-  blobs["call_XS/.zarray"] = R"({"chunks":[9,3,2],"compressor":null,"dimension_separator":"/","dtype":"<i4",)"
-                             R"("fill_value":-2,"filters":null,"order":"C","shape":[9,3,2],"zarr_format":2})";
-  blobs["call_XS/.zattrs"] = R"({"_ARRAY_DIMENSIONS":["variants","samples","FORMAT_XS_dim"],"description":"signed"})";
+  blobs["call_XS/.zarray"] =
+      R"({"chunks":[9,3,2],"compressor":null,"dimension_separator":"/","dtype":"<i4",)"
+      R"("fill_value":-2,"filters":null,"order":"C","shape":[9,3,2],"zarr_format":2})";
+  blobs["call_XS/.zattrs"] =
+      R"({"_ARRAY_DIMENSIONS":["variants","samples","FORMAT_XS_dim"],"description":"signed"})";
   const int32_t kinds[] = {-1, -7777, 123456789, -2, 10000, INT32_MIN, 100000000, 0, 9999};
   std::string signed_chunk(54 * 4, '\0');
   for (int i = 0; i < 54; ++i) std::memcpy(&signed_chunk[i * 4], &kinds[(i * 5) % 9], 4);
   blobs["call_XS/0/0/0"] = signed_chunk;
-  blobs["call_XT/.zarray"] = R"({"chunks":[9,3],"compressor":null,"dimension_separator":"/","dtype":"<i2",)"
-                             R"("fill_value":-2,"filters":null,"order":"C","shape":[9,3],"zarr_format":2})";
-  blobs["call_XT/.zattrs"] = R"({"_ARRAY_DIMENSIONS":["variants","samples"],"description":"one signed value"})";
+  blobs["call_XT/.zarray"] =
+      R"({"chunks":[9,3],"compressor":null,"dimension_separator":"/","dtype":"<i2",)"
+      R"("fill_value":-2,"filters":null,"order":"C","shape":[9,3],"zarr_format":2})";
+  blobs["call_XT/.zattrs"] =
+      R"({"_ARRAY_DIMENSIONS":["variants","samples"],"description":"one signed value"})";
   const int16_t one[] = {-2, -1, -32768, 10000, 7, -2, 9999, 0, -300};
   std::string one_chunk(27 * 2, '\0');
   for (int i = 0; i < 27; ++i) std::memcpy(&one_chunk[i * 2], &one[(i * 7) % 9], 2);
@@ -124,7 +130,9 @@ class ConcurrentBlobs : public io::BlobStore {
   explicit ConcurrentBlobs(const std::string& dir)
       : base_(std::make_shared<io::LocalByteSpace>(dir)) {}
   const std::string& Describe() const override { return base_.Describe(); }
-  Result<std::vector<std::string>> List(const std::string& prefix) const override { return base_.List(prefix); }
+  Result<std::vector<std::string>> List(const std::string& prefix) const override {
+    return base_.List(prefix);
+  }
   unsigned Parallelism() const override { return 8; }
   Result<std::optional<std::string>> Get(const std::string& key) const override {
     const bool chunk = key.find("/.") == std::string::npos && key.find('/') != std::string::npos;
@@ -168,9 +176,11 @@ TEST(VcfChunking, ARemoteStoreFetchesARangesArraysConcurrently) {
   auto broken = formats::vcz::Store::Open(failing);
   ASSERT_TRUE(broken.ok()) << broken.status().ToString();
   std::string chunk;
-  Status st = VcfSource(*broken, VcfSource::View::kFull, "v").RenderChunk(1, &chunk);  // 0: the header
+  Status st =
+      VcfSource(*broken, VcfSource::View::kFull, "v").RenderChunk(1, &chunk);  // 0: the header
   EXPECT_EQ(st.code(), ErrorCode::kIo) << st.ToString();
-  EXPECT_NE(st.message().find("injected failure of call_DP/0/0"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("injected failure of call_DP/0/0"), std::string::npos)
+      << st.ToString();
 }
 
 }  // namespace

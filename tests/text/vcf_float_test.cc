@@ -77,7 +77,8 @@ TEST(VcfFloatTest, RandomBitPatternsMatchReferenceAndRoundTrip) {
 TEST(VcfFloatTest, DecimalLikeValues) {
   std::mt19937 rng(7);
   for (int i = 0; i < 100000; ++i) {
-    float f = static_cast<float>(static_cast<int>(rng() % 2000000) - 1000000) / std::pow(10.0f, static_cast<float>(rng() % 8));
+    float f = static_cast<float>(static_cast<int>(rng() % 2000000) - 1000000) /
+              std::pow(10.0f, static_cast<float>(rng() % 8));
     ASSERT_EQ(V(f), Reference(f)) << f;
   }
 }

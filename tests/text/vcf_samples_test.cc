@@ -2,6 +2,8 @@
 // integer dtype, edge values (the missing and fill sentinels, 0, digit boundaries, each type's
 // extremes, negatives), entries of 1..12 values, GT with and without phasing, sample counts
 // around the writer's block size, and both of its ways (slots, and entries too long for them).
+#include "text/vcf_samples.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "text/vcf_samples.h"
-
 namespace omicsfs::text::vcf {
 namespace {
 
@@ -19,7 +19,8 @@ using formats::zarr::DType;
 
 template <typename T>
 std::vector<int64_t> Edges() {
-  std::vector<int64_t> e = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 9999, 10000, 99999, 100000, 123456789};
+  std::vector<int64_t> e = {0,   1,    9,    10,   11,    99,    100,    101,
+                            999, 1000, 1001, 9999, 10000, 99999, 100000, 123456789};
   if (std::is_signed_v<T>) {
     for (int64_t v : {-1, -2, -3, -9, -10, -99, -100, -999, -1000, -10000}) e.push_back(v);
   }
@@ -43,8 +44,8 @@ struct Column {
   DType dtype;
   bool is_signed;
   uint64_t n;
-  std::string bytes;             // the values, in the dtype's width
-  std::vector<int64_t> values;   // the same, as numbers (uint64 max as -1 bit pattern)
+  std::string bytes;            // the values, in the dtype's width
+  std::vector<int64_t> values;  // the same, as numbers (uint64 max as -1 bit pattern)
 };
 
 template <typename T>
@@ -56,12 +57,21 @@ Column MakeColumn(DType dtype, uint64_t ns, uint64_t n, std::mt19937_64& rng) {
     for (uint64_t i = 0; i < n; ++i) {
       T x;
       switch (rng() % 4) {
-        case 0: x = static_cast<T>(edges[rng() % edges.size()]); break;
-        case 1: x = static_cast<T>(rng() % 100); break;
-        case 2: x = static_cast<T>(rng()); break;
-        default: x = static_cast<T>(rng() % 1200); break;
+        case 0:
+          x = static_cast<T>(edges[rng() % edges.size()]);
+          break;
+        case 1:
+          x = static_cast<T>(rng() % 100);
+          break;
+        case 2:
+          x = static_cast<T>(rng());
+          break;
+        default:
+          x = static_cast<T>(rng() % 1200);
+          break;
       }
-      // Signed entries often end early in fills (haploid calls, fewer alleles), as stores hold them.
+      // Signed entries often end early in fills (haploid calls, fewer alleles), as stores hold
+      // them.
       if (std::is_signed_v<T> && i > 0 && rng() % 3 == 0) x = static_cast<T>(-2);
       v[s * n + i] = x;
     }
@@ -87,13 +97,15 @@ void Reference(std::string* out, const Column& c, uint64_t s, char sep) {
   }
 }
 
-std::string ReferenceSamples(const std::vector<Column>& cols, uint64_t ns, bool gt, const uint8_t* phased) {
+std::string ReferenceSamples(const std::vector<Column>& cols, uint64_t ns, bool gt,
+                             const uint8_t* phased) {
   std::string out;
   for (uint64_t s = 0; s < ns; ++s) {
     out.push_back('\t');
     for (size_t c = 0; c < cols.size(); ++c) {
       if (c > 0) out.push_back(':');
-      Reference(&out, cols[c], s, c == 0 && gt ? (phased != nullptr && phased[s] ? '|' : '/') : ',');
+      Reference(&out, cols[c], s,
+                c == 0 && gt ? (phased != nullptr && phased[s] ? '|' : '/') : ',');
     }
   }
   return out;
@@ -114,14 +126,22 @@ std::string Written(const std::vector<Column>& cols, uint64_t ns, bool gt, const
 
 Column MakeOf(DType t, uint64_t ns, uint64_t n, std::mt19937_64& rng) {
   switch (t) {
-    case DType::kInt8: return MakeColumn<int8_t>(t, ns, n, rng);
-    case DType::kInt16: return MakeColumn<int16_t>(t, ns, n, rng);
-    case DType::kInt32: return MakeColumn<int32_t>(t, ns, n, rng);
-    case DType::kInt64: return MakeColumn<int64_t>(t, ns, n, rng);
-    case DType::kUInt8: return MakeColumn<uint8_t>(t, ns, n, rng);
-    case DType::kUInt16: return MakeColumn<uint16_t>(t, ns, n, rng);
-    case DType::kUInt32: return MakeColumn<uint32_t>(t, ns, n, rng);
-    case DType::kUInt64: return MakeColumn<uint64_t>(t, ns, n, rng);
+    case DType::kInt8:
+      return MakeColumn<int8_t>(t, ns, n, rng);
+    case DType::kInt16:
+      return MakeColumn<int16_t>(t, ns, n, rng);
+    case DType::kInt32:
+      return MakeColumn<int32_t>(t, ns, n, rng);
+    case DType::kInt64:
+      return MakeColumn<int64_t>(t, ns, n, rng);
+    case DType::kUInt8:
+      return MakeColumn<uint8_t>(t, ns, n, rng);
+    case DType::kUInt16:
+      return MakeColumn<uint16_t>(t, ns, n, rng);
+    case DType::kUInt32:
+      return MakeColumn<uint32_t>(t, ns, n, rng);
+    case DType::kUInt64:
+      return MakeColumn<uint64_t>(t, ns, n, rng);
     default: {  // kBool: 0 and 1
       Column c{t, false, n, {}, {}};
       for (uint64_t i = 0; i < ns * n; ++i) {
@@ -134,8 +154,9 @@ Column MakeOf(DType t, uint64_t ns, uint64_t n, std::mt19937_64& rng) {
   }
 }
 
-constexpr DType kTypes[] = {DType::kInt8,   DType::kInt16,  DType::kInt32,  DType::kInt64, DType::kUInt8,
-                            DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kBool};
+constexpr DType kTypes[] = {DType::kInt8,   DType::kInt16,  DType::kInt32,
+                            DType::kInt64,  DType::kUInt8,  DType::kUInt16,
+                            DType::kUInt32, DType::kUInt64, DType::kBool};
 
 TEST(VcfSamples, EachTypeAndWidthMatchesTheReference) {
   std::mt19937_64 rng(28);
@@ -154,12 +175,15 @@ TEST(VcfSamples, GenotypesWithFormatFields) {
   std::mt19937_64 rng(17);
   for (uint64_t ploidy : {1, 2, 3}) {
     for (uint64_t ns : {1, 5, 128, 500, 1000}) {
-      std::vector<Column> cols = {MakeOf(DType::kInt8, ns, ploidy, rng), MakeOf(DType::kInt16, ns, 3, rng),
-                                  MakeOf(DType::kInt16, ns, 1, rng), MakeOf(DType::kInt32, ns, 1, rng),
-                                  MakeOf(DType::kUInt8, ns, 2, rng)};
+      std::vector<Column> cols = {
+          MakeOf(DType::kInt8, ns, ploidy, rng), MakeOf(DType::kInt16, ns, 3, rng),
+          MakeOf(DType::kInt16, ns, 1, rng), MakeOf(DType::kInt32, ns, 1, rng),
+          MakeOf(DType::kUInt8, ns, 2, rng)};
       std::vector<uint8_t> phased(ns);
-      for (auto& p : phased) p = static_cast<uint8_t>(rng() % 3 == 0 ? 0 : rng() % 200);  // any nonzero is phased
-      EXPECT_EQ(Written(cols, ns, true, phased.data()), ReferenceSamples(cols, ns, true, phased.data()));
+      for (auto& p : phased)
+        p = static_cast<uint8_t>(rng() % 3 == 0 ? 0 : rng() % 200);  // any nonzero is phased
+      EXPECT_EQ(Written(cols, ns, true, phased.data()),
+                ReferenceSamples(cols, ns, true, phased.data()));
       EXPECT_EQ(Written(cols, ns, true, nullptr), ReferenceSamples(cols, ns, true, nullptr));
       EXPECT_EQ(Written(cols, ns, false, nullptr), ReferenceSamples(cols, ns, false, nullptr));
     }
@@ -180,10 +204,12 @@ TEST(VcfSamples, SmallGenotypesEveryPair) {
     }
   }
   const uint64_t ns = phased.size();
-  Column c{DType::kInt8, true, 2, std::string(reinterpret_cast<const char*>(v.data()), v.size()), {}};
+  Column c{
+      DType::kInt8, true, 2, std::string(reinterpret_cast<const char*>(v.data()), v.size()), {}};
   for (int8_t x : v) c.values.push_back(x);
   std::vector<Column> cols = {c};
-  EXPECT_EQ(Written(cols, ns, true, phased.data()), ReferenceSamples(cols, ns, true, phased.data()));
+  EXPECT_EQ(Written(cols, ns, true, phased.data()),
+            ReferenceSamples(cols, ns, true, phased.data()));
   // A few by hand: what a VCF shows.
   const std::string text = Written(cols, ns, true, phased.data());
   EXPECT_NE(text.find("\t0/1\t0|1\t"), std::string::npos);
@@ -197,15 +223,14 @@ TEST(VcfSamples, ManyColumnsOrLongEntriesGoTheStraightWay) {
     std::vector<Column> many;
     for (int c = 0; c < 17; ++c) many.push_back(MakeOf(kTypes[c % 9], ns, 1 + c % 3, rng));
     EXPECT_EQ(Written(many, ns, true, nullptr), ReferenceSamples(many, ns, true, nullptr));
-    std::vector<Column> longer = {MakeOf(DType::kInt8, ns, 2, rng), MakeOf(DType::kInt64, ns, 12, rng),
+    std::vector<Column> longer = {MakeOf(DType::kInt8, ns, 2, rng),
+                                  MakeOf(DType::kInt64, ns, 12, rng),
                                   MakeOf(DType::kUInt64, ns, 40, rng)};
     EXPECT_EQ(Written(longer, ns, true, nullptr), ReferenceSamples(longer, ns, true, nullptr));
   }
 }
 
-TEST(VcfSamples, NoColumnsWriteTabs) {
-  EXPECT_EQ(Written({}, 3, false, nullptr), "\t\t\t");
-}
+TEST(VcfSamples, NoColumnsWriteTabs) { EXPECT_EQ(Written({}, 3, false, nullptr), "\t\t\t"); }
 
 }  // namespace
 }  // namespace omicsfs::text::vcf

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <random>
 #include <chrono>
+#include <random>
 #include <thread>
 
 namespace omicsfs::text {
@@ -13,7 +13,8 @@ namespace {
 // Chunk k is k's pattern repeated lengths[k] times; counts renders per chunk.
 class FakeSource : public RecordSource {
  public:
-  explicit FakeSource(std::vector<size_t> lengths) : lengths_(std::move(lengths)), renders_(lengths_.size()) {}
+  explicit FakeSource(std::vector<size_t> lengths)
+      : lengths_(std::move(lengths)), renders_(lengths_.size()) {}
   uint64_t ChunkCount() const override { return lengths_.size(); }
   Status RenderChunk(uint64_t k, std::string* out) const override {
     ++renders_[k];
@@ -26,7 +27,8 @@ class FakeSource : public RecordSource {
   std::string Expected() const {
     std::string all;
     for (uint64_t k = 0; k < lengths_.size(); ++k) {
-      for (size_t i = 0; i < lengths_[k]; ++i) all.push_back(static_cast<char>('a' + (k * 7 + i) % 26));
+      for (size_t i = 0; i < lengths_[k]; ++i)
+        all.push_back(static_cast<char>('a' + (k * 7 + i) % 26));
     }
     return all;
   }
@@ -164,7 +166,9 @@ TEST(PrefetcherTest, ReadAheadRendersTheNextChunksIntoTheCache) {
   cache::CachePool pool(0);  // nothing kept by the sizing pass
   Prefetcher prefetcher;
   prefetcher.Start(2);
-  auto f = std::make_shared<VirtualTextFile>(src, &pool, SizingOptions{.threads = 1, .prefetcher = &prefetcher, .readahead_bytes = 200});  // 2 chunks
+  auto f = std::make_shared<VirtualTextFile>(
+      src, &pool,
+      SizingOptions{.threads = 1, .prefetcher = &prefetcher, .readahead_bytes = 200});  // 2 chunks
   ASSERT_TRUE(f->Size().ok());
   // With a zero budget nothing is kept, so look at the render counts instead.
   ASSERT_TRUE(f->Read(700, 50).ok());  // the file's first read (head, tail): its neighbours too

@@ -51,7 +51,8 @@ TEST(RunChild, OutputIsBoundedToItsTail) {
 
 TEST(RunChild, MemoryHogIsKilledAtItsLimit) {
   // The shell holds 200 MB in a variable; the limit is 64 MiB.
-  auto r = RunChild({"/bin/sh", "-c", "x=$(head -c 200000000 /dev/zero | tr '\\0' a); sleep 30"}, 60, 64 << 20);
+  auto r = RunChild({"/bin/sh", "-c", "x=$(head -c 200000000 /dev/zero | tr '\\0' a); sleep 30"},
+                    60, 64 << 20);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->too_big);
   EXPECT_FALSE(r->Succeeded());
@@ -61,9 +62,7 @@ TEST(RunChild, MemoryHogIsKilledAtItsLimit) {
   EXPECT_TRUE(small->Succeeded());
 }
 
-TEST(RunChild, MissingProgramIsAnError) {
-  EXPECT_FALSE(RunChild({"/nonexistent/helper"}, 5).ok());
-}
+TEST(RunChild, MissingProgramIsAnError) { EXPECT_FALSE(RunChild({"/nonexistent/helper"}, 5).ok()); }
 
 }  // namespace
 }  // namespace omicsfs

@@ -1,12 +1,13 @@
 // The view catalog's one loop (vfs/catalog.h): names with STEM, twins and region indexes, views
 // shown only as twins, sub-folders, gates (checked once, logged once, ordered), persisted keys.
+#include "vfs/catalog.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "text/index_store.h"
 #include "util/fs.h"
-#include "vfs/catalog.h"
 #include "vfs/kinds/registry.h"
 
 namespace omicsfs::vfs {
@@ -25,24 +26,46 @@ std::shared_ptr<const text::RecordSource> Text(const std::string& body, const st
 
 const Catalog<Toy>& ToyCatalog() {
   static const Catalog<Toy> c{
-      .views = {
-          {.name = "STEM.vcf", .size = SizeBy::kRendered,
-           .make = [](const Toy&, const std::string& n) { return Text("#CHROM\n1\t5\n", n); },
-           .gz = "STEM.vcf.gz", .indexed = true},
-          {.name = "notes.txt", .size = SizeBy::kFixed,
-           .make = [](const Toy&, const std::string& n) { return Text(n + "\n", n); }},
-          {.name = "sub/hidden.txt", .size = SizeBy::kFixed,
-           .make = [](const Toy&, const std::string& n) { return Text("x\n", n); },
-           .gz = "sub/hidden.txt.gz", .shown = false},
-          {.name = "STEM.bed", .size = SizeBy::kArithmetic,
-           .make = [](const Toy&, const std::string& n) { return Text("b", n); }, .gate = 0},
-          {.name = "STEM.bim", .size = SizeBy::kRendered,
-           .make = [](const Toy&, const std::string& n) { return Text("b", n); }, .gate = 0},
-          {.name = "STEM.bgen", .size = SizeBy::kArithmetic,
-           .make = [](const Toy&, const std::string& n) { return Text("g", n); }, .gate = 1},
-      },
-      .gates = {{.check = [](const Toy& t) { ++t.plink_checks; return t.plink; }, .after = -1},
-                {.check = [](const Toy& t) { ++t.bgen_checks; return t.bgen; }, .after = 0}},
+      .views =
+          {
+              {.name = "STEM.vcf",
+               .size = SizeBy::kRendered,
+               .make = [](const Toy&, const std::string& n) { return Text("#CHROM\n1\t5\n", n); },
+               .gz = "STEM.vcf.gz",
+               .indexed = true},
+              {.name = "notes.txt",
+               .size = SizeBy::kFixed,
+               .make = [](const Toy&, const std::string& n) { return Text(n + "\n", n); }},
+              {.name = "sub/hidden.txt",
+               .size = SizeBy::kFixed,
+               .make = [](const Toy&, const std::string& n) { return Text("x\n", n); },
+               .gz = "sub/hidden.txt.gz",
+               .shown = false},
+              {.name = "STEM.bed",
+               .size = SizeBy::kArithmetic,
+               .make = [](const Toy&, const std::string& n) { return Text("b", n); },
+               .gate = 0},
+              {.name = "STEM.bim",
+               .size = SizeBy::kRendered,
+               .make = [](const Toy&, const std::string& n) { return Text("b", n); },
+               .gate = 0},
+              {.name = "STEM.bgen",
+               .size = SizeBy::kArithmetic,
+               .make = [](const Toy&, const std::string& n) { return Text("g", n); },
+               .gate = 1},
+          },
+      .gates = {{.check =
+                     [](const Toy& t) {
+                       ++t.plink_checks;
+                       return t.plink;
+                     },
+                 .after = -1},
+                {.check =
+                     [](const Toy& t) {
+                       ++t.bgen_checks;
+                       return t.bgen;
+                     },
+                 .after = 0}},
       .preset = text::TabixPreset::kVcf};
   return c;
 }
@@ -83,8 +106,9 @@ class CatalogTest : public ::testing::Test {
 
 TEST_F(CatalogTest, EveryViewOnceWithItsTwins) {
   Toy toy;
-  EXPECT_EQ(Build(toy), (std::set<std::string>{"c20.vcf", "c20.vcf.gz", "c20.vcf.gz.tbi", "notes.txt", "sub",
-                                               "sub/hidden.txt.gz", "c20.bed", "c20.bim", "c20.bgen"}));
+  EXPECT_EQ(Build(toy),
+            (std::set<std::string>{"c20.vcf", "c20.vcf.gz", "c20.vcf.gz.tbi", "notes.txt", "sub",
+                                   "sub/hidden.txt.gz", "c20.bed", "c20.bim", "c20.bgen"}));
   EXPECT_EQ(ReadAll("notes.txt"), "notes.txt\n");
   EXPECT_EQ(toy.plink_checks, 1);  // once for both gated views
   EXPECT_EQ(toy.bgen_checks, 1);
@@ -99,7 +123,8 @@ TEST_F(CatalogTest, EveryViewOnceWithItsTwins) {
   };
   EXPECT_EQ(indexes(RegionIndexes::kTbi), (std::set<std::string>{"c20.vcf.gz.tbi"}));
   EXPECT_EQ(indexes(RegionIndexes::kCsi), (std::set<std::string>{"c20.vcf.gz.csi"}));
-  EXPECT_EQ(indexes(RegionIndexes::kTbiAndCsi), (std::set<std::string>{"c20.vcf.gz.csi", "c20.vcf.gz.tbi"}));
+  EXPECT_EQ(indexes(RegionIndexes::kTbiAndCsi),
+            (std::set<std::string>{"c20.vcf.gz.csi", "c20.vcf.gz.tbi"}));
 }
 
 TEST_F(CatalogTest, AGateThatFailsDropsItsViewsAndThoseAfterIt) {

@@ -74,7 +74,9 @@ bool Recorded(const std::string& key) {
     for (size_t at = key.find(prefix); at != std::string::npos; at = key.find(prefix, at + 1)) {
       const size_t from = at + prefix.size();
       const size_t end = key.find_first_of("/ \n", from);
-      if (src.only.count(key.substr(from, end == std::string::npos ? std::string::npos : end - from)) == 0) return false;
+      if (src.only.count(
+              key.substr(from, end == std::string::npos ? std::string::npos : end - from)) == 0)
+        return false;
     }
   }
   return true;
@@ -97,7 +99,8 @@ class Normalizer {
     for (const auto& src : sources_) subs.emplace_back(src.path, src.placeholder);
     subs.emplace_back(index_dir_, "$INDEX_DIR");
     for (const auto& [from, to] : subs) {
-      for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+      for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+        s.replace(at, from.size(), to);
     }
     return s;
   }
@@ -107,14 +110,17 @@ class Normalizer {
   // (with paths replaced), so a changed format shows as machine-specific text in the diff.
   std::string Line(const std::string& line) const {
     const size_t s2 = line.rfind(' ');
-    const size_t s1 = s2 == std::string::npos || s2 == 0 ? std::string::npos : line.rfind(' ', s2 - 1);
+    const size_t s1 =
+        s2 == std::string::npos || s2 == 0 ? std::string::npos : line.rfind(' ', s2 - 1);
     if (s1 != std::string::npos) {
       const std::string path = line.substr(0, s1);
       struct stat st;
       if (::stat(path.c_str(), &st) == 0 &&
-          line.substr(s1 + 1) == std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+          line.substr(s1 + 1) == std::to_string(st.st_size) + " " +
+                                     std::to_string(st.st_mtim.tv_sec) + "." +
                                      std::to_string(st.st_mtim.tv_nsec)) {
-        return Paths(path) + " " + (S_ISDIR(st.st_mode) ? std::string("$DIRSIZE") : std::to_string(st.st_size)) +
+        return Paths(path) + " " +
+               (S_ISDIR(st.st_mode) ? std::string("$DIRSIZE") : std::to_string(st.st_size)) +
                " $MTIME";
       }
     }
@@ -196,7 +202,7 @@ struct Walker {
       if (e.name == "." || e.name == "..") continue;
       if (path.empty() && !only->empty() && only->count(e.name) == 0) continue;
       const std::string p = path.empty() ? e.name : path + "/" + e.name;
-      auto attr = tree.GetAttr(e.ino);  // sizes the file
+      auto attr = tree.GetAttr(e.ino);               // sizes the file
       if (!attr.ok() && Withdrawn(e.ino)) continue;  // left the folder: see below
       if (!attr.ok()) {
         const std::string why = attr.status().ToString();  // its code (messages may say more later)
@@ -229,7 +235,7 @@ struct Walker {
 struct Discovered {
   std::vector<std::string> tree;    // one line per node, per SOURCE
   std::vector<std::string> errors;  // reads that failed
-  uint64_t chunks_sized = 0;        // chunks of sizing passes run (0: every size came from index_dir)
+  uint64_t chunks_sized = 0;  // chunks of sizing passes run (0: every size came from index_dir)
 };
 
 Discovered DiscoverAll(const std::string& index_dir, const Normalizer& norm) {
@@ -262,9 +268,9 @@ Discovered DiscoverAll(const std::string& index_dir, const Normalizer& norm) {
 struct IndexFile {
   std::string name;
   ino_t ino = 0;
-  std::string kind;  // ".idx", ".rix", ".csr"
-  std::string key;   // as stored
-  std::string info;  // what else the header says (schema; a copy's shape)
+  std::string kind;     // ".idx", ".rix", ".csr"
+  std::string key;      // as stored
+  std::string info;     // what else the header says (schema; a copy's shape)
   std::string problem;  // a file that is not a well-formed index named after its key
 };
 
@@ -303,13 +309,15 @@ IndexFile ParseIndexFile(const std::string& dir, const std::string& name) {
     f.info = "rows=" + std::to_string(fields[0]) + " nnz=" + std::to_string(fields[1]) +
              " record=" + std::to_string(fields[2]);
     // Named in discover.cc after codec::Hash64 of the key.
-    if (name != Hex(codec::Hash64(f.key.data(), f.key.size())) + ".csr") f.problem = "name is not Hash64(key)";
+    if (name != Hex(codec::Hash64(f.key.data(), f.key.size())) + ".csr")
+      f.problem = "name is not Hash64(key)";
     return f;
   }
   // index_store.cc: magic, schema (u32), key length, key, count, payload, checksum.
   uint32_t schema;
   uint64_t key_len;
-  if (d.compare(0, 8, "OMXIDX01") != 0 || !Get(d, 8, &schema) || !Get(d, 12, &key_len) || d.size() < 20 + key_len) {
+  if (d.compare(0, 8, "OMXIDX01") != 0 || !Get(d, 8, &schema) || !Get(d, 12, &key_len) ||
+      d.size() < 20 + key_len) {
     f.problem = "bad header";
     return f;
   }
@@ -328,7 +336,8 @@ std::vector<IndexFile> ListIndexDir(const std::string& dir) {
     if (name != "." && name != "..") out.push_back(ParseIndexFile(dir, name));
   }
   ::closedir(d);
-  std::sort(out.begin(), out.end(), [](const IndexFile& a, const IndexFile& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(),
+            [](const IndexFile& a, const IndexFile& b) { return a.name < b.name; });
   return out;
 }
 
@@ -377,8 +386,8 @@ std::vector<std::string> DescribeFingerprint(const std::string& label, const std
     if (g.lines == 1) {
       out.push_back("  " + Escape(relative(g.only)));
     } else {
-      out.push_back("  ./" + name + "/* " + std::to_string(g.lines) + " lines " + std::to_string(g.bytes) +
-                    " bytes digest " + Hex(g.digest).substr(8));
+      out.push_back("  ./" + name + "/* " + std::to_string(g.lines) + " lines " +
+                    std::to_string(g.bytes) + " bytes digest " + Hex(g.digest).substr(8));
     }
   }
   return out;
@@ -387,7 +396,8 @@ std::vector<std::string> DescribeFingerprint(const std::string& label, const std
 // The index files' section: each store fingerprint once ("@ " its first line, then the others),
 // followed by the files keyed by it ("key" and the file's kind, its header, the key's rest after
 // the fingerprint). The files' names are hashes of machine-specific keys: checked, not recorded.
-std::vector<std::string> DescribeIndexDir(const std::vector<IndexFile>& files, const Normalizer& norm) {
+std::vector<std::string> DescribeIndexDir(const std::vector<IndexFile>& files,
+                                          const Normalizer& norm) {
   std::map<std::string, std::vector<std::string>> keys_of;  // normalised fingerprint -> its files
   std::map<std::string, size_t> kinds;
   std::vector<std::string> problems;
@@ -448,8 +458,8 @@ std::string Join(const std::vector<std::string>& lines) {
 // The lines only in one of the two texts, per section (a "== " or "@ " line and the lines up to
 // the next one), each section that differs under its header: readable whatever the lines are
 // (sorted keys, summaries), and never more than `limit` lines.
-std::string LineDiff(const std::vector<std::string>& expected, const std::vector<std::string>& actual,
-                     size_t limit = 200) {
+std::string LineDiff(const std::vector<std::string>& expected,
+                     const std::vector<std::string>& actual, size_t limit = 200) {
   using Sections = std::vector<std::pair<std::string, std::vector<std::string>>>;
   auto split = [](const std::vector<std::string>& lines) {
     Sections out{{"(top)", {}}};
@@ -501,7 +511,8 @@ std::string LineDiff(const std::vector<std::string>& expected, const std::vector
 class GoldenIndexKeys : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access(OMICSFS_CORPUS_DIR, R_OK) != 0) GTEST_SKIP() << "no corpus at " << OMICSFS_CORPUS_DIR;
+    if (::access(OMICSFS_CORPUS_DIR, R_OK) != 0)
+      GTEST_SKIP() << "no corpus at " << OMICSFS_CORPUS_DIR;
     work_ = testutil::MakeTempDir("omicsfs-golden-");
     ASSERT_FALSE(work_.empty());
     index_dir_ = work_ + "/index";
@@ -520,19 +531,23 @@ TEST_F(GoldenIndexKeys, PersistedKeysAndSizesAreUnchangedAndReused) {
   EXPECT_TRUE(first.errors.empty()) << Join(first.errors);
   EXPECT_GT(first.chunks_sized, 0u);
   const std::vector<IndexFile> written = ListIndexDir(index_dir_);
-  for (const auto& f : written) EXPECT_TRUE(f.problem.empty()) << f.name << ": " << f.problem << "\n" << f.key;
+  for (const auto& f : written)
+    EXPECT_TRUE(f.problem.empty()) << f.name << ": " << f.problem << "\n" << f.key;
 
   std::vector<std::string> actual = {
       "# omicsfs golden: keys of index_dir's files and view sizes (tests/vfs/golden_keys_test.cc);",
       "# rewrite with OMICSFS_UPDATE_GOLDEN=1 only for an intended change of keys (it makes every",
       "# index_dir stale). Trees: kind mode [size] path below SOURCE (? a file whose size fails).",
-      "# Index files: per store fingerprint (@ its first line, then its lines, ./ = below the store's",
-      "# path), its files: \"key\" kind header, the key's rest after the fingerprint (\\n: newline)."};
+      "# Index files: per store fingerprint (@ its first line, then its lines, ./ = below the "
+      "store's",
+      "# path), its files: \"key\" kind header, the key's rest after the fingerprint (\\n: "
+      "newline)."};
   for (auto& l : Naming(work_ + "/naming")) actual.push_back(l);
   actual.insert(actual.end(), first.tree.begin(), first.tree.end());
   for (auto& l : DescribeIndexDir(written, norm)) actual.push_back(l);
 
-  if (const char* update = std::getenv("OMICSFS_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+  if (const char* update = std::getenv("OMICSFS_UPDATE_GOLDEN");
+      update != nullptr && std::string(update) == "1") {
     fs::create_directories(fs::path(kGolden).parent_path());
     std::ofstream(kGolden, std::ios::binary | std::ios::trunc) << Join(actual);
     std::printf("rewrote %s (%zu lines)\n", kGolden.c_str(), actual.size());
@@ -554,8 +569,9 @@ TEST_F(GoldenIndexKeys, PersistedKeysAndSizesAreUnchangedAndReused) {
   const Discovered second = DiscoverAll(index_dir_, norm);
   EXPECT_TRUE(second.errors.empty()) << Join(second.errors);
   EXPECT_EQ(second.chunks_sized, 0u) << "a sizing pass ran although index_dir holds every size";
-  EXPECT_TRUE(second.tree == first.tree) << "the second discovery shows other sizes (- first, + second):\n"
-                                         << LineDiff(first.tree, second.tree);
+  EXPECT_TRUE(second.tree == first.tree)
+      << "the second discovery shows other sizes (- first, + second):\n"
+      << LineDiff(first.tree, second.tree);
   const std::vector<IndexFile> after = ListIndexDir(index_dir_);
   std::vector<std::string> before_names, after_names;
   for (const auto& f : written) before_names.push_back(f.name + " inode " + std::to_string(f.ino));

@@ -28,7 +28,8 @@ std::shared_ptr<DirLoader> Counting(std::atomic<int>* runs, int files, bool nest
     runs->fetch_add(1);
     std::this_thread::sleep_for(20ms);  // the I/O: other threads arrive meanwhile
     auto sub = std::make_unique<Tree>();
-    for (int i = 0; i < files; ++i) sub->AddChild(kRootIno, File(std::string("f") + std::to_string(i), "x"));
+    for (int i = 0; i < files; ++i)
+      sub->AddChild(kRootIno, File(std::string("f") + std::to_string(i), "x"));
     sub->root().fingerprint = "loaded";
     if (nested) {
       const Ino inner = sub->AddChild(kRootIno, Dir("inner"));
@@ -120,8 +121,10 @@ TEST(LazyTree, ASpaceSourceOpensOnlyWhatIsLookedInto) {
   const std::string corpus = OMICSFS_CORPUS_DIR;
   const fs::path src = fs::temp_directory_path() / fs::unique_path("omicsfs-lazy-%%%%%%");
   for (const char* d : {"a/rna.packed", "b/sample.vcz"}) fs::create_directories(src / d);
-  fs::copy(corpus + "/bpcells/dir/v2/rna.packed", src / "a" / "rna.packed", fs::copy_options::recursive);
-  fs::copy(corpus + "/vcf-zarr/sample/sample.vcz", src / "b" / "sample.vcz", fs::copy_options::recursive);
+  fs::copy(corpus + "/bpcells/dir/v2/rna.packed", src / "a" / "rna.packed",
+           fs::copy_options::recursive);
+  fs::copy(corpus + "/vcf-zarr/sample/sample.vcz", src / "b" / "sample.vcz",
+           fs::copy_options::recursive);
   cache::CachePool pool(16 << 20);
   DiscoverOptions o;
   o.pool = &pool;

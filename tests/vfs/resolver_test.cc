@@ -1,6 +1,8 @@
 // Folders made on lookup (Node::resolver, vfs/resolver.h): found by lookup, never listed, built
 // once, composable, bounded per store (least recently used unheld ones dropped), kept by a merge
 // of an unchanged store and detached with a changed one.
+#include "vfs/resolver.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -12,9 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "vfs/resolver.h"
-#include "vfs/tree.h"
 #include "vfs/nodes.h"
+#include "vfs/tree.h"
 
 namespace omicsfs::vfs {
 namespace {
@@ -38,7 +39,8 @@ class Recording : public DirResolver {
       std::lock_guard lock(mu_);
       asked_.emplace_back(name);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(resolve_delay_ms));  // widens races in tests
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(resolve_delay_ms));  // widens races in tests
     if (name.substr(0, prefix_.size()) != prefix_) return std::nullopt;
     ResolvedDir d;
     d.perm = 0550;
@@ -67,7 +69,7 @@ class Recording : public DirResolver {
   }
 
   mutable std::atomic<int> loads{0};
-  bool versioned = false;         // folders stay current while `version` is what it was
+  bool versioned = false;  // folders stay current while `version` is what it was
   std::atomic<int> version{0};
   int delay_ms = 0;
   int resolve_delay_ms = 0;
@@ -97,13 +99,15 @@ struct Fixture {
     std::vector<std::string> out;
     auto entries = tree.ReadDir(dir);
     EXPECT_TRUE(entries.ok());
-    if (entries.ok()) for (const DirEntry& e : *entries) out.push_back(e.name);
+    if (entries.ok())
+      for (const DirEntry& e : *entries) out.push_back(e.name);
     return out;
   }
   std::string Text(const std::string& path) {
     auto pieces = tree.Read(*tree.Resolve(path), 0, 100);
     std::string out;
-    if (pieces.ok()) for (const auto& p : *pieces) out.append(p.buffer->data() + p.offset, p.length);
+    if (pieces.ok())
+      for (const auto& p : *pieces) out.append(p.buffer->data() + p.offset, p.length);
     return out;
   }
   Tree tree;
@@ -158,8 +162,8 @@ TEST(MadeFolders, ANameTheResolverRefusesIsNotFound) {
 
 TEST(MadeFolders, OneFolderBuiltOnceWhateverTheThreads) {
   auto r = std::make_shared<Recording>("region");
-  r->delay_ms = 20;          // the other threads arrive during the load...
-  r->resolve_delay_ms = 5;   // ...and all of them miss before the first adds the folder
+  r->delay_ms = 20;         // the other threads arrive during the load...
+  r->resolve_delay_ms = 5;  // ...and all of them miss before the first adds the folder
   Fixture fx(r);
   std::vector<Ino> seen(8, 0);
   std::atomic<int> bad{0}, ready{0};
@@ -202,12 +206,14 @@ TEST(MadeFolders, FoldersMadeInMadeFoldersEachLevelAskedOnlyItsOwnNames) {
   EXPECT_FALSE(fx.tree.Resolve("s/b=2").ok());  // the outer level refuses the inner's names
   EXPECT_FALSE(fx.tree.Resolve("s/a=1/c=3").ok());
   EXPECT_FALSE(fx.tree.Resolve("s/a=1/b=2/c=3/a=1").ok());  // c=3 has no resolver
-  EXPECT_EQ(fx.Listed(*fx.tree.Resolve("s/a=1")), (std::vector<std::string>{".", "..", "deep", "f0", "f1"}));
+  EXPECT_EQ(fx.Listed(*fx.tree.Resolve("s/a=1")),
+            (std::vector<std::string>{".", "..", "deep", "f0", "f1"}));
   EXPECT_EQ(r1->loads.load() + r2->loads.load() + r3->loads.load(), 4);
 }
 
 // Which of `names` (made folders of `fx`, at `inos`) are still there.
-std::vector<std::string> Alive(Fixture& fx, const std::vector<std::string>& names, const std::vector<Ino>& inos) {
+std::vector<std::string> Alive(Fixture& fx, const std::vector<std::string>& names,
+                               const std::vector<Ino>& inos) {
   std::vector<std::string> out;
   for (size_t i = 0; i < names.size(); ++i) {
     if (!fx.tree.node(inos[i]).detached) out.push_back(names[i]);
@@ -224,7 +230,7 @@ TEST(MadeFolders, AStoreKeepsItsBoundDroppingTheLeastRecentlyUsedFirst) {
     inos.push_back(fx.Made(name));
   };
   for (const char* n : {"r=0", "r=1", "r=2", "r=3"}) make(n);
-  ASSERT_TRUE(fx.tree.Lookup(fx.s, "r=0").ok());           // used again: now the most recent
+  ASSERT_TRUE(fx.tree.Lookup(fx.s, "r=0").ok());  // used again: now the most recent
   ASSERT_TRUE(fx.tree.ReadDir(*fx.tree.Lookup(fx.s, "r=2")).ok());  // listed
   make("r=4");
   EXPECT_EQ(Alive(fx, names, inos), (std::vector<std::string>{"r=0", "r=2", "r=3", "r=4"}));
@@ -244,7 +250,8 @@ TEST(MadeFolders, AStoreKeepsItsBoundDroppingTheLeastRecentlyUsedFirst) {
   EXPECT_TRUE(nested.tree.node(b1).detached);
   EXPECT_FALSE(nested.tree.node(b2).detached);
   EXPECT_FALSE(nested.tree.node(a2).detached);
-  // A folder was used whenever one made in it was: of a=1 and b=2 (used together), the inner goes first.
+  // A folder was used whenever one made in it was: of a=1 and b=2 (used together), the inner goes
+  // first.
   ASSERT_TRUE(nested.tree.Resolve("s/a=2/b=3").ok());
   EXPECT_TRUE(nested.tree.node(b2).detached);
   EXPECT_FALSE(nested.tree.node(a1).detached);
@@ -352,7 +359,8 @@ TEST(MadeFolders, AMergeKeepsThemInAnUnchangedStoreAndDetachesThemWithAChangedOn
     fresh.node(s).resolver = r2;
     const Tree::Changes changes = fx.tree.Merge(fresh);
     EXPECT_EQ(changes.described, (std::vector<std::string>{"changed: s"}));
-    EXPECT_NE(std::find(changes.entries.begin(), changes.entries.end(), std::make_pair(fx.s, std::string("r=1"))),
+    EXPECT_NE(std::find(changes.entries.begin(), changes.entries.end(),
+                        std::make_pair(fx.s, std::string("r=1"))),
               changes.entries.end());
   }
   EXPECT_TRUE(fx.tree.node(folder).detached);

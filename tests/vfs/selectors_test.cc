@@ -85,9 +85,14 @@ TEST(Quote, EscapesWhatATerminalHides) {
 }
 
 TEST(ListLines, ABomAndCrlfLineEndsAreTheSameList) {
-  EXPECT_EQ(ListLines("\xEF\xBB\xBF" "a\r\nb\r\n\r\nc"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(ListLines("\xEF\xBB\xBF"
+                      "a\r\nb\r\n\r\nc"),
+            (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(ListLines("a\nb\n"), (std::vector<std::string>{"a", "b"}));
-  auto groups = ParseGroups("\xEF\xBB\xBF" "c1\tB\r\nc2\tA\r\n", "@g");
+  auto groups = ParseGroups(
+      "\xEF\xBB\xBF"
+      "c1\tB\r\nc2\tA\r\n",
+      "@g");
   ASSERT_TRUE(groups.ok()) << groups.status().ToString();
   EXPECT_EQ(groups->names, (std::vector<std::string>{"A", "B"}));
   EXPECT_EQ(groups->members[1], std::vector<std::string>{"c1"});
@@ -111,11 +116,13 @@ TEST_F(Chooser, RefusalsHaveOneShape) {
     auto r = names_.Choose(items, exclude, p_);
     return r.ok() ? std::string("ok") : r.status().message();
   };
-  EXPECT_EQ(msg({"x", "a", "y "}, false), "samples=: 2 of 3 samples are not in s.vcz: 'x', 'y\\x20'");
+  EXPECT_EQ(msg({"x", "a", "y "}, false),
+            "samples=: 2 of 3 samples are not in s.vcz: 'x', 'y\\x20'");
   EXPECT_EQ(msg({"a", "a"}, false), "samples=: sample 'a' is listed twice");
   EXPECT_EQ(msg({"a", "a"}, true), "samples=: sample 'a' is listed twice");
   EXPECT_EQ(msg({"dup"}, false),
-            "samples=: sample 'dup' is ambiguous: 2 samples of s.vcz bear that name (exclude them with ^)");
+            "samples=: sample 'dup' is ambiguous: 2 samples of s.vcz bear that name (exclude them "
+            "with ^)");
   EXPECT_EQ(msg({}, false), "samples=: no sample given");
   EXPECT_EQ(msg({"a", "b", "dup", "c"}, true), "samples=: no sample is left");
   EXPECT_EQ(names_.Choose({"x"}, false, p_).status().code(), ErrorCode::kNotFound);
@@ -129,14 +136,16 @@ TEST_F(Chooser, FieldsAreKeptInStoreOrder) {
   EXPECT_EQ(*fields.Keep({"GQ"}, true, p), (std::vector<uint32_t>{0, 1}));
   EXPECT_TRUE(fields.Keep({"GT", "DP", "GQ"}, true, p)->empty());  // no FORMAT field at all
   EXPECT_FALSE(fields.Keep({"GT", "GT"}, false, p).ok());
-  EXPECT_EQ(fields.Keep({"XY"}, false, p).status().message(), "format=: 1 of 1 FORMAT fields are not in s.vcz: 'XY'");
+  EXPECT_EQ(fields.Keep({"XY"}, false, p).status().message(),
+            "format=: 1 of 1 FORMAT fields are not in s.vcz: 'XY'");
 }
 
 TEST(NameChooserStandIns, AStoreWithoutNamesIsChosenByItsStandIns) {
   std::vector<std::string> none;
   NameChooser cols(nullptr, &none, 3, "col");
   EXPECT_EQ(cols.size(), 3u);
-  EXPECT_EQ(*cols.Choose({"col3", "col1"}, false, {"cols=", "column", "m"}), (std::vector<uint32_t>{2, 0}));
+  EXPECT_EQ(*cols.Choose({"col3", "col1"}, false, {"cols=", "column", "m"}),
+            (std::vector<uint32_t>{2, 0}));
   NameChooser moved = std::move(cols);  // its own names move with it
   EXPECT_EQ(moved.name(1), "col2");
   EXPECT_EQ(moved.Find("col2")->first, 1u);
@@ -207,10 +216,12 @@ TEST_F(Regions, BedLines) {
     ASSERT_TRUE(h.ok());
     EXPECT_FALSE(h->has_value());
   }
-  EXPECT_EQ(ParseBedRegion("chr1\t20\t10", contigs_, "@l", "s").status().message(), "@l: not a BED interval: 'chr1\\x0920\\x0910'");
+  EXPECT_EQ(ParseBedRegion("chr1\t20\t10", contigs_, "@l", "s").status().message(),
+            "@l: not a BED interval: 'chr1\\x0920\\x0910'");
   EXPECT_EQ(ParseBedRegion("chr1\t20", contigs_, "@l", "s").status().message(),
             "@l: a BED line needs CHROM, START and END: 'chr1\\x0920'");
-  EXPECT_EQ(ParseBedRegion("chrQ\t1\t2", contigs_, "@l", "s").status().message(), "@l: no contig 'chrQ' in s");
+  EXPECT_EQ(ParseBedRegion("chrQ\t1\t2", contigs_, "@l", "s").status().message(),
+            "@l: no contig 'chrQ' in s");
 }
 
 }  // namespace

@@ -19,12 +19,16 @@ class SpaceDiscover : public ::testing::Test {
   void SetUp() override {
     src_ = fs::temp_directory_path() / fs::unique_path("omicsfs-spacewalk-%%%%%%");
     fs::create_directories(src_ / "nested" / "deeper");
-    for (const char* d : {"bpcells/dir/v2/rna.packed", "bpcells/dir/v2/frags.packed", "bpcells/dir/v2/atac.packed", "bpcells/dir/v1/counts.unpacked",
+    for (const char* d : {"bpcells/dir/v2/rna.packed", "bpcells/dir/v2/frags.packed",
+                          "bpcells/dir/v2/atac.packed", "bpcells/dir/v1/counts.unpacked",
                           "vcf-zarr/sample/sample.vcz", "vcf-zarr/field_type_combos_lz4"}) {
-      fs::copy(kCorpus + "/" + d, src_ / "nested" / fs::path(d).filename(), fs::copy_options::recursive);
+      fs::copy(kCorpus + "/" + d, src_ / "nested" / fs::path(d).filename(),
+               fs::copy_options::recursive);
     }
-    fs::copy(kCorpus + "/vcf-zarr/upstream_sample_v3", src_ / "nested" / "deeper" / "v3", fs::copy_options::recursive);
-    for (const char* f : {"edge_1x1.datg", "edge_1x1.rows.txt.gz", "edge_1x1.cols.txt.gz", "edge_1x1.expected.tsv"}) {
+    fs::copy(kCorpus + "/vcf-zarr/upstream_sample_v3", src_ / "nested" / "deeper" / "v3",
+             fs::copy_options::recursive);
+    for (const char* f : {"edge_1x1.datg", "edge_1x1.rows.txt.gz", "edge_1x1.cols.txt.gz",
+                          "edge_1x1.expected.tsv"}) {
       fs::copy_file(kCorpus + "/datg/" + f, src_ / f);
     }
     fs::copy_file(kCorpus + "/datg/edge_0x3.datg", src_ / "lonely.datg");  // no companions
@@ -39,7 +43,8 @@ class SpaceDiscover : public ::testing::Test {
   }
 
   // Every path below `ino` with its kind and, for files, its bytes.
-  static void Walk(const Tree& t, Ino ino, const std::string& path, std::map<std::string, std::string>* out) {
+  static void Walk(const Tree& t, Ino ino, const std::string& path,
+                   std::map<std::string, std::string>* out) {
     auto entries = t.ReadDir(ino);
     ASSERT_TRUE(entries.ok()) << path;
     for (const auto& e : *entries) {
@@ -68,7 +73,8 @@ class SpaceDiscover : public ::testing::Test {
         std::string bytes;
         auto pieces = t.Read(*child, 0, uint64_t{1} << 30);
         ASSERT_TRUE(pieces.ok()) << p << ": " << pieces.status().ToString();
-        for (const auto& piece : *pieces) bytes.append(piece.buffer->data() + piece.offset, piece.length);
+        for (const auto& piece : *pieces)
+          bytes.append(piece.buffer->data() + piece.offset, piece.length);
         EXPECT_EQ(bytes.size(), attr->size) << p;
         (*out)[p] = std::move(bytes);
       }
@@ -90,9 +96,10 @@ TEST_F(SpaceDiscover, SameTreeSameBytesAsTheLocalWalk) {
   Walk(**local, kRootIno, "", &a);
   Walk(**spaced, kRootIno, "", &b);
   ASSERT_GT(a.size(), 60u);
-  for (const char* must : {"/nested/rna.packed/matrix.mtx", "/nested/atac.packed/fragments.tsv.gz.tbi",
-                           "/nested/sample.vcz/sample.vcf", "/nested/deeper/v3/expected.vcf",
-                           "/edge_1x1.datg/matrix.tsv", "/lonely.datg/ERROR.txt"}) {
+  for (const char* must :
+       {"/nested/rna.packed/matrix.mtx", "/nested/atac.packed/fragments.tsv.gz.tbi",
+        "/nested/sample.vcz/sample.vcf", "/nested/deeper/v3/expected.vcf",
+        "/edge_1x1.datg/matrix.tsv", "/lonely.datg/ERROR.txt"}) {
     EXPECT_TRUE(a.count(must)) << must;
   }
   for (const auto& [path, bytes] : a) {
@@ -102,9 +109,11 @@ TEST_F(SpaceDiscover, SameTreeSameBytesAsTheLocalWalk) {
       continue;
     }
     if (path.ends_with("/ERROR.txt")) continue;  // names the same problem, worded per backend
-    EXPECT_TRUE(it->second == bytes) << path << " differs (" << it->second.size() << " vs " << bytes.size() << " bytes)";
+    EXPECT_TRUE(it->second == bytes)
+        << path << " differs (" << it->second.size() << " vs " << bytes.size() << " bytes)";
   }
-  for (const auto& [path, bytes] : b) EXPECT_TRUE(a.count(path)) << "only in the space walk: " << path;
+  for (const auto& [path, bytes] : b)
+    EXPECT_TRUE(a.count(path)) << "only in the space walk: " << path;
 }
 
 TEST_F(SpaceDiscover, OneStoreAtTheRootAndOneDatgObject) {

@@ -26,9 +26,15 @@ class DiscoverTest : public ::testing::Test {
     std::ofstream(src_ / "notes.txt") << "hello\n";
     fs::create_symlink("notes.txt", src_ / "link");
     auto spec = testutil::RandomMatrix(40, 12, 0.2, ValueKind::kUInt32, false, true, 2, 1);
-    ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src_ / "sub" / "m.packed").string()).ok());
-    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec), (src_ / "x.h5").string(), "/g1/m").ok());
-    ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec), (src_ / "x.h5").string(), "/g2").ok());
+    ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec),
+                                        (src_ / "sub" / "m.packed").string())
+                    .ok());
+    ASSERT_TRUE(
+        testutil::WriteH5Store(testutil::MakeMatrixStore(spec), (src_ / "x.h5").string(), "/g1/m")
+            .ok());
+    ASSERT_TRUE(
+        testutil::WriteH5Store(testutil::MakeMatrixStore(spec), (src_ / "x.h5").string(), "/g2")
+            .ok());
     testutil::StoreSpec bad = testutil::MakeMatrixStore(spec);
     bad.version = "packed-uint-matrix-v2";
     bad.arrays.erase("idxptr");
@@ -51,7 +57,8 @@ class DiscoverTest : public ::testing::Test {
     std::vector<std::string> out;
     if (!ino.ok()) return out;
     auto entries = tree_->ReadDir(*ino);
-    for (const auto& e : *entries) if (e.name != "." && e.name != "..") out.push_back(e.name);
+    for (const auto& e : *entries)
+      if (e.name != "." && e.name != "..") out.push_back(e.name);
     return out;
   }
   std::string ReadAll(const std::string& path) {
@@ -72,8 +79,10 @@ class DiscoverTest : public ::testing::Test {
 TEST_F(DiscoverTest, MirrorsSourceAndReplacesStores) {
   EXPECT_EQ(Names(""), (std::vector<std::string>{"broken", "link", "notes.txt", "sub", "x.h5"}));
   EXPECT_EQ(Names("sub/m.packed"),
-            (std::vector<std::string>{"10x", "barcodes.tsv", "colnames.txt", "genes.tsv", "matrix.mtx", "matrix.tsv", "rownames.txt"}));
-  EXPECT_EQ(Names("sub/m.packed/10x"), (std::vector<std::string>{"barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"}));
+            (std::vector<std::string>{"10x", "barcodes.tsv", "colnames.txt", "genes.tsv",
+                                      "matrix.mtx", "matrix.tsv", "rownames.txt"}));
+  EXPECT_EQ(Names("sub/m.packed/10x"),
+            (std::vector<std::string>{"barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"}));
   EXPECT_EQ(Names("x.h5/g1/m/10x").size(), 3u);
   EXPECT_EQ(Names("x.h5"), (std::vector<std::string>{"g1", "g2"}));
   EXPECT_EQ(Names("x.h5/g1"), (std::vector<std::string>{"m"}));
@@ -202,7 +211,9 @@ TEST_F(RescanTest, ChangedFileGetsNewInodeAndOldHandleNeverMixes) {
   std::ofstream(src_ / "notes.txt") << "hello again\n";  // rewritten in place
   auto spec = testutil::RandomMatrix(30, 9, 0.3, ValueKind::kUInt32, false, true, 2, 7);
   fs::remove_all(src_ / "sub" / "m.packed");
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src_ / "sub" / "m.packed").string()).ok());
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src_ / "sub" / "m.packed").string())
+          .ok());
   const Tree::Changes changes = Rescan();
   EXPECT_FALSE(changes.empty());
   const Ino after = *tree_->Resolve("notes.txt");
@@ -229,12 +240,16 @@ TEST_F(RescanTest, RemovedAndAddedStores) {
   Settle();
   fs::remove_all(src_ / "broken");
   auto spec = testutil::RandomMatrix(10, 5, 0.5, ValueKind::kFloat32, true, true, 2, 3);
-  ASSERT_TRUE(testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src_ / "new.packed").string()).ok());
+  ASSERT_TRUE(
+      testutil::WriteDirStore(testutil::MakeMatrixStore(spec), (src_ / "new.packed").string())
+          .ok());
   const Tree::Changes changes = Rescan();
-  EXPECT_EQ(Names(""), (std::vector<std::string>{"link", "new.packed", "notes.txt", "sub", "x.h5"}));
+  EXPECT_EQ(Names(""),
+            (std::vector<std::string>{"link", "new.packed", "notes.txt", "sub", "x.h5"}));
   EXPECT_EQ(Names("new.packed").size(), 7u);
   bool dropped = false;
-  for (const auto& [parent, name] : changes.entries) dropped |= parent == kRootIno && name == "broken";
+  for (const auto& [parent, name] : changes.entries)
+    dropped |= parent == kRootIno && name == "broken";
   EXPECT_TRUE(dropped);
   // A detached node stays readable while the kernel holds it, and is released once forgotten.
   EXPECT_TRUE(tree_->GetAttr(error_txt).ok());
@@ -253,7 +268,9 @@ TEST_F(RescanTest, ReplacedHdf5FileIsRescanned) {
   Settle();
   auto spec = testutil::RandomMatrix(8, 4, 0.5, ValueKind::kUInt32, false, true, 2, 5);
   fs::remove(src_ / "x.h5");
-  ASSERT_TRUE(testutil::WriteH5Store(testutil::MakeMatrixStore(spec), (src_ / "x.h5").string(), "/g3").ok());
+  ASSERT_TRUE(
+      testutil::WriteH5Store(testutil::MakeMatrixStore(spec), (src_ / "x.h5").string(), "/g3")
+          .ok());
   Rescan();
   EXPECT_EQ(Names("x.h5"), (std::vector<std::string>{"g3"}));
   EXPECT_FALSE(tree_->Resolve("x.h5/g2/matrix.mtx").ok());

@@ -1,9 +1,9 @@
 #include "formats/bpcells/bitpacked_array.h"
 
-#include "formats/bpcells/version.h"
-
 #include <algorithm>
 #include <cstring>
+
+#include "formats/bpcells/version.h"
 
 namespace omicsfs::formats::bpcells {
 
@@ -21,8 +21,10 @@ Result<BitpackedArray> BitpackedArray::Open(std::shared_ptr<const io::ArrayStore
   a.blocks_ = length / kBp128BlockSize + (length % kBp128BlockSize != 0);  // no overflow
   const std::string where = a.store_->Describe();
 
-  ASSIGN_OR_RETURN(const uint64_t data_length, CheckArray(*a.store_, a.Name("_data"), io::ElemType::kUInt32));
-  ASSIGN_OR_RETURN(const uint64_t idx_length, CheckArray(*a.store_, a.Name("_idx"), io::ElemType::kUInt32));
+  ASSIGN_OR_RETURN(const uint64_t data_length,
+                   CheckArray(*a.store_, a.Name("_data"), io::ElemType::kUInt32));
+  ASSIGN_OR_RETURN(const uint64_t idx_length,
+                   CheckArray(*a.store_, a.Name("_idx"), io::ElemType::kUInt32));
   if (idx_length != a.blocks_ + 1) {
     return CorruptError(where + ": array '" + a.Name("_idx") + "' has " +
                         std::to_string(idx_length) + " entries, expected " +
@@ -43,7 +45,8 @@ Result<BitpackedArray> BitpackedArray::Open(std::shared_ptr<const io::ArrayStore
     a.idx_offsets_ = {0, idx_length};  // v1
   }
   if (variant == Bp128Variant::kD1 || variant == Bp128Variant::kD1Z) {
-    RETURN_IF_ERROR(CheckArray(*a.store_, a.Name("_starts"), io::ElemType::kUInt32, a.blocks_).status());
+    RETURN_IF_ERROR(
+        CheckArray(*a.store_, a.Name("_starts"), io::ElemType::kUInt32, a.blocks_).status());
   }
   // The first and last idx entries bound the data array.
   uint32_t first_idx = 0, last_idx = 0;
@@ -53,8 +56,7 @@ Result<BitpackedArray> BitpackedArray::Open(std::shared_ptr<const io::ArrayStore
   if (first_idx != 0 || end != data_length) {
     return CorruptError(where + ": array '" + a.Name("_idx") + "' spans [" +
                         std::to_string(first_idx) + ", " + std::to_string(end) + ") but '" +
-                        a.Name("_data") + "' holds " + std::to_string(data_length) +
-                        " words");
+                        a.Name("_data") + "' holds " + std::to_string(data_length) + " words");
   }
   return a;
 }
@@ -83,9 +85,9 @@ Status BitpackedArray::Read(uint64_t first, uint64_t count, uint32_t* out) const
   for (uint64_t i = 0; i < nb; ++i) {
     uint64_t words = abs[i + 1] - abs[i];
     if (abs[i + 1] < abs[i] || words % 4 != 0 || words > 128) {
-      return CorruptError(where + ": array '" + Name("_idx") + "' block " +
-                          std::to_string(b0 + i) + ": invalid extent [" + std::to_string(abs[i]) +
-                          ", " + std::to_string(abs[i + 1]) + ") (bit width must be 0..32)");
+      return CorruptError(where + ": array '" + Name("_idx") + "' block " + std::to_string(b0 + i) +
+                          ": invalid extent [" + std::to_string(abs[i]) + ", " +
+                          std::to_string(abs[i + 1]) + ") (bit width must be 0..32)");
     }
   }
   std::vector<uint32_t> data(abs[nb] - abs[0]);
@@ -101,10 +103,11 @@ Status BitpackedArray::Read(uint64_t first, uint64_t count, uint32_t* out) const
   for (uint64_t i = 0; i < nb; ++i) {
     const uint64_t b = b0 + i;
     const size_t words = abs[i + 1] - abs[i];
-    Status st = codec::Bp128Unpack(data.data() + (abs[i] - abs[0]), words,
-                                   static_cast<int>(words / 4), variant_,
-                                   starts.empty() ? 0 : starts[i], block);
-    if (!st.ok()) return std::move(st).WithContext(where + ": " + prefix_ + " block " + std::to_string(b));
+    Status st =
+        codec::Bp128Unpack(data.data() + (abs[i] - abs[0]), words, static_cast<int>(words / 4),
+                           variant_, starts.empty() ? 0 : starts[i], block);
+    if (!st.ok())
+      return std::move(st).WithContext(where + ": " + prefix_ + " block " + std::to_string(b));
     const uint64_t block_first = b * kBp128BlockSize;
     const uint64_t from = std::max(pos, block_first) - block_first;
     const uint64_t to = std::min(stop, block_first + kBp128BlockSize) - block_first;

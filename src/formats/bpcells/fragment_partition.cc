@@ -8,9 +8,14 @@ namespace {
 constexpr uint64_t kRecord = 3 * sizeof(uint32_t);  // start, end, cell
 }  // namespace
 
-FragmentPartition::FragmentPartition(std::shared_ptr<const Fragments> base, std::vector<std::pair<uint64_t, uint64_t>> chunks,
-                                     std::vector<int32_t> group_of_cell, size_t groups, std::vector<std::string> scratch_dirs)
-    : base_(std::move(base)), chunks_(std::move(chunks)), group_of_cell_(std::move(group_of_cell)), groups_(groups),
+FragmentPartition::FragmentPartition(std::shared_ptr<const Fragments> base,
+                                     std::vector<std::pair<uint64_t, uint64_t>> chunks,
+                                     std::vector<int32_t> group_of_cell, size_t groups,
+                                     std::vector<std::string> scratch_dirs)
+    : base_(std::move(base)),
+      chunks_(std::move(chunks)),
+      group_of_cell_(std::move(group_of_cell)),
+      groups_(groups),
       scratch_dirs_(std::move(scratch_dirs)) {}
 
 Status FragmentPartition::Build() const {
@@ -31,7 +36,8 @@ Status FragmentPartition::Build() const {
     }
     for (const auto& p : parts) {
       first.push_back(at);
-      if (!p.empty()) RETURN_IF_ERROR(file.WriteAt(at * kRecord, p.data(), p.size() * sizeof(uint32_t)));
+      if (!p.empty())
+        RETURN_IF_ERROR(file.WriteAt(at * kRecord, p.data(), p.size() * sizeof(uint32_t)));
       at += p.size() / 3;
     }
   }
@@ -47,11 +53,13 @@ Status FragmentPartition::Read(size_t group, uint64_t k, FragmentRange* out) con
     std::lock_guard<std::mutex> lock(mu_);  // the first caller builds; the others wait for it
     if (!built_) RETURN_IF_ERROR(Build());
   }
-  if (group >= groups_ || k >= chunks_.size()) return InternalError(base_->Describe() + ": no such group or chunk");
+  if (group >= groups_ || k >= chunks_.size())
+    return InternalError(base_->Describe() + ": no such group or chunk");
   const size_t slot = k * groups_ + group;
   const uint64_t n = first_[slot + 1] - first_[slot];
   std::vector<uint32_t> records(3 * n);
-  if (n > 0) RETURN_IF_ERROR(file_->file().ReadExact(first_[slot] * kRecord, records.data(), n * kRecord));
+  if (n > 0)
+    RETURN_IF_ERROR(file_->file().ReadExact(first_[slot] * kRecord, records.data(), n * kRecord));
   out->start.resize(n);
   out->end.resize(n);
   out->cell.resize(n);

@@ -21,8 +21,10 @@ class FragmentPartition {
  public:
   // `chunks`: physical ranges of `base`, in the order its views show them; `group_of_cell`: per
   // cell ID of `base`, its group or -1 (in no group).
-  FragmentPartition(std::shared_ptr<const Fragments> base, std::vector<std::pair<uint64_t, uint64_t>> chunks,
-                    std::vector<int32_t> group_of_cell, size_t groups, std::vector<std::string> scratch_dirs);
+  FragmentPartition(std::shared_ptr<const Fragments> base,
+                    std::vector<std::pair<uint64_t, uint64_t>> chunks,
+                    std::vector<int32_t> group_of_cell, size_t groups,
+                    std::vector<std::string> scratch_dirs);
 
   const Fragments& base() const { return *base_; }
   size_t groups() const { return groups_; }
@@ -41,7 +43,8 @@ class FragmentPartition {
   mutable std::mutex mu_;
   mutable bool built_ = false;
   mutable std::optional<ScratchFile> file_;
-  mutable std::vector<uint64_t> first_;  // per (chunk, group), and one past: its first fragment in the file
+  mutable std::vector<uint64_t>
+      first_;  // per (chunk, group), and one past: its first fragment in the file
 };
 
 }  // namespace omicsfs::formats::bpcells

@@ -4,7 +4,8 @@
 
 namespace omicsfs::formats::bpcells {
 
-Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const io::ArrayStore> store) {
+Result<std::shared_ptr<const Fragments>> Fragments::Open(
+    std::shared_ptr<const io::ArrayStore> store) {
   const std::string where = store->Describe();
   ASSIGN_OR_RETURN(std::string version, store->Version());
   std::optional<StoreVersion> v = ParseVersion(version);
@@ -21,13 +22,17 @@ Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const i
   ASSIGN_OR_RETURN(f->chr_ptr_, store->ReadAllAsU64("chr_ptr"));
   if (f->chr_ptr_.size() != 2 * f->chr_names_.size()) {
     return CorruptError(where + ": array 'chr_ptr' has " + std::to_string(f->chr_ptr_.size()) +
-                        " entries, expected 2 per chromosome (" + std::to_string(f->chr_names_.size()) + ")");
+                        " entries, expected 2 per chromosome (" +
+                        std::to_string(f->chr_names_.size()) + ")");
   }
   if (v->packed) {
     f->count_ = f->chr_ptr_.empty() ? 0 : *std::max_element(f->chr_ptr_.begin(), f->chr_ptr_.end());
-    ASSIGN_OR_RETURN(auto cell, BitpackedArray::Open(store, "cell", codec::Bp128Variant::kPlain, f->count_));
-    ASSIGN_OR_RETURN(auto start, BitpackedArray::Open(store, "start", codec::Bp128Variant::kD1, f->count_));
-    ASSIGN_OR_RETURN(auto end, BitpackedArray::Open(store, "end", codec::Bp128Variant::kPlain, f->count_));
+    ASSIGN_OR_RETURN(auto cell,
+                     BitpackedArray::Open(store, "cell", codec::Bp128Variant::kPlain, f->count_));
+    ASSIGN_OR_RETURN(auto start,
+                     BitpackedArray::Open(store, "start", codec::Bp128Variant::kD1, f->count_));
+    ASSIGN_OR_RETURN(auto end,
+                     BitpackedArray::Open(store, "end", codec::Bp128Variant::kPlain, f->count_));
     f->cell_ = std::move(cell);
     f->start_ = std::move(start);
     f->end_ = std::move(end);
@@ -40,8 +45,9 @@ Result<std::shared_ptr<const Fragments>> Fragments::Open(std::shared_ptr<const i
   for (size_t c = 0; c < f->chr_names_.size(); ++c) {
     auto [b, e] = f->ChrRange(c);
     if (b > e || e > f->count_) {
-      return CorruptError(where + ": chr_ptr of chromosome " + std::to_string(c) + " is [" + std::to_string(b) + ", " +
-                          std::to_string(e) + "), outside the " + std::to_string(f->count_) + " fragments");
+      return CorruptError(where + ": chr_ptr of chromosome " + std::to_string(c) + " is [" +
+                          std::to_string(b) + ", " + std::to_string(e) + "), outside the " +
+                          std::to_string(f->count_) + " fragments");
     }
   }
   for (size_t c = 0; c < f->chr_names_.size(); ++c) {
@@ -86,8 +92,9 @@ Result<std::pair<uint64_t, uint64_t>> Fragments::Seek(size_t c, uint64_t b, uint
   constexpr uint64_t kBlock = 128;
   const uint64_t kb = lo / kBlock, ke = (hi - 1) / kBlock;
   if (ke >= info->length) {
-    return CorruptError(Describe() + ": array 'end_max' has " + std::to_string(info->length) + " entries, fewer than the " +
-                        std::to_string(count_) + " fragments' blocks");
+    return CorruptError(Describe() + ": array 'end_max' has " + std::to_string(info->length) +
+                        " entries, fewer than the " + std::to_string(count_) +
+                        " fragments' blocks");
   }
   auto end_max = [&](uint64_t k) -> Result<uint32_t> {
     uint32_t v = 0;
@@ -111,17 +118,20 @@ Result<std::pair<uint64_t, uint64_t>> Fragments::Seek(size_t c, uint64_t b, uint
   return std::make_pair(lo, hi);
 }
 
-Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const Fragments> root, FragmentSubset subset) {
+Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const Fragments> root,
+                                                          FragmentSubset subset) {
   std::shared_ptr<Fragments> f(new Fragments(*root));
   f->sliced_ = true;
   if (subset.regions) {
     if (root->sliced_) return InternalError(f->Describe() + ": regions chosen twice");
-    if (subset.regions->size() > f->chr_names_.size()) return InternalError(f->Describe() + ": regions of unknown chromosomes");
+    if (subset.regions->size() > f->chr_names_.size())
+      return InternalError(f->Describe() + ": regions of unknown chromosomes");
     f->regions_.assign(f->chr_names_.size(), {});
     f->runs_.clear();
     for (size_t c = 0; c < subset.regions->size(); ++c) {
       std::vector<Interval> asked = (*subset.regions)[c];
-      std::sort(asked.begin(), asked.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+      std::sort(asked.begin(), asked.end(),
+                [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
       auto& merged = f->regions_[c];
       for (const Interval& q : asked) {
         if (q.begin >= q.end) continue;
@@ -151,7 +161,8 @@ Result<std::shared_ptr<const Fragments>> Fragments::Slice(std::shared_ptr<const 
     auto names = std::make_shared<std::vector<std::string>>();
     names->reserve(subset.cells->size());
     for (uint32_t id : *subset.cells) {
-      if (id >= f->cell_map_.size() || f->cell_map_[id] >= 0) return InternalError(f->Describe() + ": a cell chosen twice or unknown");
+      if (id >= f->cell_map_.size() || f->cell_map_[id] >= 0)
+        return InternalError(f->Describe() + ": a cell chosen twice or unknown");
       f->cell_map_[id] = static_cast<int32_t>(names->size());
       names->push_back((*root->cell_names_)[id]);
     }
@@ -172,7 +183,8 @@ void Fragments::Filter(uint64_t i0, FragmentRange* f) const {
     if (!regions_.empty()) {
       const uint64_t at = i0 + i;
       if (c == chr_names_.size() || at < ChrRange(c).first || at >= ChrRange(c).second) {
-        for (c = 0; c < chr_names_.size() && !(at >= ChrRange(c).first && at < ChrRange(c).second); ++c) {
+        for (c = 0; c < chr_names_.size() && !(at >= ChrRange(c).first && at < ChrRange(c).second);
+             ++c) {
         }
         if (c == chr_names_.size()) continue;
       }
@@ -201,7 +213,8 @@ Result<std::optional<uint64_t>> Fragments::MaxEnd() const {
 }
 
 Status Fragments::Read(uint64_t i0, uint64_t i1, FragmentRange* out) const {
-  if (i0 > i1 || i1 > count_) return InternalError(Describe() + ": fragment range beyond the store");
+  if (i0 > i1 || i1 > count_)
+    return InternalError(Describe() + ": fragment range beyond the store");
   const uint64_t n = i1 - i0;
   out->start.resize(n);
   out->end.resize(n);
@@ -214,7 +227,8 @@ Status Fragments::Read(uint64_t i0, uint64_t i1, FragmentRange* out) const {
       const uint64_t end = uint64_t{out->start[i]} + out->end[i];  // stored as end - start
       if (end > UINT32_MAX) {
         return CorruptError(Describe() + ": fragment " + std::to_string(i0 + i) + " (block " +
-                            std::to_string((i0 + i) / codec::kBp128BlockSize) + ") ends beyond 2^32");
+                            std::to_string((i0 + i) / codec::kBp128BlockSize) +
+                            ") ends beyond 2^32");
       }
       out->end[i] = static_cast<uint32_t>(end);
     }
@@ -229,7 +243,8 @@ Status Fragments::Read(uint64_t i0, uint64_t i1, FragmentRange* out) const {
       return CorruptError(Describe() + ": fragment " + std::to_string(i0 + i) + " (block " +
                           std::to_string((i0 + i) / codec::kBp128BlockSize) + ") has cell " +
                           std::to_string(out->cell[i]) + " of " + std::to_string(cells) +
-                          ", start " + std::to_string(out->start[i]) + ", end " + std::to_string(out->end[i]));
+                          ", start " + std::to_string(out->start[i]) + ", end " +
+                          std::to_string(out->end[i]));
     }
   }
   if (sliced_) Filter(i0, out);

@@ -48,7 +48,9 @@ class Fragments {
   const std::vector<std::string>& chr_names() const { return chr_names_; }
   const std::vector<std::string>& cell_names() const { return *cell_names_; }
   // Physical range [begin, end) of chromosome ID c.
-  std::pair<uint64_t, uint64_t> ChrRange(size_t c) const { return {chr_ptr_[2 * c], chr_ptr_[2 * c + 1]}; }
+  std::pair<uint64_t, uint64_t> ChrRange(size_t c) const {
+    return {chr_ptr_[2 * c], chr_ptr_[2 * c + 1]};
+  }
 
   // The largest end coordinate, from the stored `end_max` array (the running maximum per block
   // of 128 fragments); nullopt when the store has none. Reads n/128 values: call it once.
@@ -63,7 +65,8 @@ class Fragments {
   // with the store's end_max (the running maximum end per 128 fragments) and a search on start,
   // so a region costs its own fragments, not the chromosome's. Cell names: the chosen ones.
   // `root` may be a region slice (its runs are kept) when only cells are chosen.
-  static Result<std::shared_ptr<const Fragments>> Slice(std::shared_ptr<const Fragments> root, FragmentSubset subset);
+  static Result<std::shared_ptr<const Fragments>> Slice(std::shared_ptr<const Fragments> root,
+                                                        FragmentSubset subset);
   // The physical ranges the views show, in view order: chromosomes by ID; a region slice's
   // candidate ranges (whose fragments Read still filters).
   const std::vector<FragmentRun>& runs() const { return runs_; }
@@ -89,7 +92,7 @@ class Fragments {
   bool sliced_ = false;
   std::vector<std::vector<Interval>> regions_;  // per chromosome, sorted and merged; empty: all
   std::vector<int32_t> cell_map_;               // store cell ID → slice cell ID or -1; empty: all
-  uint64_t store_cells_ = 0;                    // the store's cell count (IDs are checked against it)
+  uint64_t store_cells_ = 0;  // the store's cell count (IDs are checked against it)
 };
 
 }  // namespace omicsfs::formats::bpcells

@@ -7,9 +7,12 @@ namespace {
 
 io::ElemType ElemOf(ValueType t) {
   switch (t) {
-    case ValueType::kUInt32: return io::ElemType::kUInt32;
-    case ValueType::kFloat32: return io::ElemType::kFloat32;
-    case ValueType::kFloat64: return io::ElemType::kFloat64;
+    case ValueType::kUInt32:
+      return io::ElemType::kUInt32;
+    case ValueType::kFloat32:
+      return io::ElemType::kFloat32;
+    case ValueType::kFloat64:
+      return io::ElemType::kFloat64;
   }
   return io::ElemType::kUInt32;
 }
@@ -76,10 +79,12 @@ Result<std::shared_ptr<const Matrix>> Matrix::Open(std::shared_ptr<const io::Arr
 
   const io::ElemType vt = ElemOf(v->value_type);
   if (v->packed) {
-    ASSIGN_OR_RETURN(auto idx, BitpackedArray::Open(store, "index", codec::Bp128Variant::kD1Z, m->nnz_));
+    ASSIGN_OR_RETURN(auto idx,
+                     BitpackedArray::Open(store, "index", codec::Bp128Variant::kD1Z, m->nnz_));
     m->packed_index_ = std::move(idx);
     if (v->value_type == ValueType::kUInt32) {
-      ASSIGN_OR_RETURN(auto val, BitpackedArray::Open(store, "val", codec::Bp128Variant::kM1, m->nnz_));
+      ASSIGN_OR_RETURN(auto val,
+                       BitpackedArray::Open(store, "val", codec::Bp128Variant::kM1, m->nnz_));
       m->packed_val_ = std::move(val);
     } else {
       RETURN_IF_ERROR(CheckArray(*store, "val", vt, m->nnz_).status());
@@ -123,16 +128,18 @@ Status Matrix::ReadInner(uint64_t n0, uint64_t n1, std::vector<uint32_t>* out) c
   for (uint64_t i = 0; i < n; ++i) largest = std::max(largest, (*out)[i]);
   for (uint64_t i = 0; largest >= limit && i < n; ++i) {
     if ((*out)[i] >= limit) {
-      return CorruptError(Describe() + ": array 'index': entry " + std::to_string(n0 + i) + " (index block " +
-                          std::to_string((n0 + i) / codec::kBp128BlockSize) + "): index " +
-                          std::to_string((*out)[i]) + " is not below " + std::to_string(limit));
+      return CorruptError(Describe() + ": array 'index': entry " + std::to_string(n0 + i) +
+                          " (index block " + std::to_string((n0 + i) / codec::kBp128BlockSize) +
+                          "): index " + std::to_string((*out)[i]) + " is not below " +
+                          std::to_string(limit));
     }
   }
   return OkStatus();
 }
 
 Status Matrix::ReadStored(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
-  RETURN_IF_ERROR(ReadInner(n0, n1, &out->inner));  // the store's own (ReadStored is never a slice's)
+  RETURN_IF_ERROR(
+      ReadInner(n0, n1, &out->inner));  // the store's own (ReadStored is never a slice's)
   const uint64_t n = n1 - n0;
   switch (version_.value_type) {
     case ValueType::kUInt32:
@@ -161,34 +168,55 @@ void Reset(ValueType t, uint64_t n, MatrixEntries* out) {
   out->f64.clear();
   out->inner.reserve(n);
   switch (t) {
-    case ValueType::kUInt32: out->u32.reserve(n); break;
-    case ValueType::kFloat32: out->f32.reserve(n); break;
-    case ValueType::kFloat64: out->f64.reserve(n); break;
+    case ValueType::kUInt32:
+      out->u32.reserve(n);
+      break;
+    case ValueType::kFloat32:
+      out->f32.reserve(n);
+      break;
+    case ValueType::kFloat64:
+      out->f64.reserve(n);
+      break;
   }
 }
 
 // Appends entries [a, b) of `from` (their inner indices as they are).
-void AppendRange(ValueType t, const MatrixEntries& from, uint64_t a, uint64_t b, MatrixEntries* to) {
+void AppendRange(ValueType t, const MatrixEntries& from, uint64_t a, uint64_t b,
+                 MatrixEntries* to) {
   to->inner.insert(to->inner.end(), from.inner.begin() + a, from.inner.begin() + b);
   switch (t) {
-    case ValueType::kUInt32: to->u32.insert(to->u32.end(), from.u32.begin() + a, from.u32.begin() + b); break;
-    case ValueType::kFloat32: to->f32.insert(to->f32.end(), from.f32.begin() + a, from.f32.begin() + b); break;
-    case ValueType::kFloat64: to->f64.insert(to->f64.end(), from.f64.begin() + a, from.f64.begin() + b); break;
+    case ValueType::kUInt32:
+      to->u32.insert(to->u32.end(), from.u32.begin() + a, from.u32.begin() + b);
+      break;
+    case ValueType::kFloat32:
+      to->f32.insert(to->f32.end(), from.f32.begin() + a, from.f32.begin() + b);
+      break;
+    case ValueType::kFloat64:
+      to->f64.insert(to->f64.end(), from.f64.begin() + a, from.f64.begin() + b);
+      break;
   }
 }
 
-void AppendOne(ValueType t, const MatrixEntries& from, uint64_t i, uint32_t inner, MatrixEntries* to) {
+void AppendOne(ValueType t, const MatrixEntries& from, uint64_t i, uint32_t inner,
+               MatrixEntries* to) {
   to->inner.push_back(inner);
   switch (t) {
-    case ValueType::kUInt32: to->u32.push_back(from.u32[i]); break;
-    case ValueType::kFloat32: to->f32.push_back(from.f32[i]); break;
-    case ValueType::kFloat64: to->f64.push_back(from.f64[i]); break;
+    case ValueType::kUInt32:
+      to->u32.push_back(from.u32[i]);
+      break;
+    case ValueType::kFloat32:
+      to->f32.push_back(from.f32[i]);
+      break;
+    case ValueType::kFloat64:
+      to->f64.push_back(from.f64[i]);
+      break;
   }
 }
 
 }  // namespace
 
-Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix> parent, MatrixSubset subset) {
+Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix> parent,
+                                                    MatrixSubset subset) {
   const Matrix& p = *parent;
   const std::string& where = p.Describe();
   if (subset.rows) RETURN_IF_ERROR(CheckChosen(*subset.rows, p.rows_, "row", where));
@@ -219,10 +247,12 @@ Result<std::shared_ptr<const Matrix>> Matrix::Slice(std::shared_ptr<const Matrix
   auto& ptr = m->idxptr_;
   ptr.assign(major.size() + 1, 0);
   if (!inner) {
-    for (size_t j = 0; j < major.size(); ++j) ptr[j + 1] = ptr[j] + (pp[major[j] + 1] - pp[major[j]]);
+    for (size_t j = 0; j < major.size(); ++j)
+      ptr[j + 1] = ptr[j] + (pp[major[j] + 1] - pp[major[j]]);
   } else {
     data->minor_map.assign(p.inner_dim(), kDropped);
-    for (size_t k = 0; k < inner->size(); ++k) data->minor_map[(*inner)[k]] = static_cast<uint32_t>(k);
+    for (size_t k = 0; k < inner->size(); ++k)
+      data->minor_map[(*inner)[k]] = static_cast<uint32_t>(k);
     // The counting pass: runs of consecutive parent major slices are read together.
     uint64_t kept = 0;
     std::vector<uint32_t> index;
@@ -259,8 +289,8 @@ Result<std::shared_ptr<const MatrixReader>> Matrix::Slice(MatrixSubset subset) c
 
 Status Matrix::ReadSliced(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
   if (n0 > n1 || n1 > nnz_) {
-    return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " + std::to_string(n1) +
-                         ") beyond the slice's nnz " + std::to_string(nnz_));
+    return InternalError(Describe() + ": entry range [" + std::to_string(n0) + ", " +
+                         std::to_string(n1) + ") beyond the slice's nnz " + std::to_string(nnz_));
   }
   const SliceData& s = *slice_;
   const Matrix& p = *s.parent;
@@ -270,7 +300,9 @@ Status Matrix::ReadSliced(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
   if (n0 == n1) return OkStatus();
   MatrixEntries got;
   // The outer slice holding entry n0 (the last j with idxptr[j] <= n0: never an empty one).
-  size_t j = static_cast<size_t>(std::upper_bound(idxptr_.begin(), idxptr_.end(), n0) - idxptr_.begin()) - 1;
+  size_t j =
+      static_cast<size_t>(std::upper_bound(idxptr_.begin(), idxptr_.end(), n0) - idxptr_.begin()) -
+      1;
   if (s.minor_map.empty()) {
     // Whole major slices: runs of them consecutive in the parent are read at once.
     for (uint64_t pos = n0; pos < n1;) {
@@ -293,7 +325,9 @@ Status Matrix::ReadSliced(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
   // the kept ones counted until n1.
   uint64_t kept = (n0 / kCheckpoint) * kCheckpoint;
   uint64_t par = s.checkpoint[n0 / kCheckpoint];
-  j = static_cast<size_t>(std::upper_bound(idxptr_.begin(), idxptr_.end(), kept) - idxptr_.begin()) - 1;
+  j = static_cast<size_t>(std::upper_bound(idxptr_.begin(), idxptr_.end(), kept) -
+                          idxptr_.begin()) -
+      1;
   while (kept < n1) {
     if (kept == idxptr_[j + 1]) {  // this major slice's kept entries are all seen
       while (idxptr_[j + 1] == kept) ++j;

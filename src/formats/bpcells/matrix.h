@@ -32,7 +32,8 @@ class Matrix final : public MatrixReader {
   // remember where every kCheckpoint-th kept entry lies in the parent, so ReadEntries starts
   // near its range). Absent names on a chosen axis become the stand-ins of the chosen
   // items (row7, col3: NamesSource's rule), so a slice's names still say which they were.
-  static Result<std::shared_ptr<const Matrix>> Slice(std::shared_ptr<const Matrix> parent, MatrixSubset subset);
+  static Result<std::shared_ptr<const Matrix>> Slice(std::shared_ptr<const Matrix> parent,
+                                                     MatrixSubset subset);
   // The contract's Slice: the same, of this matrix.
   Result<std::shared_ptr<const MatrixReader>> Slice(MatrixSubset subset) const override;
 
@@ -55,8 +56,9 @@ class Matrix final : public MatrixReader {
   static constexpr uint64_t kCheckpoint = 4096;
   struct SliceData {
     std::shared_ptr<const Matrix> parent;
-    std::vector<uint32_t> major;      // the parent's outer index of each outer slice
-    std::vector<uint32_t> minor_map;  // per parent inner index: its new index, or kDropped; empty: all kept
+    std::vector<uint32_t> major;  // the parent's outer index of each outer slice
+    std::vector<uint32_t>
+        minor_map;  // per parent inner index: its new index, or kDropped; empty: all kept
     std::vector<uint64_t> checkpoint;  // minor_map set: parent entry of kept entry c·kCheckpoint
   };
   static constexpr uint32_t kDropped = UINT32_MAX;

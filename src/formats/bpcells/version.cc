@@ -53,31 +53,63 @@ Result<uint64_t> CheckArray(const io::ArrayStore& s, const std::string& name, io
   ASSIGN_OR_RETURN(auto info, s.Info(name));
   if (!info) return CorruptError(s.Describe() + ": array '" + name + "' is missing");
   if (info->type != type || (length != UINT64_MAX && info->length != length)) {
-    // GCC 12 at -O3 warns that "[" + std::string&& (an insert at 0) may memcpy overlapping ranges of
-    // 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
+    // GCC 12 at -O3 warns that "[" + std::string&& (an insert at 0) may memcpy overlapping ranges
+    // of 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug 105651),
+    // silenced here only.
 #pragma GCC diagnostic push
 #ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
     const std::string want = length == UINT64_MAX ? "" : "[" + std::to_string(length) + "]";
 #pragma GCC diagnostic pop
-    return CorruptError(s.Describe() + ": array '" + name + "' is " + std::string(io::ElemTypeName(info->type)) +
-                        "[" + std::to_string(info->length) + "], expected " + std::string(io::ElemTypeName(type)) + want);
+    return CorruptError(s.Describe() + ": array '" + name + "' is " +
+                        std::string(io::ElemTypeName(info->type)) + "[" +
+                        std::to_string(info->length) + "], expected " +
+                        std::string(io::ElemTypeName(type)) + want);
   }
   return info->length;
 }
 
 const std::vector<std::string>& ArrayNames() {
   static const std::vector<std::string> names = {
-      "version", "shape", "storage_order", "idxptr", "row_names", "col_names", "index",
-      "index_data", "index_idx", "index_idx_offsets", "index_starts", "val", "val_data", "val_idx",
-      "val_idx_offsets", "chr_names", "cell_names", "chr_ptr", "end_max", "cell", "cell_data",
-      "cell_idx", "cell_idx_offsets", "start", "start_data", "start_idx", "start_idx_offsets",
-      "start_starts", "end", "end_data", "end_idx", "end_idx_offsets",
+      "version",
+      "shape",
+      "storage_order",
+      "idxptr",
+      "row_names",
+      "col_names",
+      "index",
+      "index_data",
+      "index_idx",
+      "index_idx_offsets",
+      "index_starts",
+      "val",
+      "val_data",
+      "val_idx",
+      "val_idx_offsets",
+      "chr_names",
+      "cell_names",
+      "chr_ptr",
+      "end_max",
+      "cell",
+      "cell_data",
+      "cell_idx",
+      "cell_idx_offsets",
+      "start",
+      "start_data",
+      "start_idx",
+      "start_idx_offsets",
+      "start_starts",
+      "end",
+      "end_data",
+      "end_idx",
+      "end_idx_offsets",
   };
   return names;
 }
 
-Result<std::string> ReadVersion(const io::ByteSpace& space) { return io::ReadFirstLine(space, "version"); }
+Result<std::string> ReadVersion(const io::ByteSpace& space) {
+  return io::ReadFirstLine(space, "version");
+}
 
 }  // namespace omicsfs::formats::bpcells

@@ -38,7 +38,9 @@ Result<std::vector<std::string>> ReadNames(const io::ByteSource& source) {
 Result<std::string> ModifiedUtf8ToUtf8(std::string_view in) {
   std::string out;
   size_t i = 0;
-  auto cont = [&](size_t k) { return k < in.size() && (static_cast<uint8_t>(in[k]) & 0xC0) == 0x80; };
+  auto cont = [&](size_t k) {
+    return k < in.size() && (static_cast<uint8_t>(in[k]) & 0xC0) == 0x80;
+  };
   while (i < in.size()) {
     const uint8_t c = static_cast<uint8_t>(in[i]);
     if (c < 0x80 && c != 0) {
@@ -46,15 +48,21 @@ Result<std::string> ModifiedUtf8ToUtf8(std::string_view in) {
       ++i;
     } else if ((c & 0xE0) == 0xC0 && cont(i + 1)) {
       uint32_t cp = ((c & 0x1Fu) << 6) | (static_cast<uint8_t>(in[i + 1]) & 0x3Fu);
-      if (cp == 0) out.push_back('\0'); else out.append(in.substr(i, 2));
+      if (cp == 0)
+        out.push_back('\0');
+      else
+        out.append(in.substr(i, 2));
       i += 2;
     } else if ((c & 0xF0) == 0xE0 && cont(i + 1) && cont(i + 2)) {
-      uint32_t cp = ((c & 0x0Fu) << 12) | ((static_cast<uint8_t>(in[i + 1]) & 0x3Fu) << 6) | (static_cast<uint8_t>(in[i + 2]) & 0x3Fu);
+      uint32_t cp = ((c & 0x0Fu) << 12) | ((static_cast<uint8_t>(in[i + 1]) & 0x3Fu) << 6) |
+                    (static_cast<uint8_t>(in[i + 2]) & 0x3Fu);
       if (cp >= 0xD800 && cp < 0xDC00) {  // high surrogate: expect the low one next
-        if (i + 5 >= in.size() + 0 || static_cast<uint8_t>(in[i + 3]) != 0xED || !cont(i + 4) || !cont(i + 5)) {
+        if (i + 5 >= in.size() + 0 || static_cast<uint8_t>(in[i + 3]) != 0xED || !cont(i + 4) ||
+            !cont(i + 5)) {
           return CorruptError("modified UTF-8: unpaired surrogate");
         }
-        uint32_t lo = ((static_cast<uint8_t>(in[i + 4]) & 0x3Fu) << 6) | (static_cast<uint8_t>(in[i + 5]) & 0x3Fu) | 0xD000u;
+        uint32_t lo = ((static_cast<uint8_t>(in[i + 4]) & 0x3Fu) << 6) |
+                      (static_cast<uint8_t>(in[i + 5]) & 0x3Fu) | 0xD000u;
         if (lo < 0xDC00 || lo > 0xDFFF) return CorruptError("modified UTF-8: unpaired surrogate");
         uint32_t full = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         out.push_back(static_cast<char>(0xF0 | (full >> 18)));
@@ -83,22 +91,31 @@ Result<std::shared_ptr<const DatgFile>> DatgFile::Open(std::shared_ptr<const io:
   d->path_ = datg;
   d->file_ = std::move(source);
   const uint64_t size = d->file_->Size();
-  if (size < kTrailer) return CorruptError(datg + ": " + std::to_string(size) + " bytes is shorter than the 44-byte trailer");
+  if (size < kTrailer)
+    return CorruptError(datg + ": " + std::to_string(size) +
+                        " bytes is shorter than the 44-byte trailer");
   char t[kTrailer];
   RETURN_IF_ERROR(d->file_->ReadExact(size - kTrailer, t, kTrailer));
-  if (std::memcmp(t + 40, "UMCG", 4) != 0) return CorruptError(datg + ": trailer magic is not UMCG");
-  if (t[36] != 0 || t[37] != 0 || t[38] != 0) return UnsupportedError(datg + ": reserved trailer bytes are not zero (a newer format?)");
+  if (std::memcmp(t + 40, "UMCG", 4) != 0)
+    return CorruptError(datg + ": trailer magic is not UMCG");
+  if (t[36] != 0 || t[37] != 0 || t[38] != 0)
+    return UnsupportedError(datg + ": reserved trailer bytes are not zero (a newer format?)");
   const uint8_t flags = static_cast<uint8_t>(t[39]);
-  if ((flags & 0xFE) != 0) return UnsupportedError(datg + ": unknown trailer flag bits " + std::to_string(flags));
+  if ((flags & 0xFE) != 0)
+    return UnsupportedError(datg + ": unknown trailer flag bits " + std::to_string(flags));
   d->lz4_frames_ = (flags & 1) != 0;
-  const int64_t rows = static_cast<int32_t>(BE(t + 8, 4)), cols = static_cast<int32_t>(BE(t + 12, 4));
+  const int64_t rows = static_cast<int32_t>(BE(t + 8, 4)),
+                cols = static_cast<int32_t>(BE(t + 12, 4));
   const uint64_t index_offset = BE(t + 16, 8), meta_offset = BE(t + 24, 8);
   const int64_t rpb = static_cast<int32_t>(BE(t + 32, 4));
   if (rows < 0 || cols < 0 || rpb < 1) {
-    return CorruptError(datg + ": trailer holds rows " + std::to_string(rows) + ", cols " + std::to_string(cols) + ", rows per block " + std::to_string(rpb));
+    return CorruptError(datg + ": trailer holds rows " + std::to_string(rows) + ", cols " +
+                        std::to_string(cols) + ", rows per block " + std::to_string(rpb));
   }
-  if (index_offset > meta_offset || meta_offset > size - kTrailer) return CorruptError(datg + ": trailer offsets out of order or beyond the file");
-  if (static_cast<uint64_t>(rpb) * static_cast<uint64_t>(cols) * 8 > (uint64_t{1} << 31)) return CorruptError(datg + ": a row block would exceed 2 GiB");
+  if (index_offset > meta_offset || meta_offset > size - kTrailer)
+    return CorruptError(datg + ": trailer offsets out of order or beyond the file");
+  if (static_cast<uint64_t>(rpb) * static_cast<uint64_t>(cols) * 8 > (uint64_t{1} << 31))
+    return CorruptError(datg + ": a row block would exceed 2 GiB");
   d->rows_ = static_cast<uint64_t>(rows);
   d->cols_ = static_cast<uint64_t>(cols);
   d->rpb_ = static_cast<uint64_t>(rpb);
@@ -119,47 +136,63 @@ Result<std::shared_ptr<const DatgFile>> DatgFile::Open(std::shared_ptr<const io:
     *f = std::move(s).value();
     pos += len;
   }
-  if (pos != meta.size()) return CorruptError(datg + ": " + std::to_string(meta.size() - pos) + " unexpected bytes after the metadata strings");
+  if (pos != meta.size())
+    return CorruptError(datg + ": " + std::to_string(meta.size() - pos) +
+                        " unexpected bytes after the metadata strings");
 
   // Block index.
   const uint64_t nblocks = (d->rows_ + d->rpb_ - 1) / d->rpb_;
   std::string raw(meta_offset - index_offset, '\0');
   RETURN_IF_ERROR(d->file_->ReadExact(index_offset, raw.data(), raw.size()));
-  auto index = d->lz4_frames_ ? codec::Lz4FrameDecode(raw, nblocks * 8) : codec::Lz4BlockStreamDecode(raw, nblocks * 8);
+  auto index = d->lz4_frames_ ? codec::Lz4FrameDecode(raw, nblocks * 8)
+                              : codec::Lz4BlockStreamDecode(raw, nblocks * 8);
   if (!index.ok()) return std::move(index).status().WithContext(datg + ": block index");
   d->offsets_.resize(nblocks);
   for (uint64_t b = 0; b < nblocks; ++b) {
     d->offsets_[b] = BE(index->data() + 8 * b, 8);
     const uint64_t end = b + 1 < nblocks ? BE(index->data() + 8 * (b + 1), 8) : index_offset;
     if ((b == 0 && d->offsets_[b] != 0) || d->offsets_[b] >= end || end > index_offset) {
-      return CorruptError(datg + ": block index entry " + std::to_string(b) + " (" + std::to_string(d->offsets_[b]) + ") is out of order or beyond the index frame");
+      return CorruptError(datg + ": block index entry " + std::to_string(b) + " (" +
+                          std::to_string(d->offsets_[b]) +
+                          ") is out of order or beyond the index frame");
     }
   }
-  if (nblocks == 0 && index_offset != 0) return CorruptError(datg + ": data before the index frame of an empty matrix");
+  if (nblocks == 0 && index_offset != 0)
+    return CorruptError(datg + ": data before the index frame of an empty matrix");
 
   // Names.
   ASSIGN_OR_RETURN(d->row_names_, ReadNames(rows_gz));
   ASSIGN_OR_RETURN(d->col_names_, ReadNames(cols_gz));
   if (d->row_names_.size() != d->rows_) {
-    return CorruptError(rows_gz.Describe() + ": " + std::to_string(d->row_names_.size()) + " names, the matrix has " + std::to_string(d->rows_) + " rows");
+    return CorruptError(rows_gz.Describe() + ": " + std::to_string(d->row_names_.size()) +
+                        " names, the matrix has " + std::to_string(d->rows_) + " rows");
   }
   if (d->col_names_.size() != d->cols_) {
-    return CorruptError(cols_gz.Describe() + ": " + std::to_string(d->col_names_.size()) + " names, the matrix has " + std::to_string(d->cols_) + " columns");
+    return CorruptError(cols_gz.Describe() + ": " + std::to_string(d->col_names_.size()) +
+                        " names, the matrix has " + std::to_string(d->cols_) + " columns");
   }
   return std::shared_ptr<const DatgFile>(std::move(d));
 }
 
 Result<std::vector<double>> DatgFile::ReadBlock(uint64_t b) const {
   if (b >= offsets_.size()) return InternalError(path_ + ": no block " + std::to_string(b));
-  const uint64_t start = offsets_[b], end = b + 1 < offsets_.size() ? offsets_[b + 1] : index_offset_;
+  const uint64_t start = offsets_[b],
+                 end = b + 1 < offsets_.size() ? offsets_[b + 1] : index_offset_;
   std::string raw(end - start, '\0');
   RETURN_IF_ERROR(file_->ReadExact(start, raw.data(), raw.size()));
   const uint64_t n = BlockRows(b) * cols_;
-  auto bytes = lz4_frames_ ? codec::Lz4FrameDecode(raw, n * 8) : codec::Lz4BlockStreamDecode(raw, n * 8);
-  if (!bytes.ok()) return std::move(bytes).status().WithContext(path_ + ": row block " + std::to_string(b) + " at offset " + std::to_string(start));
+  auto bytes =
+      lz4_frames_ ? codec::Lz4FrameDecode(raw, n * 8) : codec::Lz4BlockStreamDecode(raw, n * 8);
+  if (!bytes.ok())
+    return std::move(bytes).status().WithContext(path_ + ": row block " + std::to_string(b) +
+                                                 " at offset " + std::to_string(start));
   std::vector<double> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    uint64_t bits = __builtin_bswap64([&] { uint64_t v; std::memcpy(&v, bytes->data() + 8 * i, 8); return v; }());
+    uint64_t bits = __builtin_bswap64([&] {
+      uint64_t v;
+      std::memcpy(&v, bytes->data() + 8 * i, 8);
+      return v;
+    }());
     std::memcpy(&out[i], &bits, 8);
   }
   return out;
@@ -181,7 +214,8 @@ Result<std::shared_ptr<const DatgMatrix>> DatgMatrix::Make(
     kept->reserve(picked->size());
     for (uint64_t i : *picked) {
       if (i >= n || seen[i]) {
-        return InvalidArgumentError(file->Describe() + ": " + what + " " + std::to_string(i) + (i >= n ? " is out of range" : " is chosen twice"));
+        return InvalidArgumentError(file->Describe() + ": " + what + " " + std::to_string(i) +
+                                    (i >= n ? " is out of range" : " is chosen twice"));
       }
       seen[i] = true;
       kept->push_back(names[i]);

@@ -27,13 +27,15 @@ bool PerVariantInts(const zarr::ZarrArray& a, uint64_t n) {
 
 // htslib's rlen from REF as the VCF view writes it (a missing REF is written '.': length 1).
 int64_t RefLength(const std::string& ref) {
-  const bool missing = std::all_of(ref.begin(), ref.end(), [](char c) { return c == '.' || c == '\0'; });
+  const bool missing =
+      std::all_of(ref.begin(), ref.end(), [](char c) { return c == '.' || c == '\0'; });
   return missing ? 1 : static_cast<int64_t>(ref.size());
 }
 
 std::string Row(const ChunkRegion& r) {
-  return "[" + std::to_string(r.chunk) + ", " + std::to_string(r.contig) + ", " + std::to_string(r.first_pos) + ", " +
-         std::to_string(r.last_pos) + ", " + std::to_string(r.max_end) + ", " + std::to_string(r.records) + "]";
+  return "[" + std::to_string(r.chunk) + ", " + std::to_string(r.contig) + ", " +
+         std::to_string(r.first_pos) + ", " + std::to_string(r.last_pos) + ", " +
+         std::to_string(r.max_end) + ", " + std::to_string(r.records) + "]";
 }
 
 }  // namespace
@@ -68,13 +70,15 @@ Result<Store::RecordSpans> Store::SpansOf(uint64_t v0, uint64_t v1) const {
   const bool use_length = length_ && PerVariantInts(*length_, n);
   const zarr::ZarrArray* end = nullptr;
   if (!use_length) {
-    if (!zarr::IsString(allele_->meta().dtype)) return CorruptError("variant_allele must hold strings");
+    if (!zarr::IsString(allele_->meta().dtype))
+      return CorruptError("variant_allele must hold strings");
     for (const Field& f : info_) {
       if (f.key == "END" && PerVariantInts(f.array, n)) end = &f.array;
     }
   }
   DenseBlock contig, pos, len, allele, ends;
-  std::vector<std::pair<const zarr::ZarrArray*, DenseBlock*>> reads = {{&*contig_, &contig}, {&*position_, &pos}};
+  std::vector<std::pair<const zarr::ZarrArray*, DenseBlock*>> reads = {{&*contig_, &contig},
+                                                                       {&*position_, &pos}};
   if (use_length) {
     reads.emplace_back(&*length_, &len);
   } else {
@@ -109,7 +113,8 @@ Result<std::vector<ChunkRegion>> Store::ComputeRegions(uint64_t c0, uint64_t c1)
   RETURN_IF_ERROR(ParallelFor(c1 - c0, blobs_->Parallelism(), [&](size_t i) -> Status {
     const uint64_t c = c0 + i, v0 = c * per_chunk, v1 = std::min(n, v0 + per_chunk);
     auto spans = SpansOf(v0, v1);
-    if (!spans.ok()) return std::move(spans).status().WithContext("variants-chunk " + std::to_string(c));
+    if (!spans.ok())
+      return std::move(spans).status().WithContext("variants-chunk " + std::to_string(c));
     const uint64_t m = v1 - v0;
     for (uint64_t r = 0; r < m;) {
       ChunkRegion row;
@@ -143,7 +148,9 @@ Result<std::vector<ChunkRegion>> Store::StoredRegions() const {
     return CorruptError("shape " + dims + ", expected (rows, 6)");
   }
   if (!IsInt(m.dtype)) return CorruptError("not integers");
-  if (m.shape[0] > n) return CorruptError(std::to_string(m.shape[0]) + " rows for " + std::to_string(n) + " variants");
+  if (m.shape[0] > n)
+    return CorruptError(std::to_string(m.shape[0]) + " rows for " + std::to_string(n) +
+                        " variants");
   std::vector<ChunkRegion> rows;
   if (m.shape[0] == 0) {
     if (n != 0) return CorruptError("no rows for " + std::to_string(n) + " variants");
@@ -156,34 +163,41 @@ Result<std::vector<ChunkRegion>> Store::StoredRegions() const {
     for (int k = 0; k < 6; ++k) v[k] = IntAt(b, i * 6 + k);
     const std::string at = "row " + std::to_string(i) + ": ";
     if (v[0] < 0 || static_cast<uint64_t>(v[0]) >= chunks) {
-      return CorruptError(at + "chunk index " + std::to_string(v[0]) + " out of range (" + std::to_string(chunks) + " chunks)");
+      return CorruptError(at + "chunk index " + std::to_string(v[0]) + " out of range (" +
+                          std::to_string(chunks) + " chunks)");
     }
-    if (!rows.empty() && static_cast<uint64_t>(v[0]) < rows.back().chunk) return CorruptError(at + "chunks out of order");
+    if (!rows.empty() && static_cast<uint64_t>(v[0]) < rows.back().chunk)
+      return CorruptError(at + "chunks out of order");
     if (v[1] < 0 || static_cast<uint64_t>(v[1]) >= contigs_.size()) {
-      return CorruptError(at + "contig " + std::to_string(v[1]) + " out of range (" + std::to_string(contigs_.size()) + " contigs)");
+      return CorruptError(at + "contig " + std::to_string(v[1]) + " out of range (" +
+                          std::to_string(contigs_.size()) + " contigs)");
     }
-    if (v[5] <= 0 || static_cast<uint64_t>(v[5]) > per_chunk) return CorruptError(at + std::to_string(v[5]) + " records");
-    rows.push_back({static_cast<uint64_t>(v[0]), v[1], v[2], v[3], v[4], static_cast<uint64_t>(v[5])});
+    if (v[5] <= 0 || static_cast<uint64_t>(v[5]) > per_chunk)
+      return CorruptError(at + std::to_string(v[5]) + " records");
+    rows.push_back(
+        {static_cast<uint64_t>(v[0]), v[1], v[2], v[3], v[4], static_cast<uint64_t>(v[5])});
     records[v[0]] += static_cast<uint64_t>(v[5]);
   }
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t held = std::min(per_chunk, n - c * per_chunk);
     if (records[c] != held) {
-      return CorruptError("chunk " + std::to_string(c) + ": " + std::to_string(records[c]) + " records, the chunk holds " +
-                          std::to_string(held));
+      return CorruptError("chunk " + std::to_string(c) + ": " + std::to_string(records[c]) +
+                          " records, the chunk holds " + std::to_string(held));
     }
   }
   // A store whose variant arrays were rewritten after `encode` keeps a stale index that passes the
   // checks above: its rows of the first and the last chunk must equal the computed ones.
   for (uint64_t c : {uint64_t{0}, chunks - 1}) {
     ASSIGN_OR_RETURN(std::vector<ChunkRegion> computed, ComputeRegions(c, c + 1));
-    auto first = std::find_if(rows.begin(), rows.end(), [&](const ChunkRegion& r) { return r.chunk == c; });
+    auto first =
+        std::find_if(rows.begin(), rows.end(), [&](const ChunkRegion& r) { return r.chunk == c; });
     auto last = std::find_if(first, rows.end(), [&](const ChunkRegion& r) { return r.chunk != c; });
     if (!std::equal(first, last, computed.begin(), computed.end())) {
       std::string theirs, ours;
       for (auto it = first; it != last; ++it) theirs += (theirs.empty() ? "" : " ") + Row(*it);
       for (const auto& r : computed) ours += (ours.empty() ? "" : " ") + Row(r);
-      return CorruptError("chunk " + std::to_string(c) + ": rows " + theirs + ", the variant arrays give " + ours);
+      return CorruptError("chunk " + std::to_string(c) + ": rows " + theirs +
+                          ", the variant arrays give " + ours);
     }
     if (chunks == 1) break;
   }
@@ -208,11 +222,13 @@ std::optional<std::vector<ChunkRegion>> Store::ParseKept(const std::string& byte
   for (size_t at = 0; at < bytes.size(); at += kRow) {
     int64_t v[6];
     std::memcpy(v, bytes.data() + at, kRow);
-    if (v[0] < 0 || static_cast<uint64_t>(v[0]) >= chunks || (!rows.empty() && static_cast<uint64_t>(v[0]) < rows.back().chunk) ||
-        v[1] < 0 || static_cast<uint64_t>(v[1]) >= contigs_.size() || v[5] <= 0) {
+    if (v[0] < 0 || static_cast<uint64_t>(v[0]) >= chunks ||
+        (!rows.empty() && static_cast<uint64_t>(v[0]) < rows.back().chunk) || v[1] < 0 ||
+        static_cast<uint64_t>(v[1]) >= contigs_.size() || v[5] <= 0) {
       return std::nullopt;
     }
-    rows.push_back({static_cast<uint64_t>(v[0]), v[1], v[2], v[3], v[4], static_cast<uint64_t>(v[5])});
+    rows.push_back(
+        {static_cast<uint64_t>(v[0]), v[1], v[2], v[3], v[4], static_cast<uint64_t>(v[5])});
     records[v[0]] += static_cast<uint64_t>(v[5]);
   }
   for (uint64_t c = 0; c < chunks; ++c) {
@@ -248,7 +264,8 @@ Result<std::shared_ptr<const std::vector<ChunkRegion>>> Store::Regions() const {
     if (regions_.keeper.save) {
       std::string bytes;
       for (const ChunkRegion& r : *rows) {
-        for (int64_t v : {static_cast<int64_t>(r.chunk), r.contig, r.first_pos, r.last_pos, r.max_end, static_cast<int64_t>(r.records)}) {
+        for (int64_t v : {static_cast<int64_t>(r.chunk), r.contig, r.first_pos, r.last_pos,
+                          r.max_end, static_cast<int64_t>(r.records)}) {
           bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
         }
       }

@@ -61,7 +61,8 @@ void AppendBlock(VariantBlock* into, VariantBlock&& more) {
   if (into->info.size() < more.info.size()) into->info.resize(more.info.size());
   for (size_t i = 0; i < more.info.size(); ++i) Append(&into->info[i], std::move(more.info[i]));
   if (into->format.size() < more.format.size()) into->format.resize(more.format.size());
-  for (size_t i = 0; i < more.format.size(); ++i) Append(&into->format[i], std::move(more.format[i]));
+  for (size_t i = 0; i < more.format.size(); ++i)
+    Append(&into->format[i], std::move(more.format[i]));
   AppendVector(&into->present, std::move(more.present));
   AppendVector(&into->allele_counts, std::move(more.allele_counts));
   AppendVector(&into->recounted, std::move(more.recounted));
@@ -69,7 +70,8 @@ void AppendBlock(VariantBlock* into, VariantBlock&& more) {
 
 // Columns `idx` (dimension 1, in that order) of rows [r0, r1) of a per-sample array: each
 // sample chunk holding some of them is read once, over the columns it holds.
-Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r1, const std::vector<uint32_t>& idx) {
+Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r1,
+                               const std::vector<uint32_t>& idx) {
   const uint64_t per_chunk = a.meta().chunks.size() > 1 ? a.meta().chunks[1] : 1;
   std::map<uint64_t, std::pair<uint32_t, uint32_t>> spans;  // sample chunk -> [lo, hi)
   for (uint32_t i : idx) {
@@ -91,17 +93,22 @@ Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r
   for (size_t d = 2; d < a.meta().shape.size(); ++d) per_sample *= a.meta().shape[d];
   out.row_elems = idx.size() * per_sample;
   const bool str = zarr::IsString(out.dtype);
-  if (str) out.strings.resize(out.rows * out.row_elems); else out.bytes.resize(out.rows * out.row_elems * out.elem_size);
+  if (str)
+    out.strings.resize(out.rows * out.row_elems);
+  else
+    out.bytes.resize(out.rows * out.row_elems * out.elem_size);
   for (size_t j = 0; j < idx.size(); ++j) {
     const uint64_t chunk = idx[j] / per_chunk;
     const DenseBlock& from = blocks.at(chunk);
     const uint64_t column = idx[j] - spans.at(chunk).first;
     for (uint64_t row = 0; row < out.rows; ++row) {
-      const uint64_t src = row * from.row_elems + column * per_sample, dst = row * out.row_elems + j * per_sample;
+      const uint64_t src = row * from.row_elems + column * per_sample,
+                     dst = row * out.row_elems + j * per_sample;
       if (str) {
         std::copy_n(from.strings.begin() + src, per_sample, out.strings.begin() + dst);
       } else {
-        std::memcpy(out.bytes.data() + dst * out.elem_size, from.raw() + src * out.elem_size, per_sample * out.elem_size);
+        std::memcpy(out.bytes.data() + dst * out.elem_size, from.raw() + src * out.elem_size,
+                    per_sample * out.elem_size);
       }
     }
   }
@@ -111,7 +118,8 @@ Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r
 // Per row of `sub` (the chosen samples' values): whether any sample of the store has a value.
 // Rows the chosen samples leave empty are looked up in the other sample chunks one chunk at a
 // time, stopping when every row has found one (a row empty everywhere reads them all).
-Result<std::vector<uint8_t>> Presence(const zarr::ZarrArray& a, uint64_t r0, uint64_t r1, const DenseBlock& sub) {
+Result<std::vector<uint8_t>> Presence(const zarr::ZarrArray& a, uint64_t r0, uint64_t r1,
+                                      const DenseBlock& sub) {
   std::vector<uint8_t> present(sub.rows);
   std::vector<uint64_t> open;  // rows not settled yet
   for (uint64_t row = 0; row < sub.rows; ++row) {
@@ -133,7 +141,8 @@ Result<std::vector<uint8_t>> Presence(const zarr::ZarrArray& a, uint64_t r0, uin
 
 }  // namespace
 
-Result<std::shared_ptr<const Store>> Store::Slice(std::shared_ptr<const Store> root, const Subset& subset) {
+Result<std::shared_ptr<const Store>> Store::Slice(std::shared_ptr<const Store> root,
+                                                  const Subset& subset) {
   if (root->root_) return InternalError(root->Describe() + ": a slice is taken of the root store");
   std::shared_ptr<Store> s(new Store(*root));
   s->root_ = root;
@@ -141,7 +150,8 @@ Result<std::shared_ptr<const Store>> Store::Slice(std::shared_ptr<const Store> r
   if (subset.runs) {
     uint64_t rows = 0;
     for (const auto& [begin, end] : *subset.runs) {
-      if (begin > end || end > root->num_variants_) return InternalError(root->Describe() + ": slice rows beyond the store");
+      if (begin > end || end > root->num_variants_)
+        return InternalError(root->Describe() + ": slice rows beyond the store");
       s->run_starts_.push_back(rows);
       rows += end - begin;
     }
@@ -150,16 +160,20 @@ Result<std::shared_ptr<const Store>> Store::Slice(std::shared_ptr<const Store> r
   if (subset.samples) {
     s->samples_.clear();
     for (uint32_t i : *subset.samples) {
-      if (i >= root->samples_.size()) return InternalError(root->Describe() + ": slice sample beyond the store");
+      if (i >= root->samples_.size())
+        return InternalError(root->Describe() + ": slice sample beyond the store");
       s->samples_.push_back(root->samples_[i]);
     }
   }
   if (subset.format) {
     const auto& keep = *subset.format;
-    auto kept = [&](const std::string& key) { return std::find(keep.begin(), keep.end(), key) != keep.end(); };
+    auto kept = [&](const std::string& key) {
+      return std::find(keep.begin(), keep.end(), key) != keep.end();
+    };
     for (const std::string& key : keep) {
       const bool known = key == "GT" ? root->genotype_.has_value()
-                                     : std::any_of(root->format_.begin(), root->format_.end(), [&](const Field& f) { return f.key == key; });
+                                     : std::any_of(root->format_.begin(), root->format_.end(),
+                                                   [&](const Field& f) { return f.key == key; });
       if (!known) return NotFoundError(root->Describe() + ": no FORMAT field " + key);
     }
     std::erase_if(s->format_, [&](const Field& f) { return !kept(f.key); });
@@ -172,8 +186,10 @@ Result<std::shared_ptr<const Store>> Store::Slice(std::shared_ptr<const Store> r
   return std::shared_ptr<const Store>(std::move(s));
 }
 
-Result<VariantBlock> Store::ReadSlice(uint64_t v0, uint64_t v1, bool with_samples, unsigned parts, bool reverse) const {
-  if (v0 > v1 || v1 > num_variants_) return InternalError(Describe() + ": slice rows beyond the slice");
+Result<VariantBlock> Store::ReadSlice(uint64_t v0, uint64_t v1, bool with_samples, unsigned parts,
+                                      bool reverse) const {
+  if (v0 > v1 || v1 > num_variants_)
+    return InternalError(Describe() + ": slice rows beyond the slice");
   if (!subset_.runs) {
     ASSIGN_OR_RETURN(VariantBlock b, ReadPiece(v0, v1, with_samples, parts, reverse));
     b.first = v0;
@@ -185,18 +201,22 @@ Result<VariantBlock> Store::ReadSlice(uint64_t v0, uint64_t v1, bool with_sample
   size_t r = std::upper_bound(run_starts_.begin(), run_starts_.end(), v0) - run_starts_.begin();
   r = r == 0 ? 0 : r - 1;
   for (uint64_t at = v0; at < v1; ++r) {
-    while (r < runs.size() && run_starts_[r] + (runs[r].second - runs[r].first) <= at) ++r;  // empty runs
+    while (r < runs.size() && run_starts_[r] + (runs[r].second - runs[r].first) <= at)
+      ++r;  // empty runs
     if (r >= runs.size()) return InternalError(Describe() + ": slice rows beyond its runs");
     const uint64_t offset = at - run_starts_[r];
     const uint64_t take = std::min(v1 - at, runs[r].second - runs[r].first - offset);
-    ASSIGN_OR_RETURN(VariantBlock piece, ReadPiece(runs[r].first + offset, runs[r].first + offset + take, with_samples, parts, reverse));
+    ASSIGN_OR_RETURN(VariantBlock piece,
+                     ReadPiece(runs[r].first + offset, runs[r].first + offset + take, with_samples,
+                               parts, reverse));
     AppendBlock(&out, std::move(piece));
     at += take;
   }
   return out;
 }
 
-Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_samples, unsigned parts, bool reverse) const {
+Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_samples, unsigned parts,
+                                      bool reverse) const {
   const Store& root = *root_;
   const bool everything = parts & kEverything;
   const std::vector<uint32_t>* chosen = subset_.samples ? &*subset_.samples : nullptr;
@@ -248,7 +268,8 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   std::optional<DenseBlock> hidden_gt;
   if (recounting && !b.genotype) per_sample(*root.genotype_, &hidden_gt.emplace());
   if (reverse) std::reverse(reads.begin(), reads.end());
-  RETURN_IF_ERROR(ParallelFor(reads.size(), blobs_->Parallelism(), [&](size_t i) { return reads[i](); }));
+  RETURN_IF_ERROR(
+      ParallelFor(reads.size(), blobs_->Parallelism(), [&](size_t i) { return reads[i](); }));
 
   const DenseBlock* gt = b.genotype ? &*b.genotype : hidden_gt ? &*hidden_gt : nullptr;
   std::vector<uint8_t> gt_present;
@@ -258,7 +279,8 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   if (chosen != nullptr && samples && everything) {  // the parent's FORMAT column
     const size_t width = 1 + format_.size();
     b.present.assign(b.count * width, 0);
-    for (uint64_t row = 0; row < b.count && !gt_present.empty() && b.genotype; ++row) b.present[row * width] = gt_present[row];
+    for (uint64_t row = 0; row < b.count && !gt_present.empty() && b.genotype; ++row)
+      b.present[row * width] = gt_present[row];
     for (size_t j = 0; j < format_.size(); ++j) {
       ASSIGN_OR_RETURN(std::vector<uint8_t> p, Presence(format_[j].array, r0, r1, b.format[j]));
       for (uint64_t row = 0; row < b.count; ++row) b.present[row * width + 1 + j] = p[row];
@@ -281,7 +303,8 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   return b;
 }
 
-Result<std::vector<std::pair<uint64_t, uint64_t>>> Store::RowsOverlapping(const std::vector<Region>& regions) const {
+Result<std::vector<std::pair<uint64_t, uint64_t>>> Store::RowsOverlapping(
+    const std::vector<Region>& regions) const {
   if (root_) return InternalError(Describe() + ": regions are found in the root store");
   // Per contig, in the order first named: its regions merged into disjoint sorted intervals.
   std::vector<int64_t> order;
@@ -304,9 +327,11 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> Store::RowsOverlapping(const 
     }
     spans = std::move(merged);
   }
-  auto meets = [](const std::vector<std::pair<int64_t, int64_t>>& spans, int64_t begin, int64_t end) {
+  auto meets = [](const std::vector<std::pair<int64_t, int64_t>>& spans, int64_t begin,
+                  int64_t end) {
     // The first interval ending at or after `begin` meets [begin, end] if it starts by `end`.
-    auto it = std::lower_bound(spans.begin(), spans.end(), begin, [](const auto& s, int64_t b) { return s.second < b; });
+    auto it = std::lower_bound(spans.begin(), spans.end(), begin,
+                               [](const auto& s, int64_t b) { return s.second < b; });
     return it != spans.end() && it->first <= end;
   };
   ASSIGN_OR_RETURN(std::shared_ptr<const std::vector<ChunkRegion>> summary, Regions());
@@ -323,7 +348,9 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> Store::RowsOverlapping(const 
     }
     for (uint64_t chunk : chunks) {
       const uint64_t v0 = chunk * chunk_rows, v1 = std::min(num_variants_, v0 + chunk_rows);
-      if (v0 >= v1) return CorruptError(Describe() + ": region summary names chunk " + std::to_string(chunk) + " beyond the variants");
+      if (v0 >= v1)
+        return CorruptError(Describe() + ": region summary names chunk " + std::to_string(chunk) +
+                            " beyond the variants");
       ASSIGN_OR_RETURN(RecordSpans rec, SpansOf(v0, v1));
       for (uint64_t row = 0; row < v1 - v0; ++row) {
         if (rec.contig[row] != contig) continue;

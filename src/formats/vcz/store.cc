@@ -1,10 +1,9 @@
 #include "formats/vcz/store.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "io/local/local_space.h"
 #include "io/space_blob_store.h"
@@ -34,8 +33,9 @@ Result<json> RootAttributes(const io::BlobStore& blobs) {
 }
 
 bool IsReserved(const std::string& name) {
-  static const char* kReserved[] = {"variant_contig", "variant_position", "variant_length", "variant_id",
-                                    "variant_id_mask", "variant_allele", "variant_quality", "variant_filter"};
+  static const char* kReserved[] = {"variant_contig",  "variant_position", "variant_length",
+                                    "variant_id",      "variant_id_mask",  "variant_allele",
+                                    "variant_quality", "variant_filter"};
   for (const char* r : kReserved) {
     if (name == r) return true;
   }
@@ -57,16 +57,24 @@ Result<std::vector<std::string>> ReadStrings(const zarr::ZarrArray& a) {
 
 std::string VcfType(const zarr::ArrayMetadata& m) {
   switch (m.dtype) {
-    case DType::kBool: return "Flag";
-    case DType::kFloat32: case DType::kFloat64: return "Float";
-    case DType::kFixedBytes: return m.item_size == 1 ? "Character" : "String";
-    case DType::kFixedUnicode: return m.item_size == 4 ? "Character" : "String";
-    case DType::kVlenString: return "String";
-    default: return "Integer";
+    case DType::kBool:
+      return "Flag";
+    case DType::kFloat32:
+    case DType::kFloat64:
+      return "Float";
+    case DType::kFixedBytes:
+      return m.item_size == 1 ? "Character" : "String";
+    case DType::kFixedUnicode:
+      return m.item_size == 4 ? "Character" : "String";
+    case DType::kVlenString:
+      return "String";
+    default:
+      return "Integer";
   }
 }
 
-Result<std::string> VcfNumber(const std::string& category, const std::string& key, const zarr::ArrayMetadata& m) {
+Result<std::string> VcfNumber(const std::string& category, const std::string& key,
+                              const zarr::ArrayMetadata& m) {
   const auto& dims = m.dimension_names;
   if (m.dtype == DType::kBool) return std::string("0");
   if (category == "INFO" && dims.size() == 1) return std::string("1");
@@ -76,7 +84,8 @@ Result<std::string> VcfNumber(const std::string& category, const std::string& ke
   if (last == "alleles") return std::string("R");
   if (last == "genotypes") return std::string("G");
   if (last == category + "_" + key + "_dim") return std::to_string(m.shape.back());
-  return UnsupportedError("cannot determine the VCF Number of " + category + "/" + key + " from dimension '" + last + "'");
+  return UnsupportedError("cannot determine the VCF Number of " + category + "/" + key +
+                          " from dimension '" + last + "'");
 }
 
 }  // namespace
@@ -86,22 +95,29 @@ bool Store::Looks(const io::BlobStore& blobs) {
   return attrs.ok() && attrs->is_object() && attrs->contains("vcf_zarr_version");
 }
 
-Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard, cache::CachePool* pool) {
-  return Open(std::make_shared<io::SpaceBlobStore>(std::make_shared<io::LocalByteSpace>(dir, guard)), pool);
+Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard,
+                                                 cache::CachePool* pool) {
+  return Open(
+      std::make_shared<io::SpaceBlobStore>(std::make_shared<io::LocalByteSpace>(dir, guard)), pool);
 }
 
-Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs, cache::CachePool* pool) {
+Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs,
+                                                 cache::CachePool* pool) {
   std::shared_ptr<Store> s(new Store());
   const std::string dir = blobs->Describe();
   s->dir_ = dir;
   s->blobs_ = std::move(blobs);
   ASSIGN_OR_RETURN(json attrs, RootAttributes(*s->blobs_));
   try {
-    if (!attrs.contains("vcf_zarr_version")) return UnsupportedError(dir + ": no vcf_zarr_version attribute");
-    if (attrs.contains("source") && attrs["source"].is_string()) s->source_ = attrs["source"].get<std::string>();
-    if (attrs.contains("vcf_header") && attrs["vcf_header"].is_string()) s->vcf_header_ = attrs["vcf_header"].get<std::string>();
+    if (!attrs.contains("vcf_zarr_version"))
+      return UnsupportedError(dir + ": no vcf_zarr_version attribute");
+    if (attrs.contains("source") && attrs["source"].is_string())
+      s->source_ = attrs["source"].get<std::string>();
+    if (attrs.contains("vcf_header") && attrs["vcf_header"].is_string())
+      s->vcf_header_ = attrs["vcf_header"].get<std::string>();
     if (attrs.contains("vcf_meta_information")) {
-      for (const auto& kv : attrs["vcf_meta_information"]) s->meta_.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+      for (const auto& kv : attrs["vcf_meta_information"])
+        s->meta_.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
     }
   } catch (const std::exception& e) {
     return CorruptError(dir + ": group attributes: " + e.what());
@@ -110,7 +126,9 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   // Arrays: every child with Zarr array metadata (consolidated metadata is never required).
   // Their metadata is fetched concurrently where the store is remote (a round trip each).
   ASSIGN_OR_RETURN(std::vector<std::string> children, s->blobs_->List(""));
-  std::erase_if(children, [](const std::string& name) { return name.empty() || name[0] == '.' || name == "zarr.json"; });
+  std::erase_if(children, [](const std::string& name) {
+    return name.empty() || name[0] == '.' || name == "zarr.json";
+  });
   std::vector<std::optional<zarr::ZarrArray>> opened(children.size());
   RETURN_IF_ERROR(ParallelFor(children.size(), s->blobs_->Parallelism(), [&](size_t i) -> Status {
     auto a = zarr::ZarrArray::Open(s->blobs_, children[i]);
@@ -136,7 +154,9 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   s->position_ = take("variant_position");
   s->allele_ = take("variant_allele");
   if (!s->contig_ || !s->position_ || !s->allele_ || !arrays.count("contig_id")) {
-    return CorruptError(dir + ": a VCF Zarr store needs variant_contig, variant_position, variant_allele and contig_id");
+    return CorruptError(
+        dir +
+        ": a VCF Zarr store needs variant_contig, variant_position, variant_allele and contig_id");
   }
   s->id_ = take("variant_id");
   s->length_ = take("variant_length");
@@ -146,12 +166,14 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
   ASSIGN_OR_RETURN(s->contigs_, ReadStrings(arrays.at("contig_id")));
   if (auto a = take("contig_length")) {
     ASSIGN_OR_RETURN(zarr::DenseBlock b, a->ReadAll());
-    if (!zarr::IsSignedInt(b.dtype) && !zarr::IsUnsignedInt(b.dtype)) return CorruptError(dir + ": contig_length must be integers");
+    if (!zarr::IsSignedInt(b.dtype) && !zarr::IsUnsignedInt(b.dtype))
+      return CorruptError(dir + ": contig_length must be integers");
     std::vector<int64_t> lengths;
     for (uint64_t i = 0; i < b.rows; ++i) {
       int64_t v = 0;
       std::memcpy(&v, b.raw() + i * b.elem_size, b.elem_size);
-      if (b.elem_size < 8 && zarr::IsSignedInt(b.dtype) && (v >> (8 * b.elem_size - 1)) & 1) v |= ~int64_t{0} << (8 * b.elem_size);
+      if (b.elem_size < 8 && zarr::IsSignedInt(b.dtype) && (v >> (8 * b.elem_size - 1)) & 1)
+        v |= ~int64_t{0} << (8 * b.elem_size);
       lengths.push_back(v);
     }
     s->contig_lengths_ = std::move(lengths);
@@ -173,14 +195,15 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
 
   for (auto& [name, a] : arrays) {
     const auto& dims = a.meta().dimension_names;
-    if (a.meta().shape.size() != dims.size() && !dims.empty()) return CorruptError(dir + ": array " + name + ": dimension names do not match the shape");
+    if (a.meta().shape.size() != dims.size() && !dims.empty())
+      return CorruptError(dir + ": array " + name + ": dimension names do not match the shape");
     if (dims.empty() || EndsWith(name, "_fill") || EndsWith(name, "_mask")) continue;
     std::string category, key;
     if (name.rfind("variant_", 0) == 0 && !IsReserved(name) && dims[0] == "variants") {
       category = "INFO";
       key = name.substr(8);
-    } else if (name.rfind("call_", 0) == 0 && dims.size() >= 2 && dims[0] == "variants" && dims[1] == "samples" &&
-               name != "call_genotype" && name != "call_genotype_phased") {
+    } else if (name.rfind("call_", 0) == 0 && dims.size() >= 2 && dims[0] == "variants" &&
+               dims[1] == "samples" && name != "call_genotype" && name != "call_genotype_phased") {
       category = "FORMAT";
       key = name.substr(5);
     } else {
@@ -190,15 +213,22 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
     auto number = VcfNumber(category, key, a.meta());
     if (!number.ok()) return std::move(number).status().WithContext(dir);
     f.number = *number;
-    if (a.rows() != s->num_variants_) return CorruptError(dir + ": array " + name + " has " + std::to_string(a.rows()) + " rows, variant_position " + std::to_string(s->num_variants_));
+    if (a.rows() != s->num_variants_)
+      return CorruptError(dir + ": array " + name + " has " + std::to_string(a.rows()) +
+                          " rows, variant_position " + std::to_string(s->num_variants_));
     (category == "INFO" ? s->info_ : s->format_).push_back(std::move(f));
   }
   // Shapes of the fixed arrays, and the record range size.
   s->range_rows_ = s->num_variants_ ? s->num_variants_ : 1;
-  auto consider = [&](const zarr::ZarrArray& a) { s->range_rows_ = std::min(s->range_rows_, a.meta().chunks[0]); };
-  for (auto* a : {&s->contig_, &s->position_, &s->allele_, &s->id_, &s->quality_, &s->filter_, &s->genotype_, &s->phased_}) {
+  auto consider = [&](const zarr::ZarrArray& a) {
+    s->range_rows_ = std::min(s->range_rows_, a.meta().chunks[0]);
+  };
+  for (auto* a : {&s->contig_, &s->position_, &s->allele_, &s->id_, &s->quality_, &s->filter_,
+                  &s->genotype_, &s->phased_}) {
     if (*a) {
-      if ((*a)->rows() != s->num_variants_) return CorruptError(dir + ": array " + (*a)->path() + " disagrees with variant_position on the number of variants");
+      if ((*a)->rows() != s->num_variants_)
+        return CorruptError(dir + ": array " + (*a)->path() +
+                            " disagrees with variant_position on the number of variants");
       consider(**a);
     }
   }
@@ -210,8 +240,12 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
     if ((rank != 0 && shape.size() != rank) || shape.size() < 2 || shape[1] != s->samples_.size()) {
       std::string dims;
       for (uint64_t d : shape) dims += (dims.empty() ? "" : " x ") + std::to_string(d);
-      return CorruptError(dir + ": array " + a.path() + " has shape " + dims + ", expected (variants, " +
-                          std::to_string(s->samples_.size()) + " samples" + (rank == 3 ? ", ploidy)" : rank == 2 ? ")" : ", ...)"));
+      return CorruptError(dir + ": array " + a.path() + " has shape " + dims +
+                          ", expected (variants, " + std::to_string(s->samples_.size()) +
+                          " samples" +
+                          (rank == 3   ? ", ploidy)"
+                           : rank == 2 ? ")"
+                                       : ", ...)"));
     }
     return OkStatus();
   };
@@ -228,7 +262,8 @@ Result<VariantBlock> Store::Read(uint64_t v0, uint64_t v1, bool with_samples, bo
   b.count = v1 - v0;
   std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>> reads = {
       {&*contig_, &b.contig}, {&*position_, &b.position}, {&*allele_, &b.allele}};
-  auto optional = [&](const std::optional<zarr::ZarrArray>& a, std::optional<zarr::DenseBlock>* out) {
+  auto optional = [&](const std::optional<zarr::ZarrArray>& a,
+                      std::optional<zarr::DenseBlock>* out) {
     if (a) reads.emplace_back(&*a, &out->emplace());
   };
   optional(id_, &b.id);
@@ -258,13 +293,15 @@ Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) 
   if ((parts & kId) && id_) reads.emplace_back(&*id_, &b.id.emplace());
   if (parts & kAllele) reads.emplace_back(&*allele_, &b.allele);
   if ((parts & kLength) && length_) reads.emplace_back(&*length_, &b.length.emplace());
-  if ((parts & kGenotype) && genotype_ && !samples_.empty()) reads.emplace_back(&*genotype_, &b.genotype.emplace());
+  if ((parts & kGenotype) && genotype_ && !samples_.empty())
+    reads.emplace_back(&*genotype_, &b.genotype.emplace());
   RETURN_IF_ERROR(ReadArrays(reads, v0, v1));
   return b;
 }
 
-Status Store::ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
-                         uint64_t v1) const {
+Status Store::ReadArrays(
+    const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
+    uint64_t v1) const {
   // Local arrays are read in order on this thread (a read costs no round trip); remote ones
   // concurrently, so that a record range costs about one round trip, not one per array.
   return ParallelFor(reads.size(), blobs_->Parallelism(), [&](size_t i) -> Status {

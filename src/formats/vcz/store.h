@@ -28,10 +28,10 @@ struct ChunkRegion {
 };
 
 struct Field {
-  std::string key;          // VCF key, e.g. "DP"
-  zarr::ZarrArray array;    // variant_<key> or call_<key>
-  std::string number;       // "0", "1", "A", "R", "G" or a fixed width
-  std::string type;         // Flag, Integer, Float, Character, String
+  std::string key;        // VCF key, e.g. "DP"
+  zarr::ZarrArray array;  // variant_<key> or call_<key>
+  std::string number;     // "0", "1", "A", "R", "G" or a fixed width
+  std::string type;       // Flag, Integer, Float, Character, String
   std::string description;
 };
 
@@ -97,7 +97,9 @@ class Store {
   const std::vector<Field>& format() const { return format_; }  // sorted by key, GT excluded
   bool has_genotype() const { return genotype_.has_value(); }
   // call_genotype's ploidy dimension (the most alleles a call holds); 0 without call_genotype.
-  uint64_t ploidy() const { return genotype_ && genotype_->meta().shape.size() > 2 ? genotype_->meta().shape[2] : 0; }
+  uint64_t ploidy() const {
+    return genotype_ && genotype_->meta().shape.size() > 2 ? genotype_->meta().shape[2] : 0;
+  }
   // Rows per record range: the smallest variants-chunk of the arrays a record needs.
   uint64_t range_rows() const { return range_rows_; }
 
@@ -131,11 +133,19 @@ class Store {
   // The arrays are read (on a cache miss: decoded) in a fixed order, or in the opposite order
   // with `reverse`: two workers rendering neighbouring ranges of one new variants-chunk pass
   // opposite orders, so that each decodes different arrays instead of waiting for the other's.
-  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples, bool reverse = false) const;
+  Result<VariantBlock> Read(uint64_t v0, uint64_t v1, bool with_samples,
+                            bool reverse = false) const;
 
   // Only some arrays of rows [v0, v1) (the PLINK views need neither INFO nor FORMAT); blocks not
   // asked for stay empty. kGenotype gives `genotype` only when the store has call_genotype.
-  enum Part : unsigned { kContig = 1, kPosition = 2, kId = 4, kAllele = 8, kGenotype = 16, kLength = 32 };
+  enum Part : unsigned {
+    kContig = 1,
+    kPosition = 2,
+    kId = 4,
+    kAllele = 8,
+    kGenotype = 16,
+    kLength = 32
+  };
   static constexpr unsigned kEverything = 1u << 30;  // (slices) every array Read gives
   Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;
 
@@ -143,12 +153,14 @@ class Store {
   // variant_length, else the REF length), as runs: contigs in the order the regions first name
   // them, rows in store order within a contig, each row once (bcftools view -r). Only the
   // chunks the region summary (Regions()) says may overlap are read.
-  Result<std::vector<std::pair<uint64_t, uint64_t>>> RowsOverlapping(const std::vector<Region>& regions) const;
+  Result<std::vector<std::pair<uint64_t, uint64_t>>> RowsOverlapping(
+      const std::vector<Region>& regions) const;
 
   // `root` (a store as opened) cut to `subset` of its rows, samples and FORMAT fields: the same
   // API, reading only the chunks the subset touches. A slice of a slice is the root cut to the
   // two subsets composed. Fails on indices out of range or FORMAT keys the store lacks.
-  static Result<std::shared_ptr<const Store>> Slice(std::shared_ptr<const Store> root, const Subset& subset);
+  static Result<std::shared_ptr<const Store>> Slice(std::shared_ptr<const Store> root,
+                                                    const Subset& subset);
   // The subset this store is of the root store (nullptr for a store as opened).
   const Subset* subset() const { return root_ ? &subset_ : nullptr; }
   const Store& root() const { return root_ ? *root_ : *this; }
@@ -156,12 +168,14 @@ class Store {
 
  private:
   // A slice's rows [v0, v1): the root's rows piece by piece, samples gathered, joined.
-  Result<VariantBlock> ReadSlice(uint64_t v0, uint64_t v1, bool with_samples, unsigned parts, bool reverse) const;
+  Result<VariantBlock> ReadSlice(uint64_t v0, uint64_t v1, bool with_samples, unsigned parts,
+                                 bool reverse) const;
   // Root rows [r0, r1) of one run, per-sample arrays cut to the chosen samples.
-  Result<VariantBlock> ReadPiece(uint64_t r0, uint64_t r1, bool with_samples, unsigned parts, bool reverse) const;
+  Result<VariantBlock> ReadPiece(uint64_t r0, uint64_t r1, bool with_samples, unsigned parts,
+                                 bool reverse) const;
   // Rows [v0, v1) of each array into its block.
-  Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
-                 uint64_t v1) const;
+  Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads,
+                    uint64_t v0, uint64_t v1) const;
   Store() = default;
   // Regions(): the rows of variants-chunks [c0, c1) computed from the variant arrays; the stored
   // region_index, or why it cannot be trusted; and the rows once known (a copied Store starts
@@ -195,7 +209,8 @@ class Store {
   std::optional<std::string> source_, vcf_header_;
   std::vector<std::pair<std::string, std::string>> meta_;
   std::optional<zarr::ZarrArray> length_;
-  std::optional<zarr::ZarrArray> contig_, position_, allele_, id_, quality_, filter_, genotype_, phased_;
+  std::optional<zarr::ZarrArray> contig_, position_, allele_, id_, quality_, filter_, genotype_,
+      phased_;
   std::vector<Field> info_, format_;
   // Slices: the root store, the subset of it, and where each run starts in the slice's rows.
   std::shared_ptr<const Store> root_;

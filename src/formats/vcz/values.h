@@ -51,16 +51,26 @@ bool IntsMissing(const zarr::DenseBlock& b, uint64_t first, uint64_t n) {
 inline bool AllMissing(const zarr::DenseBlock& b, uint64_t first, uint64_t n) {
   using zarr::DType;
   switch (b.dtype) {
-    case DType::kBool: return zarr::IntAt(b, first) == 0;
-    case DType::kInt8: return IntsMissing<int8_t>(b, first, n);
-    case DType::kInt16: return IntsMissing<int16_t>(b, first, n);
-    case DType::kInt32: return IntsMissing<int32_t>(b, first, n);
-    case DType::kInt64: return IntsMissing<int64_t>(b, first, n);
-    case DType::kUInt8: return IntsMissing<uint8_t>(b, first, n);
-    case DType::kUInt16: return IntsMissing<uint16_t>(b, first, n);
-    case DType::kUInt32: return IntsMissing<uint32_t>(b, first, n);
-    case DType::kUInt64: return IntsMissing<uint64_t>(b, first, n);
-    default: break;
+    case DType::kBool:
+      return zarr::IntAt(b, first) == 0;
+    case DType::kInt8:
+      return IntsMissing<int8_t>(b, first, n);
+    case DType::kInt16:
+      return IntsMissing<int16_t>(b, first, n);
+    case DType::kInt32:
+      return IntsMissing<int32_t>(b, first, n);
+    case DType::kInt64:
+      return IntsMissing<int64_t>(b, first, n);
+    case DType::kUInt8:
+      return IntsMissing<uint8_t>(b, first, n);
+    case DType::kUInt16:
+      return IntsMissing<uint16_t>(b, first, n);
+    case DType::kUInt32:
+      return IntsMissing<uint32_t>(b, first, n);
+    case DType::kUInt64:
+      return IntsMissing<uint64_t>(b, first, n);
+    default:
+      break;
   }
   for (uint64_t i = first; i < first + n; ++i) {
     if (zarr::IsString(b.dtype)) {

@@ -1,11 +1,10 @@
 #include "formats/zarr/array.h"
 
-#include "util/huge_arena.h"
-
 #include <algorithm>
 #include <cstring>
 
 #include "codec/vlen_utf8.h"
+#include "util/huge_arena.h"
 
 namespace omicsfs::formats::zarr {
 namespace {
@@ -38,7 +37,8 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
       out.strings.assign(n, meta.fill_string);
     } else {
       out.bytes.resize(n * meta.native_size);
-      for (uint64_t i = 0; i < n; ++i) std::memcpy(out.bytes.data() + i * meta.native_size, meta.fill.data(), meta.native_size);
+      for (uint64_t i = 0; i < n; ++i)
+        std::memcpy(out.bytes.data() + i * meta.native_size, meta.fill.data(), meta.native_size);
     }
     return out;
   }
@@ -49,7 +49,8 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
     return out;
   }
   if (bytes.size() != n * meta.item_size) {
-    return CorruptError("decoded " + std::to_string(bytes.size()) + " bytes, a chunk holds " + std::to_string(n * meta.item_size));
+    return CorruptError("decoded " + std::to_string(bytes.size()) + " bytes, a chunk holds " +
+                        std::to_string(n * meta.item_size));
   }
   if (meta.dtype == DType::kFixedBytes) {
     out.strings.reserve(n);
@@ -76,7 +77,8 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
       while (len > 0 && unit(len - 1) == 0) --len;
       for (size_t k = 0; k < len; ++k) {
         uint32_t cp = unit(k);
-        if (cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000)) return CorruptError("invalid UTF-32 code point");
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000))
+          return CorruptError("invalid UTF-32 code point");
         AppendUtf8(&s, cp);
       }
       out.strings.push_back(std::move(s));
@@ -98,7 +100,8 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
   return out;
 }
 
-Result<ZarrArray> ZarrArray::Open(std::shared_ptr<const io::BlobStore> store, const std::string& path) {
+Result<ZarrArray> ZarrArray::Open(std::shared_ptr<const io::BlobStore> store,
+                                  const std::string& path) {
   ASSIGN_OR_RETURN(auto v3, store->Get(path + "/zarr.json"));
   if (v3) {
     auto meta = ParseV3Metadata(*v3);
@@ -113,7 +116,8 @@ Result<ZarrArray> ZarrArray::Open(std::shared_ptr<const io::BlobStore> store, co
   return FromMetadata(std::move(store), path, std::move(meta).value());
 }
 
-ZarrArray ZarrArray::FromMetadata(std::shared_ptr<const io::BlobStore> store, const std::string& path, ArrayMetadata meta) {
+ZarrArray ZarrArray::FromMetadata(std::shared_ptr<const io::BlobStore> store,
+                                  const std::string& path, ArrayMetadata meta) {
   ZarrArray a;
   a.store_ = std::move(store);
   a.path_ = path;
@@ -139,8 +143,8 @@ std::vector<uint64_t> Strides(const std::vector<uint64_t>& dims) {
 // src0 / dst0). Trailing dimensions contiguous in both layouts are merged into one run, so a
 // whole row of a (variants, samples, ploidy) chunk is one copy; `copy(src, dst, n)` moves a run.
 template <typename CopyRun>
-void CopyBox(const std::vector<uint64_t>& extent, const std::vector<uint64_t>& src_stride, uint64_t src0,
-             const std::vector<uint64_t>& dst_stride, uint64_t dst0, CopyRun copy) {
+void CopyBox(const std::vector<uint64_t>& extent, const std::vector<uint64_t>& src_stride,
+             uint64_t src0, const std::vector<uint64_t>& dst_stride, uint64_t dst0, CopyRun copy) {
   const size_t nd = extent.size();
   for (uint64_t e : extent) {
     if (e == 0) return;
@@ -163,7 +167,8 @@ void CopyBox(const std::vector<uint64_t>& extent, const std::vector<uint64_t>& s
 }
 
 // Copies elements of `from` to `to` (bytes of `size` each, or strings).
-auto RunCopier(const DecodedChunk& from, std::string* to_bytes, std::vector<std::string>* to_strings, size_t size, bool str) {
+auto RunCopier(const DecodedChunk& from, std::string* to_bytes,
+               std::vector<std::string>* to_strings, size_t size, bool str) {
   return [&from, to_bytes, to_strings, size, str](uint64_t src, uint64_t dst, uint64_t n) {
     if (str) {
       std::copy_n(from.strings.begin() + src, n, to_strings->begin() + dst);
@@ -177,7 +182,8 @@ auto RunCopier(const DecodedChunk& from, std::string* to_bytes, std::vector<std:
 // 10 000-sample chunk of a 500-sample cohort is 95 % padding), so crop before keeping them.
 DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, DecodedChunk full) {
   std::vector<uint64_t> extent(m.shape.size());
-  for (size_t d = 0; d < extent.size(); ++d) extent[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
+  for (size_t d = 0; d < extent.size(); ++d)
+    extent[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
   full.shape = m.chunks;
   if (extent == m.chunks) return full;
   const bool str = IsString(m.dtype);
@@ -185,19 +191,28 @@ DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, Dec
   for (uint64_t e : extent) total *= e;
   DecodedChunk out;
   out.shape = extent;
-  if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
-  CopyBox(extent, Strides(m.chunks), 0, Strides(extent), 0, RunCopier(full, &out.bytes, &out.strings, m.native_size, str));
+  if (str)
+    out.strings.resize(total);
+  else
+    out.bytes.resize(total * m.native_size);
+  CopyBox(extent, Strides(m.chunks), 0, Strides(extent), 0,
+          RunCopier(full, &out.bytes, &out.strings, m.native_size, str));
   return out;
 }
 
 }  // namespace
 
-Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<uint64_t>& grid) const {
+Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
+    const std::vector<uint64_t>& grid) const {
   auto decode = [&]() -> Result<DecodedChunk> {
     auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
-    if (!raw.ok()) return std::move(raw).status().WithContext("array " + path_ + " chunk " + meta_.ChunkKey(grid));
+    if (!raw.ok())
+      return std::move(raw).status().WithContext("array " + path_ + " chunk " +
+                                                 meta_.ChunkKey(grid));
     auto chunk = DecodeChunk(meta_, *raw);
-    if (!chunk.ok()) return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid));
+    if (!chunk.ok())
+      return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ +
+                                                   " chunk " + meta_.ChunkKey(grid));
     return Crop(meta_, grid, std::move(chunk).value());
   };
   if (pool_ == nullptr) {
@@ -206,12 +221,14 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(const std::vector<u
   }
   uint64_t linear = 0;
   for (size_t d = 0; d < grid.size(); ++d) linear = linear * meta_.GridSize(d) + grid[d];
-  return pool_->GetOrComputeAs<DecodedChunk>({owner_, cache::CacheKind::kSourceBlock, linear}, [&]() -> Result<cache::Sized> {
-    ASSIGN_OR_RETURN(DecodedChunk c, decode());
-    uint64_t bytes = arena::Footprint(c.bytes.data(), c.bytes.size()) + sizeof(DecodedChunk);
-    for (const auto& str : c.strings) bytes += sizeof(std::string) + (str.size() > 15 ? str.size() : 0);
-    return cache::Sized{std::make_shared<const DecodedChunk>(std::move(c)), bytes};
-  });
+  return pool_->GetOrComputeAs<DecodedChunk>(
+      {owner_, cache::CacheKind::kSourceBlock, linear}, [&]() -> Result<cache::Sized> {
+        ASSIGN_OR_RETURN(DecodedChunk c, decode());
+        uint64_t bytes = arena::Footprint(c.bytes.data(), c.bytes.size()) + sizeof(DecodedChunk);
+        for (const auto& str : c.strings)
+          bytes += sizeof(std::string) + (str.size() > 15 ? str.size() : 0);
+        return cache::Sized{std::make_shared<const DecodedChunk>(std::move(c)), bytes};
+      });
 }
 
 Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
@@ -221,9 +238,11 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {
 Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) const {
   const auto& m = meta_;
   const size_t nd = m.shape.size();
-  if (r0 > r1 || r1 > m.shape[0]) return InternalError("array " + path_ + ": rows beyond the shape");
+  if (r0 > r1 || r1 > m.shape[0])
+    return InternalError("array " + path_ + ": rows beyond the shape");
   const bool all_columns = nd < 2 || (c0 == 0 && c1 == m.shape[1]);
-  if (nd >= 2 && (c0 > c1 || c1 > m.shape[1])) return InternalError("array " + path_ + ": columns beyond the shape");
+  if (nd >= 2 && (c0 > c1 || c1 > m.shape[1]))
+    return InternalError("array " + path_ + ": columns beyond the shape");
   DenseBlock out;
   out.dtype = m.dtype;
   out.elem_size = m.native_size;
@@ -243,15 +262,20 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
     grid[0] = g0_first;
     ASSIGN_OR_RETURN(out.shared, Chunk(grid));
     const uint64_t skip = (r0 - g0_first * m.chunks[0]) * out.row_elems * m.native_size;
-    if (out.shared->bytes.size() < skip + total * m.native_size) return InternalError("array " + path_ + ": chunk smaller than its rows");
+    if (out.shared->bytes.size() < skip + total * m.native_size)
+      return InternalError("array " + path_ + ": chunk smaller than its rows");
     out.shared_at = out.shared->bytes.data() + skip;
     return out;
   }
-  if (str) out.strings.resize(total); else out.bytes.resize(total * m.native_size);
+  if (str)
+    out.strings.resize(total);
+  else
+    out.bytes.resize(total * m.native_size);
 
   const std::vector<uint64_t> out_stride = Strides(out_dims);
   // Chunks along dimension 1 that hold columns [c0, c1) (all chunks of the other dimensions).
-  const uint64_t g1_first = nd >= 2 ? c0 / m.chunks[1] : 0, g1_last = nd >= 2 ? (c1 - 1) / m.chunks[1] : 0;
+  const uint64_t g1_first = nd >= 2 ? c0 / m.chunks[1] : 0,
+                 g1_last = nd >= 2 ? (c1 - 1) / m.chunks[1] : 0;
   std::vector<uint64_t> grid(nd, 0);
   for (uint64_t g0 = g0_first; g0 <= g0_last; ++g0) {
     grid.assign(nd, 0);
@@ -264,19 +288,22 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
       std::vector<uint64_t> box = chunk->shape;
       const std::vector<uint64_t> chunk_stride = Strides(chunk->shape);
       const uint64_t origin0 = grid[0] * m.chunks[0];
-      const uint64_t row_lo = std::max(r0, origin0), row_hi = std::min(r1, origin0 + chunk->shape[0]);
+      const uint64_t row_lo = std::max(r0, origin0),
+                     row_hi = std::min(r1, origin0 + chunk->shape[0]);
       box[0] = row_hi - row_lo;
       uint64_t src0 = (row_lo - origin0) * chunk_stride[0];
       uint64_t dst0 = (row_lo - r0) * out_stride[0];
       if (nd >= 2) {
         const uint64_t origin1 = grid[1] * m.chunks[1];
-        const uint64_t col_lo = std::max(c0, origin1), col_hi = std::min(c1, origin1 + chunk->shape[1]);
+        const uint64_t col_lo = std::max(c0, origin1),
+                       col_hi = std::min(c1, origin1 + chunk->shape[1]);
         box[1] = col_hi - col_lo;
         src0 += (col_lo - origin1) * chunk_stride[1];
         dst0 += (col_lo - c0) * out_stride[1];
       }
       for (size_t d = 2; d < nd; ++d) dst0 += grid[d] * m.chunks[d] * out_stride[d];
-      CopyBox(box, chunk_stride, src0, out_stride, dst0, RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
+      CopyBox(box, chunk_stride, src0, out_stride, dst0,
+              RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
       // Next chunk over dims 1..nd-1 (dimension 1 within [g1_first, g1_last]).
       size_t d = nd - 1;
       while (d >= 1) {

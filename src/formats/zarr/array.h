@@ -20,10 +20,10 @@ struct DecodedChunk;
 
 struct DenseBlock {
   DType dtype = DType::kInt8;
-  size_t elem_size = 0;       // bytes per numeric element (0 for strings)
+  size_t elem_size = 0;  // bytes per numeric element (0 for strings)
   uint64_t rows = 0;
-  uint64_t row_elems = 1;     // product of the dimensions after the first
-  std::string bytes;          // numeric types (unless `shared`)
+  uint64_t row_elems = 1;            // product of the dimensions after the first
+  std::string bytes;                 // numeric types (unless `shared`)
   std::vector<std::string> strings;  // string types
   // Rows that lie inside one decoded chunk spanning every other dimension are not copied: the
   // block then points into that chunk (`shared`, kept alive here) at `shared_at`.
@@ -32,20 +32,45 @@ struct DenseBlock {
 
   const char* raw() const { return shared ? shared_at : bytes.data(); }
   template <typename T>
-  const T* data() const { return reinterpret_cast<const T*>(raw()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(raw());
+  }
 };
 
 // The integer at element i of a block of any integer (or bool) dtype.
 inline int64_t IntAt(const DenseBlock& b, uint64_t i) {
   const char* p = b.raw() + i * b.elem_size;
   switch (b.dtype) {
-    case DType::kBool: case DType::kUInt8: return static_cast<uint8_t>(*p);
-    case DType::kInt8: return static_cast<int8_t>(*p);
-    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kUInt16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kUInt32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    default: { int64_t v; std::memcpy(&v, p, 8); return v; }
+    case DType::kBool:
+    case DType::kUInt8:
+      return static_cast<uint8_t>(*p);
+    case DType::kInt8:
+      return static_cast<int8_t>(*p);
+    case DType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::kUInt16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::kUInt32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
   }
 }
 
@@ -63,8 +88,10 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
 class ZarrArray {
  public:
   // `path` is the array's key prefix in the store ("call_DP"); metadata is read from it.
-  static Result<ZarrArray> Open(std::shared_ptr<const io::BlobStore> store, const std::string& path);
-  static ZarrArray FromMetadata(std::shared_ptr<const io::BlobStore> store, const std::string& path, ArrayMetadata meta);
+  static Result<ZarrArray> Open(std::shared_ptr<const io::BlobStore> store,
+                                const std::string& path);
+  static ZarrArray FromMetadata(std::shared_ptr<const io::BlobStore> store, const std::string& path,
+                                ArrayMetadata meta);
 
   const ArrayMetadata& meta() const { return meta_; }
   const std::string& path() const { return path_; }

@@ -12,11 +12,23 @@ using json = nlohmann::json;
 
 size_t NativeSize(DType t) {
   switch (t) {
-    case DType::kBool: case DType::kInt8: case DType::kUInt8: return 1;
-    case DType::kInt16: case DType::kUInt16: return 2;
-    case DType::kInt32: case DType::kUInt32: case DType::kFloat32: return 4;
-    case DType::kInt64: case DType::kUInt64: case DType::kFloat64: return 8;
-    default: return 0;
+    case DType::kBool:
+    case DType::kInt8:
+    case DType::kUInt8:
+      return 1;
+    case DType::kInt16:
+    case DType::kUInt16:
+      return 2;
+    case DType::kInt32:
+    case DType::kUInt32:
+    case DType::kFloat32:
+      return 4;
+    case DType::kInt64:
+    case DType::kUInt64:
+    case DType::kFloat64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -37,34 +49,68 @@ Status ParseTypestr(const std::string& s, ArrayMetadata* m) {
     n = n * 10 + static_cast<size_t>(s[i] - '0');
   }
   switch (kind) {
-    case 'b': if (n != 1) break; m->dtype = DType::kBool; m->item_size = 1; return OkStatus();
+    case 'b':
+      if (n != 1) break;
+      m->dtype = DType::kBool;
+      m->item_size = 1;
+      return OkStatus();
     case 'i':
-      if (n == 1) m->dtype = DType::kInt8; else if (n == 2) m->dtype = DType::kInt16;
-      else if (n == 4) m->dtype = DType::kInt32; else if (n == 8) m->dtype = DType::kInt64; else break;
+      if (n == 1)
+        m->dtype = DType::kInt8;
+      else if (n == 2)
+        m->dtype = DType::kInt16;
+      else if (n == 4)
+        m->dtype = DType::kInt32;
+      else if (n == 8)
+        m->dtype = DType::kInt64;
+      else
+        break;
       m->item_size = n;
       return OkStatus();
     case 'u':
-      if (n == 1) m->dtype = DType::kUInt8; else if (n == 2) m->dtype = DType::kUInt16;
-      else if (n == 4) m->dtype = DType::kUInt32; else if (n == 8) m->dtype = DType::kUInt64; else break;
+      if (n == 1)
+        m->dtype = DType::kUInt8;
+      else if (n == 2)
+        m->dtype = DType::kUInt16;
+      else if (n == 4)
+        m->dtype = DType::kUInt32;
+      else if (n == 8)
+        m->dtype = DType::kUInt64;
+      else
+        break;
       m->item_size = n;
       return OkStatus();
     case 'f':
-      if (n == 4) m->dtype = DType::kFloat32; else if (n == 8) m->dtype = DType::kFloat64; else break;
+      if (n == 4)
+        m->dtype = DType::kFloat32;
+      else if (n == 8)
+        m->dtype = DType::kFloat64;
+      else
+        break;
       m->item_size = n;
       return OkStatus();
-    case 'S': if (n == 0) break; m->dtype = DType::kFixedBytes; m->item_size = n; return OkStatus();
-    case 'U': if (n == 0) break; m->dtype = DType::kFixedUnicode; m->item_size = 4 * n; return OkStatus();
-    default: break;
+    case 'S':
+      if (n == 0) break;
+      m->dtype = DType::kFixedBytes;
+      m->item_size = n;
+      return OkStatus();
+    case 'U':
+      if (n == 0) break;
+      m->dtype = DType::kFixedUnicode;
+      m->item_size = 4 * n;
+      return OkStatus();
+    default:
+      break;
   }
   return UnsupportedError("unsupported dtype '" + s + "'");
 }
 
 Status ParseV3Type(const std::string& s, ArrayMetadata* m) {
   static const std::pair<const char*, DType> kTypes[] = {
-      {"bool", DType::kBool}, {"int8", DType::kInt8}, {"int16", DType::kInt16}, {"int32", DType::kInt32},
-      {"int64", DType::kInt64}, {"uint8", DType::kUInt8}, {"uint16", DType::kUInt16},
-      {"uint32", DType::kUInt32}, {"uint64", DType::kUInt64}, {"float32", DType::kFloat32},
-      {"float64", DType::kFloat64}, {"string", DType::kVlenString}};
+      {"bool", DType::kBool},       {"int8", DType::kInt8},       {"int16", DType::kInt16},
+      {"int32", DType::kInt32},     {"int64", DType::kInt64},     {"uint8", DType::kUInt8},
+      {"uint16", DType::kUInt16},   {"uint32", DType::kUInt32},   {"uint64", DType::kUInt64},
+      {"float32", DType::kFloat32}, {"float64", DType::kFloat64}, {"string", DType::kVlenString}};
   for (const auto& [name, t] : kTypes) {
     if (s == name) {
       m->dtype = t;
@@ -100,12 +146,16 @@ Status ParseFill(const json& f, ArrayMetadata* m) {
     return OkStatus();
   } else if (f.is_number()) {
     d = f.get<double>();
-    if (!is_float && !(d >= -9.2e18 && d <= 9.2e18)) return CorruptError("fill_value " + f.dump() + " out of range");
+    if (!is_float && !(d >= -9.2e18 && d <= 9.2e18))
+      return CorruptError("fill_value " + f.dump() + " out of range");
   } else if (f.is_string()) {
     std::string s = f.get<std::string>();
-    if (s == "NaN") d = std::numeric_limits<double>::quiet_NaN();
-    else if (s == "Infinity") d = std::numeric_limits<double>::infinity();
-    else if (s == "-Infinity") d = -std::numeric_limits<double>::infinity();
+    if (s == "NaN")
+      d = std::numeric_limits<double>::quiet_NaN();
+    else if (s == "Infinity")
+      d = std::numeric_limits<double>::infinity();
+    else if (s == "-Infinity")
+      d = -std::numeric_limits<double>::infinity();
     else if (s.rfind("0x", 0) == 0 && is_float) {
       uint64_t bits = std::stoull(s.substr(2), nullptr, 16);
       m->fill.assign(reinterpret_cast<const char*>(&bits), n);
@@ -118,10 +168,13 @@ Status ParseFill(const json& f, ArrayMetadata* m) {
   }
   switch (m->dtype) {
     case DType::kFloat32:
-      Put(&m->fill, std::isfinite(d) && std::fabs(d) > 3.4028234663852886e38 ? (d > 0 ? HUGE_VALF : -HUGE_VALF)
-                                                                             : static_cast<float>(d));
+      Put(&m->fill, std::isfinite(d) && std::fabs(d) > 3.4028234663852886e38
+                        ? (d > 0 ? HUGE_VALF : -HUGE_VALF)
+                        : static_cast<float>(d));
       break;
-    case DType::kFloat64: Put(&m->fill, d); break;
+    case DType::kFloat64:
+      Put(&m->fill, d);
+      break;
     default: {
       int64_t v = static_cast<int64_t>(d);
       m->fill.assign(reinterpret_cast<const char*>(&v), n);
@@ -165,18 +218,46 @@ Status CheckShape(ArrayMetadata* m) {
 
 }  // namespace
 
-bool IsString(DType t) { return t == DType::kFixedBytes || t == DType::kFixedUnicode || t == DType::kVlenString; }
-bool IsSignedInt(DType t) { return t == DType::kInt8 || t == DType::kInt16 || t == DType::kInt32 || t == DType::kInt64; }
-bool IsUnsignedInt(DType t) { return t == DType::kUInt8 || t == DType::kUInt16 || t == DType::kUInt32 || t == DType::kUInt64; }
+bool IsString(DType t) {
+  return t == DType::kFixedBytes || t == DType::kFixedUnicode || t == DType::kVlenString;
+}
+bool IsSignedInt(DType t) {
+  return t == DType::kInt8 || t == DType::kInt16 || t == DType::kInt32 || t == DType::kInt64;
+}
+bool IsUnsignedInt(DType t) {
+  return t == DType::kUInt8 || t == DType::kUInt16 || t == DType::kUInt32 || t == DType::kUInt64;
+}
 
 std::string_view DTypeName(DType t) {
   switch (t) {
-    case DType::kBool: return "bool"; case DType::kInt8: return "int8"; case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32"; case DType::kInt64: return "int64"; case DType::kUInt8: return "uint8";
-    case DType::kUInt16: return "uint16"; case DType::kUInt32: return "uint32"; case DType::kUInt64: return "uint64";
-    case DType::kFloat32: return "float32"; case DType::kFloat64: return "float64";
-    case DType::kFixedBytes: return "fixed bytes"; case DType::kFixedUnicode: return "fixed unicode";
-    case DType::kVlenString: return "string";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt8:
+      return "int8";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kUInt16:
+      return "uint16";
+    case DType::kUInt32:
+      return "uint32";
+    case DType::kUInt64:
+      return "uint64";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kFixedBytes:
+      return "fixed bytes";
+    case DType::kFixedUnicode:
+      return "fixed unicode";
+    case DType::kVlenString:
+      return "string";
   }
   return "?";
 }
@@ -201,20 +282,26 @@ Result<ArrayMetadata> ParseV2Metadata(const std::string& zarray, const std::stri
     json j = json::parse(zarray);
     ArrayMetadata m;
     m.zarr_format = 2;
-    if (j.contains("zarr_format") && !(j["zarr_format"].is_number_integer() && j["zarr_format"].get<int64_t>() == 2)) {
+    if (j.contains("zarr_format") &&
+        !(j["zarr_format"].is_number_integer() && j["zarr_format"].get<int64_t>() == 2)) {
       return CorruptError(".zarray: zarr_format is not 2");
     }
     ASSIGN_OR_RETURN(m.shape, UIntList(j.at("shape"), "shape"));
     ASSIGN_OR_RETURN(m.chunks, UIntList(j.at("chunks"), "chunks"));
     if (!j.at("dtype").is_string()) return UnsupportedError("structured dtypes are not supported");
     RETURN_IF_ERROR(ParseTypestr(j.at("dtype").get<std::string>(), &m));
-    if (j.value("order", "C") != "C") return UnsupportedError("Fortran-order (order \"F\") arrays are not supported");
+    if (j.value("order", "C") != "C")
+      return UnsupportedError("Fortran-order (order \"F\") arrays are not supported");
     std::string sep = j.value("dimension_separator", ".");
     if (sep != "." && sep != "/") return CorruptError("bad dimension_separator '" + sep + "'");
     m.separator = sep[0];
-    ASSIGN_OR_RETURN(m.codecs, codec::ParseZarrV2Codecs(j.contains("compressor") ? j["compressor"] : json(), j.contains("filters") ? j["filters"] : json()));
-    if (m.dtype == DType::kVlenString && !m.codecs.vlen_utf8) return UnsupportedError("object dtype without a vlen-utf8 filter");
-    if (m.codecs.vlen_utf8 && m.dtype != DType::kVlenString) return CorruptError("vlen-utf8 filter on a non-object dtype");
+    ASSIGN_OR_RETURN(m.codecs,
+                     codec::ParseZarrV2Codecs(j.contains("compressor") ? j["compressor"] : json(),
+                                              j.contains("filters") ? j["filters"] : json()));
+    if (m.dtype == DType::kVlenString && !m.codecs.vlen_utf8)
+      return UnsupportedError("object dtype without a vlen-utf8 filter");
+    if (m.codecs.vlen_utf8 && m.dtype != DType::kVlenString)
+      return CorruptError("vlen-utf8 filter on a non-object dtype");
     RETURN_IF_ERROR(CheckShape(&m));
     RETURN_IF_ERROR(ParseFill(j.contains("fill_value") ? j["fill_value"] : json(), &m));
     if (!zattrs.empty()) {
@@ -237,25 +324,32 @@ Result<ArrayMetadata> ParseV3Metadata(const std::string& zarr_json) {
     if (j.value("node_type", "") != "array") return CorruptError("zarr.json is not an array");
     ASSIGN_OR_RETURN(m.shape, UIntList(j.at("shape"), "shape"));
     const json& grid = j.at("chunk_grid");
-    if (grid.value("name", "") != "regular") return UnsupportedError("chunk grid '" + grid.value("name", "") + "'");
+    if (grid.value("name", "") != "regular")
+      return UnsupportedError("chunk grid '" + grid.value("name", "") + "'");
     ASSIGN_OR_RETURN(m.chunks, UIntList(grid.at("configuration").at("chunk_shape"), "chunk_shape"));
-    if (!j.at("data_type").is_string()) return UnsupportedError("unsupported data_type " + j.at("data_type").dump());
+    if (!j.at("data_type").is_string())
+      return UnsupportedError("unsupported data_type " + j.at("data_type").dump());
     RETURN_IF_ERROR(ParseV3Type(j.at("data_type").get<std::string>(), &m));
     const json& keys = j.at("chunk_key_encoding");
     std::string enc = keys.value("name", "default");
-    std::string sep = keys.contains("configuration") ? keys["configuration"].value("separator", enc == "v2" ? "." : "/") : (enc == "v2" ? "." : "/");
+    std::string sep = keys.contains("configuration")
+                          ? keys["configuration"].value("separator", enc == "v2" ? "." : "/")
+                          : (enc == "v2" ? "." : "/");
     if (sep != "." && sep != "/") return CorruptError("bad chunk key separator '" + sep + "'");
-    if (enc != "default" && enc != "v2") return UnsupportedError("chunk_key_encoding '" + enc + "'");
+    if (enc != "default" && enc != "v2")
+      return UnsupportedError("chunk_key_encoding '" + enc + "'");
     m.separator = sep[0];
     m.v3_c_prefix = enc == "default";
     ASSIGN_OR_RETURN(m.codecs, codec::ParseZarrV3Codecs(j.at("codecs")));
     m.big_endian = m.codecs.big_endian;
-    if ((m.dtype == DType::kVlenString) != m.codecs.vlen_utf8) return CorruptError("string arrays need the vlen-utf8 codec");
+    if ((m.dtype == DType::kVlenString) != m.codecs.vlen_utf8)
+      return CorruptError("string arrays need the vlen-utf8 codec");
     RETURN_IF_ERROR(CheckShape(&m));
     RETURN_IF_ERROR(ParseFill(j.contains("fill_value") ? j["fill_value"] : json(), &m));
     if (j.contains("attributes")) m.attributes = j["attributes"];
     if (j.contains("dimension_names") && j["dimension_names"].is_array()) {
-      for (const auto& d : j["dimension_names"]) m.dimension_names.push_back(d.is_string() ? d.get<std::string>() : "");
+      for (const auto& d : j["dimension_names"])
+        m.dimension_names.push_back(d.is_string() ? d.get<std::string>() : "");
     }
     return m;
   } catch (const std::exception& e) {

@@ -2,9 +2,8 @@
 // an immutable struct. Nothing VCF-specific here.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,17 @@ namespace omicsfs::formats::zarr {
 inline constexpr uint64_t kMaxChunkBytes = uint64_t{512} << 20;
 
 enum class DType {
-  kBool, kInt8, kInt16, kInt32, kInt64, kUInt8, kUInt16, kUInt32, kUInt64, kFloat32, kFloat64,
+  kBool,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat32,
+  kFloat64,
   kFixedBytes,    // |S<n>: n bytes, trailing NULs stripped
   kFixedUnicode,  // <U<n>: n UTF-32 code units, converted to UTF-8
   kVlenString,    // |O with vlen-utf8 (v2) or "string" (v3)
@@ -33,8 +42,8 @@ struct ArrayMetadata {
   std::vector<uint64_t> shape;
   std::vector<uint64_t> chunks;
   DType dtype = DType::kInt8;
-  size_t item_size = 1;     // bytes per element in a decoded chunk (0 for vlen strings)
-  size_t native_size = 1;   // bytes per element handed to callers (strings: 0)
+  size_t item_size = 1;    // bytes per element in a decoded chunk (0 for vlen strings)
+  size_t native_size = 1;  // bytes per element handed to callers (strings: 0)
   bool big_endian = false;
   std::string fill;         // one element's fill, native layout (numeric types)
   std::string fill_string;  // string types

@@ -319,7 +319,9 @@ HttpClient::~HttpClient() {
 HttpClient::Handle* HttpClient::Acquire() const {
   {
     std::unique_lock<std::mutex> lock(mu_);
-    handle_freed_.wait(lock, [&] { return !idle_.empty() || handles_ < std::max<size_t>(options_.max_connections, 1); });
+    handle_freed_.wait(lock, [&] {
+      return !idle_.empty() || handles_ < std::max<size_t>(options_.max_connections, 1);
+    });
     if (!idle_.empty()) {
       Handle* h = idle_.back();
       idle_.pop_back();
@@ -358,7 +360,8 @@ void HttpClient::Discard(Handle* handle) const {
 }
 
 std::chrono::microseconds HttpClient::Latency() const {
-  return std::chrono::microseconds(std::max<int64_t>(latency_us_.load(std::memory_order_relaxed), 0));
+  return std::chrono::microseconds(
+      std::max<int64_t>(latency_us_.load(std::memory_order_relaxed), 0));
 }
 
 unsigned HttpClient::Parallelism() const {
@@ -426,10 +429,12 @@ Status HttpClient::Perform(Handle& h, HttpRequest& request, Attempt& attempt) co
   requests_.fetch_add(1, std::memory_order_relaxed);
   attempt.code = curl_easy_perform(c);
   curl_off_t first_byte_us = 0;
-  if (attempt.code == CURLE_OK && curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &first_byte_us) == CURLE_OK) {
+  if (attempt.code == CURLE_OK &&
+      curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &first_byte_us) == CURLE_OK) {
     // An average over about the last 8 requests; concurrent updates may drop one (a hint only).
     const int64_t old = latency_us_.load(std::memory_order_relaxed);
-    latency_us_.store(old < 0 ? first_byte_us : old + (first_byte_us - old) / 8, std::memory_order_relaxed);
+    latency_us_.store(old < 0 ? first_byte_us : old + (first_byte_us - old) / 8,
+                      std::memory_order_relaxed);
   }
   long opened = 0;
   if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &opened) == CURLE_OK && opened > 0) {

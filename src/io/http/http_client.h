@@ -106,10 +106,10 @@ struct RemoteObject {
 };
 
 struct HttpCounters {
-  uint64_t requests = 0;  // attempts sent, retries included
-  uint64_t bytes = 0;     // body bytes received
-  uint64_t retries = 0;   // attempts after a transient failure
-  uint64_t failures = 0;  // requests that finally failed (status or transport)
+  uint64_t requests = 0;     // attempts sent, retries included
+  uint64_t bytes = 0;        // body bytes received
+  uint64_t retries = 0;      // attempts after a transient failure
+  uint64_t failures = 0;     // requests that finally failed (status or transport)
   uint64_t connections = 0;  // connections opened (the rest of the requests reused one)
 };
 
@@ -162,8 +162,8 @@ class HttpClient {
   HttpClient(HttpOptions options, std::shared_ptr<const RequestSigner> signer);
   // A handle of the pool, waiting while max_connections are busy; nullptr when curl has none.
   Handle* Acquire() const;
-  void Release(Handle* handle) const;   // back to the pool
-  void Discard(Handle* handle) const;   // out of the pool (nullptr: a handle never made)
+  void Release(Handle* handle) const;  // back to the pool
+  void Discard(Handle* handle) const;  // out of the pool (nullptr: a handle never made)
   // Sends `request` (signed afresh each time) until `accept` is content with an attempt, an
   // attempt fails for good, or the retries run out. Transport failures and 5xx/429/408 are
   // judged before `accept` sees the attempt.
@@ -180,7 +180,8 @@ class HttpClient {
   mutable std::atomic<uint64_t> requests_{0};
   mutable std::atomic<uint64_t> bytes_{0};
   mutable std::atomic<uint64_t> connections_{0};
-  mutable std::atomic<int64_t> latency_us_{-1};  // moving average of time to first byte; -1: none yet
+  mutable std::atomic<int64_t> latency_us_{
+      -1};  // moving average of time to first byte; -1: none yet
   mutable std::atomic<uint64_t> retries_{0};
   mutable std::atomic<uint64_t> failures_{0};
 };

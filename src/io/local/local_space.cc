@@ -61,7 +61,8 @@ Status LocalByteSource::ReadExact(uint64_t offset, void* out, size_t length) con
 }
 
 // The regular file under `key`, open, with its stat; nullopt when absent (or not a file).
-Result<std::optional<std::pair<File, struct stat>>> LocalByteSpace::OpenFile(const std::string& key) const {
+Result<std::optional<std::pair<File, struct stat>>> LocalByteSpace::OpenFile(
+    const std::string& key) const {
   using Found = std::optional<std::pair<File, struct stat>>;
   RETURN_IF_ERROR(CheckKey(*this, key));
   auto file = File::OpenReadOnly(Where(key));
@@ -79,11 +80,13 @@ Result<std::shared_ptr<const ByteSource>> LocalByteSpace::Open(const std::string
   ASSIGN_OR_RETURN(auto found, OpenFile(key));
   if (!found) return std::shared_ptr<const ByteSource>();
   RETURN_IF_ERROR(guard_.Check(found->first));
-  return std::shared_ptr<const ByteSource>(std::make_shared<const LocalByteSource>(Where(key), found->second, guard_));
+  return std::shared_ptr<const ByteSource>(
+      std::make_shared<const LocalByteSource>(Where(key), found->second, guard_));
 }
 
 // One open, one read, one check: the Zarr chunk path, which reads whole objects.
-Result<std::optional<std::string>> LocalByteSpace::Get(const std::string& key, uint64_t max_bytes) const {
+Result<std::optional<std::string>> LocalByteSpace::Get(const std::string& key,
+                                                       uint64_t max_bytes) const {
   ASSIGN_OR_RETURN(auto found, OpenFile(key));
   if (!found) return std::optional<std::string>();
   const File& file = found->first;
@@ -126,13 +129,15 @@ Result<std::vector<ListEntry>> LocalByteSpace::List(const std::string& prefix) c
     const std::string n = e->d_name;
     if (n == "." || n == "..") continue;
     struct stat st;
-    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;                                                  // gone meanwhile
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;  // links, sockets: not objects
     out.push_back(ListEntry{n, S_ISDIR(st.st_mode) ? EntryKind::kDirectory : EntryKind::kFile,
                             LocalObjectInfo(st)});
   }
   ::closedir(d);
-  std::sort(out.begin(), out.end(), [](const ListEntry& a, const ListEntry& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(),
+            [](const ListEntry& a, const ListEntry& b) { return a.name < b.name; });
   return out;
 }
 

@@ -22,14 +22,15 @@ bool EndsWith(const std::string& s, const std::string& e) {
 std::pair<std::string, std::string> SplitObject(std::string url) {
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   const size_t slash = url.rfind('/');
-  const bool object = EndsWith(url, ".datg") || EndsWith(url, ".vcz.zip") || EndsWith(url, ".zarr.zip") ||
-                      EndsWith(url, ".h5") || EndsWith(url, ".hdf5");
+  const bool object = EndsWith(url, ".datg") || EndsWith(url, ".vcz.zip") ||
+                      EndsWith(url, ".zarr.zip") || EndsWith(url, ".h5") || EndsWith(url, ".hdf5");
   if (!object || slash == std::string::npos) return {url, ""};
   return {url.substr(0, slash), url.substr(slash + 1)};
 }
 
 Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
-                              const std::vector<std::string>& bpcells_names, std::shared_ptr<BlockCache> cache) {
+                              const std::vector<std::string>& bpcells_names,
+                              std::shared_ptr<BlockCache> cache) {
   ASSIGN_OR_RETURN(std::shared_ptr<http::HttpClient> client, http::HttpClient::Create(o.http));
   RemoteSource r;
   r.cache = cache;
@@ -51,7 +52,8 @@ Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
   return r;
 }
 
-Result<RemoteSource> OpenS3(const std::string& url, const RemoteOptions& o, std::shared_ptr<BlockCache> cache) {
+Result<RemoteSource> OpenS3(const std::string& url, const RemoteOptions& o,
+                            std::shared_ptr<BlockCache> cache) {
   s3::S3Options s3o;
   s3o.endpoint = o.s3_endpoint;
   s3o.region = o.s3_region;
@@ -66,11 +68,14 @@ Result<RemoteSource> OpenS3(const std::string& url, const RemoteOptions& o, std:
   return r;
 }
 
-std::chrono::milliseconds Millis(const std::string& v) { return std::chrono::milliseconds(std::stoll(v)); }
+std::chrono::milliseconds Millis(const std::string& v) {
+  return std::chrono::milliseconds(std::stoll(v));
+}
 
 }  // namespace
 
-Result<std::shared_ptr<const ByteSource>> OpenRemoteObject(const std::string& url, const RemoteOptions& o) {
+Result<std::shared_ptr<const ByteSource>> OpenRemoteObject(const std::string& url,
+                                                           const RemoteOptions& o) {
   std::shared_ptr<BlockCache> cache;
   if (o.pool != nullptr) cache = BlockCache::Create(o.pool, {}, !o.defer_threads);
   std::shared_ptr<const ByteSource> source;
@@ -105,7 +110,8 @@ std::vector<std::string> RemoteHelperArgs(const RemoteOptions& o) {
   return a;
 }
 
-Result<size_t> ParseRemoteHelperArg(const std::vector<std::string>& args, size_t i, RemoteOptions* o) {
+Result<size_t> ParseRemoteHelperArg(const std::vector<std::string>& args, size_t i,
+                                    RemoteOptions* o) {
   const std::string& flag = args[i];
   if (flag == "--s3-anonymous") {
     o->s3_anonymous = true;
@@ -115,9 +121,11 @@ Result<size_t> ParseRemoteHelperArg(const std::vector<std::string>& args, size_t
     o->http.insecure = true;
     return 1;
   }
-  static const char* const kValued[] = {"--s3-endpoint", "--s3-region", "--ca-file", "--connect-timeout-ms",
-                                        "--low-speed-time-ms", "--request-timeout-ms", "--retries"};
-  if (std::find(std::begin(kValued), std::end(kValued), flag) == std::end(kValued)) return size_t{0};
+  static const char* const kValued[] = {
+      "--s3-endpoint",       "--s3-region",          "--ca-file", "--connect-timeout-ms",
+      "--low-speed-time-ms", "--request-timeout-ms", "--retries"};
+  if (std::find(std::begin(kValued), std::end(kValued), flag) == std::end(kValued))
+    return size_t{0};
   if (i + 1 >= args.size()) return InvalidArgumentError(flag + " needs a value");
   const std::string& v = args[i + 1];
   try {
@@ -135,7 +143,8 @@ Result<size_t> ParseRemoteHelperArg(const std::vector<std::string>& args, size_t
 }
 
 bool IsRemoteUrl(const std::string& source) {
-  return StartsWith(source, "s3://") || StartsWith(source, "http://") || StartsWith(source, "https://");
+  return StartsWith(source, "s3://") || StartsWith(source, "http://") ||
+         StartsWith(source, "https://");
 }
 
 Result<RemoteSource> OpenRemote(const std::string& url, const RemoteOptions& options,

@@ -45,7 +45,8 @@ Result<RemoteSource> OpenRemote(const std::string& url, const RemoteOptions& opt
 // One object by its URL (s3://BUCKET/KEY, http(s)://HOST/PATH, as a remote ByteSource's
 // Describe() gives it), read through a block cache of its own when options.pool is set. NotFound
 // when there is none. The vetting helper opens remote HDF5 files with it.
-Result<std::shared_ptr<const ByteSource>> OpenRemoteObject(const std::string& url, const RemoteOptions& options);
+Result<std::shared_ptr<const ByteSource>> OpenRemoteObject(const std::string& url,
+                                                           const RemoteOptions& options);
 
 // The command-line flags that give a helper process (omicsfs-h5vet) the options it needs to read
 // what the daemon reads: endpoint, region, anonymous, CA file, timeouts, retries. Never
@@ -53,6 +54,7 @@ Result<std::shared_ptr<const ByteSource>> OpenRemoteObject(const std::string& ur
 std::vector<std::string> RemoteHelperArgs(const RemoteOptions& options);
 // Takes the flag at args[i] (and its value) into `options`: how many arguments it used, 0 when
 // args[i] is not one of RemoteHelperArgs' flags; InvalidArgument for a flag without its value.
-Result<size_t> ParseRemoteHelperArg(const std::vector<std::string>& args, size_t i, RemoteOptions* options);
+Result<size_t> ParseRemoteHelperArg(const std::vector<std::string>& args, size_t i,
+                                    RemoteOptions* options);
 
 }  // namespace omicsfs::io

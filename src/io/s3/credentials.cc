@@ -110,8 +110,8 @@ Result<Credentials> LoadCredentials(const EnvLookup& env) {
     if (err == ENOENT) {
       return InvalidArgumentError(
           "S3 credentials: none in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) "
-          "and no credentials file " + path + " (profile [" + profile +
-          "]); use -o s3_anonymous for a public bucket");
+          "and no credentials file " +
+          path + " (profile [" + profile + "]); use -o s3_anonymous for a public bucket");
     }
     return IoError("S3 credentials: cannot read " + path, err);
   }

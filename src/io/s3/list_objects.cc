@@ -31,15 +31,24 @@ struct ListParser {
   }
   void End() {
     const std::string where = Path();
-    if (where == "ListBucketResult/Contents/Key") object.key = text;
-    else if (where == "ListBucketResult/Contents/Size") size_text = text;
-    else if (where == "ListBucketResult/Contents/ETag") object.etag = text;
-    else if (where == "ListBucketResult/Contents/LastModified") object.last_modified = text;
-    else if (where == "ListBucketResult/CommonPrefixes/Prefix") AddPrefix();
-    else if (where == "ListBucketResult/IsTruncated") page.truncated = text == "true";
-    else if (where == "ListBucketResult/NextContinuationToken") page.next_continuation_token = text;
-    else if (where == "ListBucketResult/EncodingType") url_encoded = text == "url";
-    else if (where == "ListBucketResult/Contents") EndObject();
+    if (where == "ListBucketResult/Contents/Key")
+      object.key = text;
+    else if (where == "ListBucketResult/Contents/Size")
+      size_text = text;
+    else if (where == "ListBucketResult/Contents/ETag")
+      object.etag = text;
+    else if (where == "ListBucketResult/Contents/LastModified")
+      object.last_modified = text;
+    else if (where == "ListBucketResult/CommonPrefixes/Prefix")
+      AddPrefix();
+    else if (where == "ListBucketResult/IsTruncated")
+      page.truncated = text == "true";
+    else if (where == "ListBucketResult/NextContinuationToken")
+      page.next_continuation_token = text;
+    else if (where == "ListBucketResult/EncodingType")
+      url_encoded = text == "url";
+    else if (where == "ListBucketResult/Contents")
+      EndObject();
   }
   void AddPrefix() { page.common_prefixes.push_back(text); }
   void EndObject() {
@@ -81,7 +90,7 @@ void XMLCALL OnText(void* data, const XML_Char* s, int len) {
 template <typename Parser>
 std::string RunExpat(std::string_view xml, Parser* parser) {
   std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> xp(XML_ParserCreateNS(nullptr, '|'),
-                                                                   &XML_ParserFree);
+                                                                  &XML_ParserFree);
   if (!xp) return "out of memory for the XML parser";
   XML_SetUserData(xp.get(), parser);
   XML_SetElementHandler(xp.get(), OnStart, OnEnd);
@@ -131,7 +140,7 @@ std::string ParseS3Error(std::string_view xml) {
   };
   Collect collect;
   std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> xp(XML_ParserCreate(nullptr),
-                                                                   &XML_ParserFree);
+                                                                  &XML_ParserFree);
   if (!xp) return "";
   XML_SetUserData(xp.get(), &collect);
   XML_SetElementHandler(

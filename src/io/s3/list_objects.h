@@ -29,9 +29,10 @@ struct ListPage {
 
 // The query of one ListObjectsV2 request: list-type=2, prefix, delimiter, encoding-type=url (so
 // that keys with bytes XML 1.0 cannot carry come back intact), max-keys, continuation-token.
-std::vector<std::pair<std::string, std::string>> ListObjectsQuery(
-    const std::string& prefix, const std::string& delimiter, const std::string& token,
-    int max_keys = 1000);
+std::vector<std::pair<std::string, std::string>> ListObjectsQuery(const std::string& prefix,
+                                                                  const std::string& delimiter,
+                                                                  const std::string& token,
+                                                                  int max_keys = 1000);
 
 // One ListBucketResult page. Keys and prefixes are url-decoded when the page says
 // <EncodingType>url</EncodingType>. Corrupt (naming `where`) for a body that is not one, or a

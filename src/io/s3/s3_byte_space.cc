@@ -60,7 +60,8 @@ struct S3ByteSpace::Known {
     std::lock_guard<std::mutex> lock(mu);
     if (complete.empty() || objects.count(key)) return false;
     if (complete.count("")) return true;
-    for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1)) {
+    for (size_t slash = key.find('/'); slash != std::string::npos;
+         slash = key.find('/', slash + 1)) {
       if (complete.count(key.substr(0, slash + 1))) return true;
     }
     return false;
@@ -85,8 +86,12 @@ class S3ByteSource : public ByteSource {
   S3ByteSource(std::shared_ptr<const http::HttpClient> client, std::string url,
                std::string describe, std::string key, http::RemoteObject object,
                std::shared_ptr<S3ByteSpace::Known> known)
-      : client_(std::move(client)), url_(std::move(url)), describe_(std::move(describe)),
-        key_(std::move(key)), object_(std::move(object)), known_(std::move(known)),
+      : client_(std::move(client)),
+        url_(std::move(url)),
+        describe_(std::move(describe)),
+        key_(std::move(key)),
+        object_(std::move(object)),
+        known_(std::move(known)),
         info_(InfoFor(object_.size, object_.etag, object_.mtime)) {}
 
   const std::string& Describe() const override { return describe_; }
@@ -187,8 +192,8 @@ std::string S3ByteSpace::ObjectUrl(const std::string& key) const {
 
 Status S3ByteSpace::ErrorFor(const http::HttpRequest& request,
                              const http::HttpResponse& response) const {
-  std::string msg = request.method + " " + request.url + ": HTTP " +
-                    std::to_string(response.status);
+  std::string msg =
+      request.method + " " + request.url + ": HTTP " + std::to_string(response.status);
   const std::string s3_error = ParseS3Error(response.body);
   if (!s3_error.empty()) msg += " " + s3_error;
   // AWS names the bucket's region when a request went to, or was signed for, another one
@@ -214,9 +219,11 @@ Result<std::vector<ListPage>> S3ByteSpace::ListAll(const std::string& full_prefi
   std::string token;
   for (int page = 0; page < max_pages; ++page) {
     http::HttpRequest request{
-        "GET", endpoint_.BucketUrl(location_.bucket, ListObjectsQuery(full_prefix, delimiter, token,
-                                                                      max_keys)),
-        {}, {}};
+        "GET",
+        endpoint_.BucketUrl(location_.bucket,
+                            ListObjectsQuery(full_prefix, delimiter, token, max_keys)),
+        {},
+        {}};
     ASSIGN_OR_RETURN(http::HttpResponse response, client_->Send(request, kMaxListingBytes));
     if (response.status != 200) return ErrorFor(request, response);
     ASSIGN_OR_RETURN(ListPage got, ParseListObjectsV2(response.body, request.url));
@@ -228,8 +235,8 @@ Result<std::vector<ListPage>> S3ByteSpace::ListAll(const std::string& full_prefi
     pages.push_back(std::move(got));
     if (!more || max_pages == 1) return pages;
   }
-  return CorruptError(describe_ + "/" + full_prefix + ": more than " +
-                      std::to_string(max_pages) + " listing pages");
+  return CorruptError(describe_ + "/" + full_prefix + ": more than " + std::to_string(max_pages) +
+                      " listing pages");
 }
 
 Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) const {
@@ -270,7 +277,8 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
 
 // One paginated listing without a delimiter: 1 request per 1000 keys, where walking List costs
 // one per folder (a VCF Zarr store of 80 arrays: 80 requests of ~9 ms on Swift, now 1).
-Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(const std::string& prefix) const {
+Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(
+    const std::string& prefix) const {
   if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
   const std::string folder = ObjectKey(prefix);
   const std::string full = folder.empty() ? folder : folder + "/";
@@ -278,7 +286,7 @@ Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(const std::st
   if (!pages.ok()) return std::move(pages).status().WithContext(Where(prefix));
   const std::string root = ObjectKey("");
   const size_t strip = root.empty() ? 0 : root.size() + 1;  // keys relative to the space
-  std::map<std::string, const ListedObject*> keys;  // relative key -> object
+  std::map<std::string, const ListedObject*> keys;          // relative key -> object
   for (const ListPage& page : *pages) {
     for (const ListedObject& object : page.objects) {
       if (object.key.compare(0, full.size(), full) != 0 || object.key.size() <= strip) continue;

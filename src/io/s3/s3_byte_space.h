@@ -41,9 +41,9 @@
 namespace omicsfs::io::s3 {
 
 struct S3Options {
-  std::string endpoint;  // -o s3_endpoint=URL; "" for AWS
-  std::string region;    // -o s3_region=R; "" for us-east-1
-  bool anonymous = false; // -o s3_anonymous: unsigned requests, no credentials looked up
+  std::string endpoint;    // -o s3_endpoint=URL; "" for AWS
+  std::string region;      // -o s3_region=R; "" for us-east-1
+  bool anonymous = false;  // -o s3_anonymous: unsigned requests, no credentials looked up
   // Listing page size; S3's maximum (and default) is 1000. Tests use small pages.
   int max_keys = 1000;
 };
@@ -55,7 +55,8 @@ class S3RequestSigner : public http::RequestSigner {
   // `clock` gives the signing time (tests fix it); std::time by default.
   S3RequestSigner(Credentials credentials, std::string region,
                   std::function<std::time_t()> clock = nullptr)
-      : credentials_(std::move(credentials)), region_(std::move(region)),
+      : credentials_(std::move(credentials)),
+        region_(std::move(region)),
         clock_(std::move(clock)) {}
   Status Sign(http::HttpRequest& request) const override;
 
@@ -96,8 +97,8 @@ class S3ByteSpace : public ByteSpace {
   S3ByteSpace() = default;
   // Up to max_pages pages of ListObjectsV2 under `full_prefix` (ends in / unless empty),
   // with `delimiter` ("": every key below, not folder by folder).
-  Result<std::vector<ListPage>> ListAll(const std::string& full_prefix, int max_keys,
-                                        int max_pages, const std::string& delimiter = "/") const;
+  Result<std::vector<ListPage>> ListAll(const std::string& full_prefix, int max_keys, int max_pages,
+                                        const std::string& delimiter = "/") const;
   // A non-2xx answer as a Status: the request, status, S3's code and message, and for 401/403
   // where the credentials came from.
   Status ErrorFor(const http::HttpRequest& request, const http::HttpResponse& response) const;

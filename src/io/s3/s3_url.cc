@@ -73,8 +73,8 @@ Result<UrlParts> SplitUrl(const std::string& url) {
   const size_t q = rest.find('?');
   parts.path = rest.substr(0, q);
   if (q != std::string::npos) parts.query = rest.substr(q + 1);
-  // GCC 12 at -O3 warns that assigning "/" may memcpy overlapping ranges of 2^63 bytes: a false
-  // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
+    // GCC 12 at -O3 warns that assigning "/" may memcpy overlapping ranges of 2^63 bytes: a false
+    // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
 #pragma GCC diagnostic push
 #ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -114,9 +114,9 @@ std::string S3Endpoint::ObjectUrl(const std::string& bucket, const std::string& 
   return Base(bucket) + UriEncode(key, true);
 }
 
-std::string S3Endpoint::BucketUrl(const std::string& bucket,
-                                  const std::vector<std::pair<std::string, std::string>>& query)
-    const {
+std::string S3Endpoint::BucketUrl(
+    const std::string& bucket,
+    const std::vector<std::pair<std::string, std::string>>& query) const {
   std::string url = Base(bucket);
   char sep = '?';
   for (const auto& [name, value] : query) {

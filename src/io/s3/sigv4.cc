@@ -141,8 +141,9 @@ SigV4Signature SignV4(const SigV4Request& request, const Credentials& credential
   std::map<std::string, std::string> canonical;
   auto add = [&](const std::string& name, const std::string& value) {
     std::string& slot = canonical[AsciiLower(name)];
-    // GCC 12 at -O3 warns that "," + std::string&& (an insert at 0) may memcpy overlapping ranges of 2^63 bytes: a false
-    // positive of its -Wrestrict through std::string (GCC bug 105651), silenced here only.
+    // GCC 12 at -O3 warns that "," + std::string&& (an insert at 0) may memcpy overlapping ranges
+    // of 2^63 bytes: a false positive of its -Wrestrict through std::string (GCC bug 105651),
+    // silenced here only.
 #pragma GCC diagnostic push
 #ifndef __clang__  // a GCC warning; clang (the fuzz build) has none of that name
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -172,10 +173,10 @@ SigV4Signature SignV4(const SigV4Request& request, const Credentials& credential
   key = HmacSha256(key, "aws4_request");
   const std::string raw = HmacSha256(key, out.string_to_sign);
   out.signature = Hex(reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
-  out.headers.emplace_back(
-      "Authorization", "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" +
-                           credential_scope + ", SignedHeaders=" + signed_headers +
-                           ", Signature=" + out.signature);
+  out.headers.emplace_back("Authorization",
+                           "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" +
+                               credential_scope + ", SignedHeaders=" + signed_headers +
+                               ", Signature=" + out.signature);
   return out;
 }
 

@@ -30,9 +30,11 @@ struct MatrixViews {
   std::string Describe() const { return m->Describe(); }
   Names rows() const { return Names(m, &m->row_names()); }
   Names cols() const { return Names(m, &m->col_names()); }
-  std::shared_ptr<const NamesSource> Listed(Names names, Layout layout, uint64_t n, const std::string& name,
+  std::shared_ptr<const NamesSource> Listed(Names names, Layout layout, uint64_t n,
+                                            const std::string& name,
                                             const char* prefix = "") const {
-    return std::make_shared<const NamesSource>(std::move(names), layout, n, name + " of " + Describe(), prefix);
+    return std::make_shared<const NamesSource>(std::move(names), layout, n,
+                                               name + " of " + Describe(), prefix);
   }
 };
 
@@ -41,48 +43,77 @@ struct MatrixViews {
 // barcodes.tsv (the same views: sizes and cached chunks shared) and of `name\tname\tGene
 // Expression` per row. Absent names: row1…/col1… (Read10X refuses numbers as names).
 const Catalog<MatrixViews>& MatrixCatalog() {
-  static const Catalog<MatrixViews> c{.views = {
-      {.name = "matrix.mtx", .size = SizeBy::kMeasured,
-       .make = [](const MatrixViews& s, const std::string& n) { return std::make_shared<const text::MtxSource>(s.m, n); },
-       .gz = "10x/matrix.mtx.gz"},
-      {.name = "matrix.tsv", .size = SizeBy::kRendered,
-       .make = [](const MatrixViews& s, const std::string& n) {
-         return std::make_shared<const text::DenseTsvSource>(s.m, n, std::vector<std::string>{s.index_dir}, s.persist);
-       }},
-      {.name = "rownames.txt", .size = SizeBy::kFixed,
-       .make = [](const MatrixViews& s, const std::string& n) { return s.Listed(s.rows(), Layout::kOnePerLine, 0, n); }},
-      {.name = "colnames.txt", .size = SizeBy::kFixed,
-       .make = [](const MatrixViews& s, const std::string& n) { return s.Listed(s.cols(), Layout::kOnePerLine, 0, n); }},
-      {.name = "barcodes.tsv", .size = SizeBy::kFixed,
-       .make = [](const MatrixViews& s, const std::string& n) {
-         return s.Listed(s.cols(), Layout::kOnePerLine, s.m->cols(), n, "col");
-       },
-       .gz = "10x/barcodes.tsv.gz"},
-      {.name = "genes.tsv", .size = SizeBy::kFixed,
-       .make = [](const MatrixViews& s, const std::string& n) {
-         return s.Listed(s.rows(), Layout::kTwoColumns, s.m->rows(), n, "row");
-       }},
-      {.name = "10x/features.tsv", .size = SizeBy::kFixed,
-       .make = [](const MatrixViews& s, const std::string& n) {
-         return s.Listed(s.rows(), Layout::kFeatures, s.m->rows(), n, "row");
-       },
-       .gz = "10x/features.tsv.gz", .shown = false},
-  }, .gates = {}};
+  static const Catalog<MatrixViews> c{
+      .views =
+          {
+              {.name = "matrix.mtx",
+               .size = SizeBy::kMeasured,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return std::make_shared<const text::MtxSource>(s.m, n);
+                   },
+               .gz = "10x/matrix.mtx.gz"},
+              {.name = "matrix.tsv",
+               .size = SizeBy::kRendered,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return std::make_shared<const text::DenseTsvSource>(
+                         s.m, n, std::vector<std::string>{s.index_dir}, s.persist);
+                   }},
+              {.name = "rownames.txt",
+               .size = SizeBy::kFixed,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return s.Listed(s.rows(), Layout::kOnePerLine, 0, n);
+                   }},
+              {.name = "colnames.txt",
+               .size = SizeBy::kFixed,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return s.Listed(s.cols(), Layout::kOnePerLine, 0, n);
+                   }},
+              {.name = "barcodes.tsv",
+               .size = SizeBy::kFixed,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return s.Listed(s.cols(), Layout::kOnePerLine, s.m->cols(), n, "col");
+                   },
+               .gz = "10x/barcodes.tsv.gz"},
+              {.name = "genes.tsv",
+               .size = SizeBy::kFixed,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return s.Listed(s.rows(), Layout::kTwoColumns, s.m->rows(), n, "row");
+                   }},
+              {.name = "10x/features.tsv",
+               .size = SizeBy::kFixed,
+               .make =
+                   [](const MatrixViews& s, const std::string& n) {
+                     return s.Listed(s.rows(), Layout::kFeatures, s.m->rows(), n, "row");
+                   },
+               .gz = "10x/features.tsv.gz",
+               .shown = false},
+          },
+      .gates = {}};
   return c;
 }
 
 struct FragmentViews {
   std::shared_ptr<const bp::Fragments> f;
-  std::shared_ptr<const text::FragmentTally> tally;  // a group's: sizes found for all groups at once
+  std::shared_ptr<const text::FragmentTally>
+      tally;  // a group's: sizes found for all groups at once
   size_t group = 0;
-  RegionIndexes indexes = RegionIndexes::kTbi;  // kCsi when an end reaches 2^29
+  RegionIndexes indexes = RegionIndexes::kTbi;     // kCsi when an end reaches 2^29
   std::shared_ptr<const text::PackedNames> cells;  // one table for both BED views
   std::string Describe() const { return f->Describe(); }
-  std::shared_ptr<const text::BedSource> Bed(text::BedSource::Style style, const std::string& n) const {
+  std::shared_ptr<const text::BedSource> Bed(text::BedSource::Style style,
+                                             const std::string& n) const {
     return std::make_shared<const text::BedSource>(f, style, n, tally, group, cells);
   }
-  std::shared_ptr<const NamesSource> Listed(const std::vector<std::string>& names, const std::string& n) const {
-    return std::make_shared<const NamesSource>(Names(f, &names), Layout::kOnePerLine, 0, n + " of " + Describe());
+  std::shared_ptr<const NamesSource> Listed(const std::vector<std::string>& names,
+                                            const std::string& n) const {
+    return std::make_shared<const NamesSource>(Names(f, &names), Layout::kOnePerLine, 0,
+                                               n + " of " + Describe());
   }
 };
 
@@ -90,19 +121,32 @@ struct FragmentViews {
 // fragments file are empty to bedtools 2.30.
 const Catalog<FragmentViews>& FragmentCatalog() {
   static const Catalog<FragmentViews> c{
-      .views = {
-          {.name = "fragments.bed", .size = SizeBy::kRendered,
-           .make = [](const FragmentViews& s, const std::string& n) { return s.Bed(text::BedSource::Style::kBed, n); },
-           .gz = "fragments.bed.gz", .gz_layout = codec::bgzf::kBedtoolsLayout, .indexed = true},
-          {.name = "fragments.tsv", .size = SizeBy::kRendered,
-           .make = [](const FragmentViews& s, const std::string& n) { return s.Bed(text::BedSource::Style::kTenX, n); },
-           .gz = "fragments.tsv.gz", .gz_layout = codec::bgzf::kBedtoolsLayout, .indexed = true,
-           .sized_with = "fragments.bed"},
-          {.name = "chromosomes.txt", .size = SizeBy::kFixed,
-           .make = [](const FragmentViews& s, const std::string& n) { return s.Listed(s.f->chr_names(), n); }},
-          {.name = "cells.txt", .size = SizeBy::kFixed,
-           .make = [](const FragmentViews& s, const std::string& n) { return s.Listed(s.f->cell_names(), n); }},
-      },
+      .views =
+          {
+              {.name = "fragments.bed",
+               .size = SizeBy::kRendered,
+               .make = [](const FragmentViews& s,
+                          const std::string& n) { return s.Bed(text::BedSource::Style::kBed, n); },
+               .gz = "fragments.bed.gz",
+               .gz_layout = codec::bgzf::kBedtoolsLayout,
+               .indexed = true},
+              {.name = "fragments.tsv",
+               .size = SizeBy::kRendered,
+               .make = [](const FragmentViews& s,
+                          const std::string& n) { return s.Bed(text::BedSource::Style::kTenX, n); },
+               .gz = "fragments.tsv.gz",
+               .gz_layout = codec::bgzf::kBedtoolsLayout,
+               .indexed = true,
+               .sized_with = "fragments.bed"},
+              {.name = "chromosomes.txt",
+               .size = SizeBy::kFixed,
+               .make = [](const FragmentViews& s,
+                          const std::string& n) { return s.Listed(s.f->chr_names(), n); }},
+              {.name = "cells.txt",
+               .size = SizeBy::kFixed,
+               .make = [](const FragmentViews& s,
+                          const std::string& n) { return s.Listed(s.f->cell_names(), n); }},
+          },
       .gates = {},
       .preset = text::TabixPreset::kBed};
   return c;
@@ -135,7 +179,10 @@ class FragmentStore : public OpenedStore {
  public:
   FragmentStore(std::shared_ptr<const bp::Fragments> f, std::optional<bool> csi,
                 std::shared_ptr<const text::FragmentTally> tally, size_t group)
-      : f_(std::move(f)), csi_(csi), tally_(std::move(tally)), group_(group),
+      : f_(std::move(f)),
+        csi_(csi),
+        tally_(std::move(tally)),
+        group_(group),
         cells_(std::make_shared<const text::PackedNames>(f_, &f_->cell_names(), '\n')) {}
   StoreContext Context() const override { return {f_->Describe(), ""}; }
   std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
@@ -159,7 +206,8 @@ class FragmentStore : public OpenedStore {
     if (csi_) return *csi_;
     std::call_once(csi_once_, [this] {
       auto max_end = f_->MaxEnd();
-      csi_found_ = max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
+      csi_found_ =
+          max_end.ok() && max_end->has_value() && **max_end >= uint64_t{text::kTbiMaxPosition};
     });
     return csi_found_;
   }
@@ -242,8 +290,9 @@ class Hdf5Stores : public OpenedStore {
         continue;
       }
       auto store = file_.OpenGroup(g.path, g.version);
-      AddBpcellsViews(store.ok() ? Result<std::shared_ptr<const io::ArrayStore>>(std::move(store).value())
-                                 : Result<std::shared_ptr<const io::ArrayStore>>(store.status()),
+      AddBpcellsViews(store.ok()
+                          ? Result<std::shared_ptr<const io::ArrayStore>>(std::move(store).value())
+                          : Result<std::shared_ptr<const io::ArrayStore>>(store.status()),
                       *sub);
     }
   }
@@ -258,7 +307,9 @@ class Hdf5Kind : public StoreKind {
  public:
   std::string Name() const override { return "BPCells inside HDF5"; }
   std::string RecognisedBy() const override { return "FILE.h5 with store groups"; }
-  std::vector<std::string> ViewNames() const override { return {"FILE.h5/GROUP/ with the BPCells views and slices"}; }
+  std::vector<std::string> ViewNames() const override {
+    return {"FILE.h5/GROUP/ with the BPCells views and slices"};
+  }
   // Locally every regular file is a candidate: its signature is read only after the reuse check,
   // so a rescan of unchanged plain files costs a stat each, as before kinds existed.
   bool Recognize(const Probe& p) const override {
@@ -293,7 +344,8 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
   if (!version.ok()) return sink.AddError(version.status());
   auto v = bp::ParseVersion(*version);
   if (!v) {
-    return sink.AddError(UnsupportedError((*store)->Describe() + ": unrecognised BPCells version '" + *version + "'"));
+    return sink.AddError(UnsupportedError((*store)->Describe() +
+                                          ": unrecognised BPCells version '" + *version + "'"));
   }
   if (v->kind == bp::StoreKind::kFragments) {
     auto fragments = bp::Fragments::Open(*store);
@@ -309,8 +361,10 @@ std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::Matrix
   return std::make_unique<MatrixStore>(std::move(m));
 }
 
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f, std::optional<bool> csi,
-                                             std::shared_ptr<const text::FragmentTally> tally, size_t group) {
+std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f,
+                                             std::optional<bool> csi,
+                                             std::shared_ptr<const text::FragmentTally> tally,
+                                             size_t group) {
   return std::make_unique<FragmentStore>(std::move(f), csi, std::move(tally), group);
 }
 

@@ -33,9 +33,9 @@ std::vector<std::string> BpcellsViewNames();
 std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m);
 // `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
 // `csi`: a slice's region index (its store's choice); nullopt: found from the store's end_max.
-std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const formats::bpcells::Fragments> f,
-                                             std::optional<bool> csi = std::nullopt,
-                                             std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
+std::unique_ptr<OpenedStore> FragmentViewsOf(
+    std::shared_ptr<const formats::bpcells::Fragments> f, std::optional<bool> csi = std::nullopt,
+    std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
 // The selectors of their slices (for --help).
 const SelectorRows& MatrixSliceRows();
 const SelectorRows& FragmentSliceRows();
@@ -43,7 +43,8 @@ const SelectorRows& FragmentSliceRows();
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::MatrixReader> m,
                                               std::string where);
 // `csi`: the store's region index choice; `scratch_dir`: where groups are regrouped ("": $TMPDIR).
-std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const formats::bpcells::Fragments> f, std::string where,
-                                                bool csi, std::string scratch_dir);
+std::shared_ptr<const Sliceable> FragmentSlices(
+    std::shared_ptr<const formats::bpcells::Fragments> f, std::string where, bool csi,
+    std::string scratch_dir);
 
 }  // namespace omicsfs::vfs

@@ -1,7 +1,8 @@
 // Slices of BPCells fragments: region= (tabix's CHR, CHR:BEG, CHR:BEG-END) / regions=@NAME (a
 // BED list), cells= (barcodes), groups=@NAME (a folder per group of an ITEM<TAB>GROUP table, its
-// groups sized in one pass): rows of the selector table (vfs/selectors.h). Each resolves to a formats::bpcells::FragmentSubset of the store;
-// the slice's views are the store's catalog over Fragments::Slice.
+// groups sized in one pass): rows of the selector table (vfs/selectors.h). Each resolves to a
+// formats::bpcells::FragmentSubset of the store; the slice's views are the store's catalog over
+// Fragments::Slice.
 #include <algorithm>
 
 #include "text/bed_source.h"
@@ -15,18 +16,24 @@ using bp::Interval;
 
 class FragmentSliceable : public Sliceable {
  public:
-  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi, std::string scratch_dir)
-      : f_(std::move(f)), where_(std::move(where)), csi_(csi), scratch_dir_(std::move(scratch_dir)),
+  FragmentSliceable(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi,
+                    std::string scratch_dir)
+      : f_(std::move(f)),
+        where_(std::move(where)),
+        csi_(csi),
+        scratch_dir_(std::move(scratch_dir)),
         cells_([f = f_] { return NameChooser(f, &f->cell_names()); }),
         chrs_([f = f_] { return NameChooser(f, &f->chr_names()); }) {}
 
   const SelectorRows& Rows() const override { return FragmentSliceRows(); }
   const NameChooser& Chooser(const SelectorRow& row) const override {
-    return (row.selects == Selects::kRegions || row.selects == Selects::kBed ? chrs_ : cells_).get();
+    return (row.selects == Selects::kRegions || row.selects == Selects::kBed ? chrs_ : cells_)
+        .get();
   }
   const std::string& Where() const override { return where_; }
 
-  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const override {
+  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path,
+                                           std::string* canonical) const override {
     bp::FragmentSubset subset = Subset(path);
     *canonical = Canonical(subset);
     ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(f_, std::move(subset)));
@@ -46,14 +53,17 @@ class FragmentSliceable : public Sliceable {
     ASSIGN_OR_RETURN(auto base_slice, bp::Fragments::Slice(f_, base));
     std::vector<std::string> scratch;
     if (!scratch_dir_.empty()) scratch.push_back(scratch_dir_);
-    auto tally = std::make_shared<const text::FragmentTally>(base_slice, std::move(group_of_cell), groups.names.size(),
-                                                             std::move(scratch));
+    auto tally = std::make_shared<const text::FragmentTally>(
+        base_slice, std::move(group_of_cell), groups.names.size(), std::move(scratch));
     GroupCut out;
     for (size_t g = 0; g < groups.names.size(); ++g) {
       bp::FragmentSubset subset = base;
       subset.cells = members[g].indices;
       out.canonical.push_back(Canonical(subset));
-      ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(base_slice, bp::FragmentSubset{.regions = {}, .cells = members[g].indices}));
+      ASSIGN_OR_RETURN(
+          auto slice,
+          bp::Fragments::Slice(base_slice,
+                               bp::FragmentSubset{.regions = {}, .cells = members[g].indices}));
       out.groups.push_back(FragmentViewsOf(std::move(slice), csi_, tally, g));
     }
     return out;
@@ -84,7 +94,9 @@ class FragmentSliceable : public Sliceable {
         std::sort(r.begin(), r.end(), [](const Interval& a, const Interval& b) {
           return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
         });
-        for (const Interval& q : r) regions += std::to_string(c) + ":" + std::to_string(q.begin) + "-" + std::to_string(q.end) + ",";
+        for (const Interval& q : r)
+          regions +=
+              std::to_string(c) + ":" + std::to_string(q.begin) + "-" + std::to_string(q.end) + ",";
       }
       out += "regions " + ShortIdentity(regions) + "\n";
     }
@@ -94,7 +106,7 @@ class FragmentSliceable : public Sliceable {
 
   std::shared_ptr<const bp::Fragments> f_;
   std::string where_;
-  bool csi_;  // the store's choice of region index, taken by its slices
+  bool csi_;                 // the store's choice of region index, taken by its slices
   std::string scratch_dir_;  // index_dir: where groups are regrouped (else $TMPDIR)
   LazyChooser cells_, chrs_;
 };
@@ -107,9 +119,11 @@ const SelectorRows& FragmentSliceRows() {
   return rows;
 }
 
-std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f, std::string where, bool csi,
+std::shared_ptr<const Sliceable> FragmentSlices(std::shared_ptr<const bp::Fragments> f,
+                                                std::string where, bool csi,
                                                 std::string scratch_dir) {
-  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where), csi, std::move(scratch_dir));
+  return std::make_shared<const FragmentSliceable>(std::move(f), std::move(where), csi,
+                                                   std::move(scratch_dir));
 }
 
 }  // namespace omicsfs::vfs

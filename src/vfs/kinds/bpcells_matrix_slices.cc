@@ -1,7 +1,8 @@
 // Slices of a BPCells matrix: rows= / cols= by name (the stand-ins row1…/col1… of genes.tsv and
 // barcodes.tsv where the store has no names), `@NAME` lists, `^` to exclude; groups=@NAME over
-// columns, whose folder holds pseudobulk.tsv (rows of the selector table, vfs/selectors.h). Each path resolves to a formats::bpcells::
-// MatrixSubset of the store; the slice's views are the matrix catalog over Matrix::Slice.
+// columns, whose folder holds pseudobulk.tsv (rows of the selector table, vfs/selectors.h). Each
+// path resolves to a formats::bpcells:: MatrixSubset of the store; the slice's views are the matrix
+// catalog over Matrix::Slice.
 
 #include "text/pseudobulk_source.h"
 #include "vfs/kinds/bpcells.h"
@@ -24,15 +25,19 @@ std::string Canonical(const MatrixSubset& s) {
 class MatrixSliceable : public Sliceable {
  public:
   MatrixSliceable(std::shared_ptr<const Matrix> m, std::string where)
-      : m_(std::move(m)), where_(std::move(where)),
+      : m_(std::move(m)),
+        where_(std::move(where)),
         rows_([m = m_] { return NameChooser(m, &m->row_names(), m->rows(), "row"); }),
         cols_([m = m_] { return NameChooser(m, &m->col_names(), m->cols(), "col"); }) {}
 
   const SelectorRows& Rows() const override { return MatrixSliceRows(); }
-  const NameChooser& Chooser(const SelectorRow& row) const override { return (row.key == "rows" ? rows_ : cols_).get(); }
+  const NameChooser& Chooser(const SelectorRow& row) const override {
+    return (row.key == "rows" ? rows_ : cols_).get();
+  }
   const std::string& Where() const override { return where_; }
 
-  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const override {
+  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path,
+                                           std::string* canonical) const override {
     MatrixSubset subset = Subset(path);
     *canonical = Canonical(subset);
     ASSIGN_OR_RETURN(auto slice, m_->Slice(std::move(subset)));
@@ -46,7 +51,8 @@ class MatrixSliceable : public Sliceable {
     std::vector<int32_t> group_of_col(m_->cols(), -1);
     std::string identity;
     for (size_t g = 0; g < groups.names.size(); ++g) {
-      for (uint32_t c : members[g].indices) group_of_col[c] = static_cast<int32_t>(g);  // an item is in one group at most
+      for (uint32_t c : members[g].indices)
+        group_of_col[c] = static_cast<int32_t>(g);  // an item is in one group at most
       identity += groups.names[g] + ":" + IndicesIdentity(members[g].indices) + "\n";
       MatrixSubset group{subset.rows, members[g].indices};
       out.canonical.push_back(Canonical(group));
@@ -67,8 +73,11 @@ class MatrixSliceable : public Sliceable {
   // The groups folder's own view.
   class Pseudobulk : public OpenedStore {
    public:
-    explicit Pseudobulk(std::shared_ptr<const text::PseudobulkSource> source) : source_(std::move(source)) {}
-    void AddViews(ViewSink& sink) const override { sink.AddView("pseudobulk.tsv", sink.MakeText("pseudobulk.tsv", source_)); }
+    explicit Pseudobulk(std::shared_ptr<const text::PseudobulkSource> source)
+        : source_(std::move(source)) {}
+    void AddViews(ViewSink& sink) const override {
+      sink.AddView("pseudobulk.tsv", sink.MakeText("pseudobulk.tsv", source_));
+    }
 
    private:
     std::shared_ptr<const text::PseudobulkSource> source_;

@@ -1,6 +1,6 @@
-// datg matrices: NAME.datg with NAME.rows.txt.gz and NAME.cols.txt.gz beside it (the systemsgenetics
-// Java writer's layout), shown as NAME.datg/. Its companions and checksums are not shown beside it.
-// Its folder makes slice folders on lookup (rows=, cols=: datg_slices.cc).
+// datg matrices: NAME.datg with NAME.rows.txt.gz and NAME.cols.txt.gz beside it (the
+// systemsgenetics Java writer's layout), shown as NAME.datg/. Its companions and checksums are not
+// shown beside it. Its folder makes slice folders on lookup (rows=, cols=: datg_slices.cc).
 #include "vfs/kinds/datg.h"
 
 #include "formats/datg/reader.h"
@@ -32,19 +32,27 @@ struct DatgViews {
 };
 
 const Catalog<DatgViews>& DatgCatalog() {
-  static const Catalog<DatgViews> c{.views = {
-      {.name = "matrix.tsv", .size = SizeBy::kRendered,
-       .make = [](const DatgViews& s, const std::string& n) { return s.Matrix(n); }},
-      {.name = "rownames.txt", .size = SizeBy::kFixed,
-       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(/*rows=*/true, n); }},
-      {.name = "colnames.txt", .size = SizeBy::kFixed,
-       .make = [](const DatgViews& s, const std::string& n) { return s.Listed(/*rows=*/false, n); }},
-  }, .gates = {}};
+  static const Catalog<DatgViews> c{
+      .views =
+          {
+              {.name = "matrix.tsv",
+               .size = SizeBy::kRendered,
+               .make = [](const DatgViews& s, const std::string& n) { return s.Matrix(n); }},
+              {.name = "rownames.txt",
+               .size = SizeBy::kFixed,
+               .make = [](const DatgViews& s,
+                          const std::string& n) { return s.Listed(/*rows=*/true, n); }},
+              {.name = "colnames.txt",
+               .size = SizeBy::kFixed,
+               .make = [](const DatgViews& s,
+                          const std::string& n) { return s.Listed(/*rows=*/false, n); }},
+          },
+      .gates = {}};
   return c;
 }
 
 constexpr const char* kNames[] = {".rows.txt.gz", ".cols.txt.gz"};  // read, and stamped
-constexpr const char* kChecksums[] = {".sha256", ".md5"};            // only hidden
+constexpr const char* kChecksums[] = {".sha256", ".md5"};           // only hidden
 
 std::string Stem(const std::string& base) { return base.substr(0, base.size() - 5); }
 
@@ -71,11 +79,16 @@ class DatgStore : public OpenedStore {
 class Kind : public StoreKind {
  public:
   std::string Name() const override { return "datg"; }
-  std::string RecognisedBy() const override { return "NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz"; }
+  std::string RecognisedBy() const override {
+    return "NAME.datg + NAME.rows.txt.gz + NAME.cols.txt.gz";
+  }
   std::vector<std::string> ViewNames() const override { return CatalogNames(DatgCatalog()); }
-  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override { return {{"", DatgSliceRows()}}; }
+  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override {
+    return {{"", DatgSliceRows()}};
+  }
   bool Recognize(const Probe& p) const override {
-    return p.entry.type == EntryType::kFile && p.entry.base.size() > 5 && p.entry.base.ends_with(".datg");
+    return p.entry.type == EntryType::kFile && p.entry.base.size() > 5 &&
+           p.entry.base.ends_with(".datg");
   }
   StampScope Scope() const override { return StampScope::kFiles; }
   std::vector<std::string> Companions(const std::string& base) const override {
@@ -99,14 +112,18 @@ class Kind : public StoreKind {
     std::string missing;
     for (size_t i = 0; i < parts.size(); ++i) {
       auto part = at.folder.Open(parts[i], &at.stamp);
-      if (!part.ok() && part.status().sys_errno() != ENOENT && part.status().code() != ErrorCode::kNotFound) {
+      if (!part.ok() && part.status().sys_errno() != ENOENT &&
+          part.status().code() != ErrorCode::kNotFound) {
         return part.status();
       }
       if (part.ok()) opened[i] = std::move(part).value();
-      if (opened[i] == nullptr) missing += (missing.empty() ? "" : ", ") + Stem(at.entry.base) + (i == 0 ? ".datg" : kNames[i - 1]);
+      if (opened[i] == nullptr)
+        missing += (missing.empty() ? "" : ", ") + Stem(at.entry.base) +
+                   (i == 0 ? ".datg" : kNames[i - 1]);
     }
     if (!missing.empty()) {
-      return NotFoundError(where + ": a datg matrix needs its name files beside it; missing " + missing);
+      return NotFoundError(where + ": a datg matrix needs its name files beside it; missing " +
+                           missing);
     }
     ASSIGN_OR_RETURN(auto file, DatgFile::Open(opened[0], *opened[1], *opened[2]));
     return DatgViewsOf(DatgMatrix::Whole(std::move(file)), where, at.entry.base);

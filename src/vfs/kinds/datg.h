@@ -19,7 +19,7 @@ std::unique_ptr<OpenedStore> DatgViewsOf(std::shared_ptr<const formats::datg::Da
 // The selectors of its slices (for --help).
 const SelectorRows& DatgSliceRows();
 // What the slices of `file` select; `base` (NAME.datg) names it in messages.
-std::shared_ptr<const Sliceable> DatgSlices(std::shared_ptr<const formats::datg::DatgFile> file, std::string where,
-                                            std::string base);
+std::shared_ptr<const Sliceable> DatgSlices(std::shared_ptr<const formats::datg::DatgFile> file,
+                                            std::string where, std::string base);
 
 }  // namespace omicsfs::vfs

@@ -13,22 +13,30 @@ using formats::datg::DatgMatrix;
 class DatgSliceable : public Sliceable {
  public:
   DatgSliceable(std::shared_ptr<const DatgFile> file, std::string where, std::string base)
-      : file_(std::move(file)), where_(std::move(where)), base_(std::move(base)), rows_([f = file_] { return NameChooser(f, &f->row_names()); }),
+      : file_(std::move(file)),
+        where_(std::move(where)),
+        base_(std::move(base)),
+        rows_([f = file_] { return NameChooser(f, &f->row_names()); }),
         cols_([f = file_] { return NameChooser(f, &f->col_names()); }) {}
 
   const SelectorRows& Rows() const override { return DatgSliceRows(); }
-  const NameChooser& Chooser(const SelectorRow& row) const override { return (row.key == "rows" ? rows_ : cols_).get(); }
+  const NameChooser& Chooser(const SelectorRow& row) const override {
+    return (row.key == "rows" ? rows_ : cols_).get();
+  }
   const std::string& Where() const override { return base_; }
 
-  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const override {
+  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path,
+                                           std::string* canonical) const override {
     std::optional<std::vector<uint64_t>> rows, cols;
     for (const Chosen& c : path) {
-      (c.row->key == "rows" ? rows : cols) = std::vector<uint64_t>(c.indices.begin(), c.indices.end());
+      (c.row->key == "rows" ? rows : cols) =
+          std::vector<uint64_t>(c.indices.begin(), c.indices.end());
     }
     // The slice's identity (any order of the same selectors gives the same): long parts hashed.
     canonical->clear();
     for (const Chosen& c : path) {
-      if (c.row->key == "rows") *canonical = "rows " + IndicesIdentity(c.indices) + "\n" + *canonical;
+      if (c.row->key == "rows")
+        *canonical = "rows " + IndicesIdentity(c.indices) + "\n" + *canonical;
       if (c.row->key == "cols") *canonical += "cols " + IndicesIdentity(c.indices) + "\n";
     }
     ASSIGN_OR_RETURN(auto slice, DatgMatrix::Make(file_, std::move(rows), std::move(cols)));
@@ -48,7 +56,8 @@ const SelectorRows& DatgSliceRows() {
   return rows;
 }
 
-std::shared_ptr<const Sliceable> DatgSlices(std::shared_ptr<const DatgFile> file, std::string where, std::string base) {
+std::shared_ptr<const Sliceable> DatgSlices(std::shared_ptr<const DatgFile> file, std::string where,
+                                            std::string base) {
   return std::make_shared<const DatgSliceable>(std::move(file), std::move(where), std::move(base));
 }
 

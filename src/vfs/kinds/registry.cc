@@ -54,13 +54,17 @@ std::string KindsHelp() {
     }
     out += views + "\n";
     for (const auto& [sort, rows] : k->Slicing()) {
-      out += "      slices" + (sort.empty() ? std::string() : " of " + sort) + ":\n" + RowsHelp(rows, "        ");
+      out += "      slices" + (sort.empty() ? std::string() : " of " + sort) + ":\n" +
+             RowsHelp(rows, "        ");
     }
   }
   out += "  anything else                 passed through read-only, byte for byte\n";
-  out += "  Slices are folders made on lookup inside a store's folder (and inside each other, in any\n"
-         "  order): KEY=a,b,c inline, KEY=@NAME for the list LISTS/NAME.txt (.bed, .tsv as given above;\n"
-         "  -o lists=DIR), KEY=^... for all but these. Each holds the store's views over the subset.\n";
+  out +=
+      "  Slices are folders made on lookup inside a store's folder (and inside each other, in any\n"
+      "  order): KEY=a,b,c inline, KEY=@NAME for the list LISTS/NAME.txt (.bed, .tsv as given "
+      "above;\n"
+      "  -o lists=DIR), KEY=^... for all but these. Each holds the store's views over the "
+      "subset.\n";
   return out;
 }
 

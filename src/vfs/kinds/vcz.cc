@@ -24,7 +24,7 @@ struct VczViews {
   text::GwasViewOptions gwas;  // the .bgi's persistence
   std::string where;
   RegionIndexes indexes = RegionIndexes::kTbiAndCsi;  // kCsi where an end passes 2^29
-  std::shared_ptr<const text::BgenSource> bgen;  // STEM.bgen, which STEM.bgen.bgi indexes
+  std::shared_ptr<const text::BgenSource> bgen;       // STEM.bgen, which STEM.bgen.bgi indexes
   std::string bgen_name;
   std::string Describe() const { return store->Describe(); }
   std::shared_ptr<const VcfSource> Vcf(VcfSource::View view, const std::string& n) const {
@@ -40,39 +40,68 @@ const Catalog<VczViews>& VczCatalog() {
   using S = VczViews;
   using N = std::string;
   static const Catalog<VczViews> c{
-      .views = {
-          {.name = "STEM.vcf", .size = SizeBy::kRendered,
-           .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kFull, n); },
-           .gz = "STEM.vcf.gz", .indexed = true},
-          {.name = "sites.vcf", .size = SizeBy::kRendered,
-           .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kSites, n); },
-           .gz = "sites.vcf.gz", .indexed = true},
-          {.name = "samples.txt", .size = SizeBy::kFixed,
-           .make = [](const S& s, const N& n) {
-             return std::make_shared<const text::NamesSource>(std::shared_ptr<const std::vector<std::string>>(s.store, &s.store->samples()),
-                                                              text::NamesSource::Layout::kOnePerLine, 0, n + " of " + s.where);
-           }},
-          {.name = "STEM.bed", .size = SizeBy::kArithmetic,
-           .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkBedSource>(s.plan, n); },
-           .gate = kPlink},
-          {.name = "STEM.bim", .size = SizeBy::kRendered,
-           .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkBimSource>(s.plan, n); },
-           .gate = kPlink},
-          {.name = "STEM.fam", .size = SizeBy::kRendered,
-           .make = [](const S& s, const N& n) { return std::make_shared<const text::PlinkFamSource>(s.store, n); },
-           .gate = kPlink},
-          {.name = "STEM.bgen", .size = SizeBy::kArithmetic,
-           .make = [](const S& s, const N&) { return s.bgen; },
-           .gate = kBgen},
-          {.name = "STEM.sample", .size = SizeBy::kRendered,
-           .make = [](const S& s, const N& n) { return std::make_shared<const text::BgenSampleSource>(s.store, n); },
-           .gate = kBgen},
-          {.name = "STEM.bgen.bgi", .size = SizeBy::kRendered,
-           .make = [](const S& s, const N& n) {
-             return std::make_shared<const text::BgenIndexSource>(s.bgen, s.gwas, s.bgen_name, n);
-           },
-           .gate = kBgen},
-      },
+      .views =
+          {
+              {.name = "STEM.vcf",
+               .size = SizeBy::kRendered,
+               .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kFull, n); },
+               .gz = "STEM.vcf.gz",
+               .indexed = true},
+              {.name = "sites.vcf",
+               .size = SizeBy::kRendered,
+               .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kSites, n); },
+               .gz = "sites.vcf.gz",
+               .indexed = true},
+              {.name = "samples.txt",
+               .size = SizeBy::kFixed,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::NamesSource>(
+                         std::shared_ptr<const std::vector<std::string>>(s.store,
+                                                                         &s.store->samples()),
+                         text::NamesSource::Layout::kOnePerLine, 0, n + " of " + s.where);
+                   }},
+              {.name = "STEM.bed",
+               .size = SizeBy::kArithmetic,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::PlinkBedSource>(s.plan, n);
+                   },
+               .gate = kPlink},
+              {.name = "STEM.bim",
+               .size = SizeBy::kRendered,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::PlinkBimSource>(s.plan, n);
+                   },
+               .gate = kPlink},
+              {.name = "STEM.fam",
+               .size = SizeBy::kRendered,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::PlinkFamSource>(s.store, n);
+                   },
+               .gate = kPlink},
+              {.name = "STEM.bgen",
+               .size = SizeBy::kArithmetic,
+               .make = [](const S& s, const N&) { return s.bgen; },
+               .gate = kBgen},
+              {.name = "STEM.sample",
+               .size = SizeBy::kRendered,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::BgenSampleSource>(s.store, n);
+                   },
+               .gate = kBgen},
+              {.name = "STEM.bgen.bgi",
+               .size = SizeBy::kRendered,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::BgenIndexSource>(s.bgen, s.gwas,
+                                                                          s.bgen_name, n);
+                   },
+               .gate = kBgen},
+          },
       .gates = {{.check = [](const S& s) { return text::PlinkRefusal(*s.store); }},
                 {.check = [](const S& s) { return text::BgenRefusal(*s.store); }, .after = kPlink}},
       .preset = text::TabixPreset::kVcf};
@@ -84,16 +113,20 @@ class VczStore : public OpenedStore {
   VczStore(std::shared_ptr<const Store> store, std::string where, std::string base)
       : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)) {}
   StoreContext Context() const override { return {where_, VczStem(base_)}; }
-  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override { return VczSlices(store_, where_, base_); }
+  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override {
+    return VczSlices(store_, where_, base_);
+  }
   void AddViews(ViewSink& sink) const override {
     if (!sink.context().slice) {
       // A region summary computed from the arrays (no region_index) is kept in index_dir: the
       // pass over the identifying arrays is paid once per store, not once per mount.
       const text::IndexStore* index = sink.settings().sizing.index;
-      if (index != nullptr && index->enabled() && !sink.index_key().empty() && !store_->has_region_index()) {
+      if (index != nullptr && index->enabled() && !sink.index_key().empty() &&
+          !store_->has_region_index()) {
         const std::string key = sink.index_key() + "\nregion summary";
-        store_->KeepRegionsWith({.load = [index, key] { return index->LoadBlob(key); },
-                                 .save = [index, key](const std::string& bytes) { index->SaveBlob(key, bytes); }});
+        store_->KeepRegionsWith(
+            {.load = [index, key] { return index->LoadBlob(key); },
+             .save = [index, key](const std::string& bytes) { index->SaveBlob(key, bytes); }});
       }
     }
     VczViews s;
@@ -112,7 +145,8 @@ class VczStore : public OpenedStore {
     // 10^8 variants would wait for it. A slice's ends are its root's at most.
     bool short_contigs = store_->contig_lengths().has_value() && !store_->contig_lengths()->empty();
     if (short_contigs) {
-      for (int64_t len : *store_->contig_lengths()) short_contigs = short_contigs && len < text::kTbiMaxPosition;
+      for (int64_t len : *store_->contig_lengths())
+        short_contigs = short_contigs && len < text::kTbiMaxPosition;
     }
     if (store_->has_region_index() || !short_contigs) {
       if (auto max_end = store_->root().MaxEnd(); !max_end.ok()) {
@@ -133,9 +167,11 @@ bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
   return Store::Looks(io::SpaceBlobStore(std::move(space), 64 << 20));
 }
 
-Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace> space, const Located& at) {
+Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace> space,
+                                             const Located& at) {
   const std::string where = space->Describe();
-  ASSIGN_OR_RETURN(auto store, Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
+  ASSIGN_OR_RETURN(auto store,
+                   Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
   return VczViewsOf(std::move(store), where, at.entry.base);
 }
 
@@ -144,9 +180,12 @@ class VczDirectory : public StoreKind {
   std::string Name() const override { return "VCF Zarr (Zarr v2 or v3)"; }
   std::string RecognisedBy() const override { return "directory with .zgroup/zarr.json"; }
   std::vector<std::string> ViewNames() const override { return VczViewNames(); }
-  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override { return {{"", VczSliceRows()}}; }
+  std::vector<std::pair<std::string, SelectorRows>> Slicing() const override {
+    return {{"", VczSliceRows()}};
+  }
   bool Recognize(const Probe& p) const override {
-    if (p.entry.type != EntryType::kDirectory || !(p.Lists(".zgroup") || p.Lists("zarr.json"))) return false;
+    if (p.entry.type != EntryType::kDirectory || !(p.Lists(".zgroup") || p.Lists("zarr.json")))
+      return false;
     return !p.folder.CheapPeek() || LooksVcz(p.folder.Space(p.entry, nullptr));
   }
   StampScope Scope() const override { return StampScope::kTree; }
@@ -158,23 +197,30 @@ class VczDirectory : public StoreKind {
   }
 };
 
-bool IsZipStoreName(const std::string& n) { return n.ends_with(".vcz.zip") || n.ends_with(".zarr.zip"); }
+bool IsZipStoreName(const std::string& n) {
+  return n.ends_with(".vcz.zip") || n.ends_with(".zarr.zip");
+}
 
 // A damaged archive is ERROR.txt; one that holds no VCF Zarr store is an ordinary file.
 class ZipKind : public StoreKind {
  public:
   std::string Name() const override { return "zipped VCF Zarr"; }
   std::string RecognisedBy() const override { return "NAME.vcz.zip (keys at the archive root)"; }
-  std::vector<std::string> ViewNames() const override { return {"NAME.vcz/ with the VCF Zarr views and slices"}; }
+  std::vector<std::string> ViewNames() const override {
+    return {"NAME.vcz/ with the VCF Zarr views and slices"};
+  }
   bool Recognize(const Probe& p) const override {
     return p.entry.type == EntryType::kFile && IsZipStoreName(p.entry.base);
   }
   StampScope Scope() const override { return StampScope::kFiles; }
   bool Guessed(const Folder&) const override { return true; }
-  std::string NodeName(const std::string& name) const override { return name.substr(0, name.size() - 4); }
+  std::string NodeName(const std::string& name) const override {
+    return name.substr(0, name.size() - 4);
+  }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
     ASSIGN_OR_RETURN(auto archive, at.folder.Open(at.entry.key, &at.stamp));
-    if (archive == nullptr) return NotFoundError(at.folder.Where(at.entry.key) + ": gone since the listing");
+    if (archive == nullptr)
+      return NotFoundError(at.folder.Where(at.entry.key) + ": gone since the listing");
     ASSIGN_OR_RETURN(auto space, io::OpenZipSpace(std::move(archive)));
     if (!LooksVcz(space)) return std::unique_ptr<OpenedStore>();
     return OpenVcz(std::move(space), at);
@@ -193,7 +239,8 @@ std::string VczStem(std::string base) {
 
 std::vector<std::string> VczViewNames() { return CatalogNames(VczCatalog()); }
 
-std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const Store> store, std::string where, std::string base) {
+std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const Store> store, std::string where,
+                                        std::string base) {
   return std::make_unique<VczStore>(std::move(store), std::move(where), std::move(base));
 }
 

@@ -20,12 +20,12 @@ std::vector<std::string> VczViewNames();
 
 // The views of an opened store (or of a slice of one); its Slices() are region=, samples=,
 // format= (vcz_slices.cc).
-std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const formats::vcz::Store> store, std::string where,
-                                        std::string base);
+std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const formats::vcz::Store> store,
+                                        std::string where, std::string base);
 // The selectors of its slices (for --help).
 const SelectorRows& VczSliceRows();
 // What the slices of `store` select.
-std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const formats::vcz::Store> store, std::string where,
-                                           std::string base);
+std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const formats::vcz::Store> store,
+                                           std::string where, std::string base);
 
 }  // namespace omicsfs::vfs

@@ -17,8 +17,9 @@ using formats::vcz::Store;
 using formats::vcz::Subset;
 
 // The rows of `first` (runs, in its order) that `second` holds too.
-std::vector<std::pair<uint64_t, uint64_t>> Intersect(const std::vector<std::pair<uint64_t, uint64_t>>& first,
-                                                     std::vector<std::pair<uint64_t, uint64_t>> second) {
+std::vector<std::pair<uint64_t, uint64_t>> Intersect(
+    const std::vector<std::pair<uint64_t, uint64_t>>& first,
+    std::vector<std::pair<uint64_t, uint64_t>> second) {
   std::sort(second.begin(), second.end());
   std::vector<std::pair<uint64_t, uint64_t>> out;
   for (const auto& [b, e] : first) {
@@ -36,7 +37,10 @@ std::vector<std::pair<uint64_t, uint64_t>> Intersect(const std::vector<std::pair
 class VczSliceable : public Sliceable {
  public:
   VczSliceable(std::shared_ptr<const Store> store, std::string where, std::string base)
-      : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)), name_(VczStem(base_) + ".vcz"),
+      : store_(std::move(store)),
+        where_(std::move(where)),
+        base_(std::move(base)),
+        name_(VczStem(base_) + ".vcz"),
         samples_([s = store_] { return NameChooser(s, &s->samples()); }),
         contigs_([s = store_] { return NameChooser(s, &s->contigs()); }),
         fields_([s = store_] { return NameChooser(Fields(*s)); }) {}
@@ -49,7 +53,8 @@ class VczSliceable : public Sliceable {
   }
   const std::string& Where() const override { return name_; }
 
-  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path, std::string* canonical) const override {
+  Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path,
+                                           std::string* canonical) const override {
     const Store& s = *store_;
     Subset subset;
     bool gt_dropped = false;  // format= without GT came before samples=: nothing to recount
@@ -59,11 +64,13 @@ class VczSliceable : public Sliceable {
         case Selects::kBed: {
           std::vector<Region> regions;
           for (const RegionAt& r : c.regions) {
-            if (r.begin >= uint64_t{INT64_MAX} || (r.end != UINT64_MAX && r.end > uint64_t{INT64_MAX})) {
+            if (r.begin >= uint64_t{INT64_MAX} ||
+                (r.end != UINT64_MAX && r.end > uint64_t{INT64_MAX})) {
               return InvalidArgumentError(c.name + ": a position past 2^63");
             }
-            regions.push_back(Region{r.contig, static_cast<int64_t>(r.begin) + 1,
-                                     r.end == UINT64_MAX ? INT64_MAX : static_cast<int64_t>(r.end)});
+            regions.push_back(
+                Region{r.contig, static_cast<int64_t>(r.begin) + 1,
+                       r.end == UINT64_MAX ? INT64_MAX : static_cast<int64_t>(r.end)});
           }
           ASSIGN_OR_RETURN(auto runs, s.RowsOverlapping(regions));
           // region= then regions= (or the reverse): the second filters the first's records, in
@@ -109,7 +116,8 @@ class VczSliceable : public Sliceable {
       for (const auto& [b, e] : *s.runs) runs += std::to_string(b) + "-" + std::to_string(e) + ",";
       out += "rows " + ShortIdentity(runs) + "\n";
     }
-    if (s.samples) out += "samples " + IndicesIdentity(*s.samples) + (s.recount ? " recount" : "") + "\n";
+    if (s.samples)
+      out += "samples " + IndicesIdentity(*s.samples) + (s.recount ? " recount" : "") + "\n";
     if (s.format) {
       std::string format;
       for (const auto& k : *s.format) format += k + ",";
@@ -127,11 +135,13 @@ class VczSliceable : public Sliceable {
 
 const SelectorRows& VczSliceRows() {
   namespace s = selectors;
-  static const SelectorRows rows{&s::kRegionBcftools, &s::kRegionsBcftools, &s::kSamples, &s::kFormat};
+  static const SelectorRows rows{&s::kRegionBcftools, &s::kRegionsBcftools, &s::kSamples,
+                                 &s::kFormat};
   return rows;
 }
 
-std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const Store> store, std::string where, std::string base) {
+std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const Store> store, std::string where,
+                                           std::string base) {
   return std::make_shared<const VczSliceable>(std::move(store), std::move(where), std::move(base));
 }
 
