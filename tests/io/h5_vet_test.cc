@@ -305,8 +305,9 @@ TEST(H5Vet, ReportRoundTripsAnyNameAndRefusesDamage) {
   const std::string report = FormatVetReport(sent);
   for (const std::string& notes :
        {std::string(), std::string("omicsfs-h5vet report\nerror 41\nend 0\nsome note\n")}) {
-    std::string_view rest;
-    auto parsed = ParseVetReport(report + notes, &rest);
+    std::string_view rest;  // a view into `output`, which must outlive it
+    const std::string output = report + notes;
+    auto parsed = ParseVetReport(output, &rest);
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
     EXPECT_EQ(rest, notes);
     EXPECT_EQ(parsed->error, "");
