@@ -285,7 +285,7 @@ std::string FormatVetReport(const VetReport& report) {
     out += "group " + Hex(g.path) + "\n";
     for (const H5Attribute& a : g.attributes) {
       out += "attr " + Hex(a.name);
-      for (const auto& v : a.values) out += " " + Hex(v);  // "" is an empty token: one space
+      for (const auto& v : a.values) (out += ' ') += Hex(v);  // "" is an empty token: one space
       out += "\n";
     }
   }

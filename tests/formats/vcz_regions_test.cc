@@ -98,7 +98,7 @@ std::string LastNaming(const std::string& what) {
 std::string Print(const Rows& rows) {
   std::string out;
   for (const auto& r : rows) {
-    out += "[" + std::to_string(r.chunk) + " " + std::to_string(r.contig) + " " +
+    out += std::string("[") + std::to_string(r.chunk) + " " + std::to_string(r.contig) + " " +
            std::to_string(r.first_pos) + " " + std::to_string(r.last_pos) + " " +
            std::to_string(r.max_end) + " " + std::to_string(r.records) + "] ";
   }

@@ -250,7 +250,7 @@ TEST(H5Vet, TheProbeIsBounded) {
     }
     hid_t g = H5Gopen2(f, "g000000", H5P_DEFAULT);
     for (size_t i = 0; i < bounds.attributes + 3; ++i) {
-      PutStringAttribute(g, ("a" + std::to_string(100 + i)).c_str(), {"x"});
+      PutStringAttribute(g, (std::string("a") + std::to_string(100 + i)).c_str(), {"x"});
     }
     PutStringAttribute(g, "many", std::vector<std::string>(bounds.values + 1, "y"),
                        /*scalar=*/false);

@@ -347,7 +347,7 @@ std::string Pseudobulk(const Mtx& full, const std::vector<std::string>& row_name
       const uint64_t at = uint64_t{r} * groups.size() + g;
       char* end = integer ? std::to_chars(buf, buf + 64, u[at]).ptr
                           : std::to_chars(buf, buf + 64, f[at]).ptr;
-      out += "\t" + std::string(buf, end);
+      (out += '\t').append(buf, end);
     }
     out += "\n";
   }

@@ -191,7 +191,7 @@ TEST(DenseTsvSourceTest, MatchesReferenceAndItsMeasure) {
         }
         std::string want;
         for (uint32_t c = 0; c < spec.cols; ++c)
-          want += "\t" + (spec.col_names.empty() ? std::to_string(c + 1) : spec.col_names[c]);
+          (want += '\t') += spec.col_names.empty() ? std::to_string(c + 1) : spec.col_names[c];
         want += "\n";
         for (uint32_t r = 0; r < spec.rows; ++r) {
           want += spec.row_names.empty() ? std::to_string(r + 1) : spec.row_names[r];
@@ -290,7 +290,7 @@ TEST(RawTextTest, PutShortCopiesEveryLength) {
     std::string dst(48, '.');
     char* end = PutShort(dst.data() + 1, src.data(), n);
     EXPECT_EQ(end, dst.data() + 1 + n);
-    EXPECT_EQ(dst, "." + src.substr(0, n) + std::string(47 - n, '.')) << n;
+    EXPECT_EQ(dst, std::string(".") + src.substr(0, n) + std::string(47 - n, '.')) << n;
   }
 }
 

@@ -33,7 +33,7 @@ int64_t RefLength(const std::string& ref) {
 }
 
 std::string Row(const ChunkRegion& r) {
-  return "[" + std::to_string(r.chunk) + ", " + std::to_string(r.contig) + ", " +
+  return std::string("[") + std::to_string(r.chunk) + ", " + std::to_string(r.contig) + ", " +
          std::to_string(r.first_pos) + ", " + std::to_string(r.last_pos) + ", " +
          std::to_string(r.max_end) + ", " + std::to_string(r.records) + "]";
 }
