@@ -23,7 +23,16 @@
 
 namespace omicsfs::formats {
 
-enum class ValueType { kUInt32, kFloat32, kFloat64 };
+// The stored value types. kInt32, kInt64 and kUInt64 came with AnnData (issue 37): its int8 and
+// int16 values are read as kInt32, its uint8, uint16 and bool values as kUInt32 (bool: 1/0).
+enum class ValueType { kUInt32, kFloat32, kFloat64, kInt32, kInt64, kUInt64 };
+
+// Integer types print as MatrixMarket `integer` and sum as integers.
+inline bool IsInteger(ValueType t) { return t != ValueType::kFloat32 && t != ValueType::kFloat64; }
+// Bytes of one value.
+inline size_t ValueBytes(ValueType t) {
+  return t == ValueType::kFloat64 || t == ValueType::kInt64 || t == ValueType::kUInt64 ? 8 : 4;
+}
 
 // A subset of a matrix: the chosen rows and columns (0-based, in the order given; each at most
 // once); nullopt keeps the whole axis.
@@ -38,6 +47,17 @@ struct MatrixEntries {
   std::vector<uint32_t> u32;    // values, for uint matrices
   std::vector<float> f32;       // values, for float matrices
   std::vector<double> f64;      // values, for double matrices
+  std::vector<int32_t> i32;     // values, for int32 matrices
+  std::vector<int64_t> i64;     // values, for int64 matrices
+  std::vector<uint64_t> u64;    // values, for uint64 matrices
+  // The value vector of type t as raw bytes (ValueBytes(t) each).
+  const void* Values(ValueType t) const;
+  void* Values(ValueType t);
+  // Empties every vector and sizes the one of type t (and `inner`) to n.
+  void Resize(ValueType t, uint64_t n);
+  // Appends entries [a, b) of `from` (values of type t and inner indices, or `inner` given).
+  void AppendRange(ValueType t, const MatrixEntries& from, uint64_t a, uint64_t b);
+  void AppendOne(ValueType t, const MatrixEntries& from, uint64_t i, uint32_t inner);
 };
 
 class MatrixReader : public std::enable_shared_from_this<MatrixReader> {
@@ -99,6 +119,13 @@ class MatrixReader : public std::enable_shared_from_this<MatrixReader> {
 std::shared_ptr<const std::vector<std::string>> ChosenNames(const std::vector<std::string>& names,
                                                             const std::vector<uint32_t>& chosen,
                                                             const char* prefix);
+
+// The matrix over `subset` of any sparse (not dense()) reader, by the parent's ReadEntries: what
+// a reader's Slice returns when it has no cheaper way (AnnData). Majors are read in place; a
+// choice of the inner axis costs one pass over the chosen majors to count the kept entries
+// (the same scheme as BPCells' slices, formats/bpcells/matrix.h).
+Result<std::shared_ptr<const MatrixReader>> SliceByEntries(
+    std::shared_ptr<const MatrixReader> parent, MatrixSubset subset);
 
 // Checks a chosen axis of `n` items: each below n, at most once, at least one (InvalidArgument,
 // naming `where` and the axis, otherwise).

@@ -57,12 +57,21 @@ void SortRow(ValueType vt, uint64_t a, uint64_t b, RowEntries* e) {
     case ValueType::kFloat64:
       Permute(order, a, &e->f64);
       break;
+    case ValueType::kInt32:
+      Permute(order, a, &e->i32);
+      break;
+    case ValueType::kInt64:
+      Permute(order, a, &e->i64);
+      break;
+    case ValueType::kUInt64:
+      Permute(order, a, &e->u64);
+      break;
   }
 }
 
 }  // namespace
 
-size_t RowAccess::ValueSize() const { return matrix_->value_type() == ValueType::kFloat64 ? 8 : 4; }
+size_t RowAccess::ValueSize() const { return formats::ValueBytes(matrix_->value_type()); }
 
 Result<std::shared_ptr<const RowAccess>> RowAccess::Build(
     std::shared_ptr<const MatrixReader> matrix, const std::vector<std::string>& scratch_dirs,
@@ -202,17 +211,9 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
           if (r < a || r >= b) continue;
           char* p = band.data() + (cursor[r - a]++ - base) * rec;
           std::memcpy(p, &col, 4);
-          switch (m.value_type()) {
-            case ValueType::kUInt32:
-              std::memcpy(p + 4, &e.u32[i - n0], 4);
-              break;
-            case ValueType::kFloat32:
-              std::memcpy(p + 4, &e.f32[i - n0], 4);
-              break;
-            case ValueType::kFloat64:
-              std::memcpy(p + 4, &e.f64[i - n0], 8);
-              break;
-          }
+          const size_t vb = ValueBytes(m.value_type());
+          std::memcpy(p + 4, static_cast<const char*>(e.Values(m.value_type())) + (i - n0) * vb,
+                      vb);
         }
       }
       RETURN_IF_ERROR(csr_->WriteAt(data_offset_ + base * rec, band.data(), band.size()));
@@ -233,6 +234,9 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
   if (vt == ValueType::kUInt32) out->u32.resize(n);
   if (vt == ValueType::kFloat32) out->f32.resize(n);
   if (vt == ValueType::kFloat64) out->f64.resize(n);
+  if (vt == ValueType::kInt32) out->i32.resize(n);
+  if (vt == ValueType::kInt64) out->i64.resize(n);
+  if (vt == ValueType::kUInt64) out->u64.resize(n);
   if (n == 0) return OkStatus();
   if (csr_ == nullptr && !persisted_.valid()) {  // row-major: the store is already CSR
     MatrixEntries e;
@@ -241,6 +245,9 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     out->u32 = std::move(e.u32);
     out->f32 = std::move(e.f32);
     out->f64 = std::move(e.f64);
+    out->i32 = std::move(e.i32);
+    out->i64 = std::move(e.i64);
+    out->u64 = std::move(e.u64);
     // A row-major slice's rows hold their entries in the store's column order, which is not
     // the slice's when its columns were chosen out of order: such rows are sorted here.
     for (uint32_t r = 0; r < r1 - r0; ++r) {
@@ -285,6 +292,15 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
         break;
       case ValueType::kFloat64:
         std::memcpy(&out->f64[i], p + 4, 8);
+        break;
+      case ValueType::kInt32:
+        std::memcpy(&out->i32[i], p + 4, 4);
+        break;
+      case ValueType::kInt64:
+        std::memcpy(&out->i64[i], p + 4, 8);
+        break;
+      case ValueType::kUInt64:
+        std::memcpy(&out->u64[i], p + 4, 8);
         break;
     }
   }

@@ -26,6 +26,9 @@ struct RowEntries {
   std::vector<uint32_t> u32;
   std::vector<float> f32;
   std::vector<double> f64;
+  std::vector<int32_t> i32;
+  std::vector<int64_t> i64;
+  std::vector<uint64_t> u64;
 };
 
 // Where a col-major store's transposed copy persists (see above).

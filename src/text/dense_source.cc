@@ -47,6 +47,12 @@ char* WriteValue(const RowEntries& e, ValueType t, uint64_t i, char* p) {
       return WriteFloat(p, e.f32[i]);
     case ValueType::kFloat64:
       return WriteDouble(p, e.f64[i]);
+    case ValueType::kInt32:
+      return WriteInt(p, e.i32[i]);
+    case ValueType::kInt64:
+      return WriteInt(p, e.i64[i]);
+    case ValueType::kUInt64:
+      return WriteUInt(p, e.u64[i]);
   }
   return p;
 }

@@ -71,6 +71,21 @@ inline char* PutValue(char* p, uint32_t v, const ValueSlot* small) {
   *p = '\n';
   return p + 1;
 }
+inline char* PutValue(char* p, uint64_t v, const ValueSlot* small) {
+  if (v < kValueSlots) return PutValue(p, static_cast<uint32_t>(v), small);
+  p = WriteUInt(p, v);
+  *p = '\n';
+  return p + 1;
+}
+inline char* PutValue(char* p, int64_t v, const ValueSlot* small) {
+  if (v >= 0) return PutValue(p, static_cast<uint64_t>(v), small);
+  p = WriteInt(p, v);
+  *p = '\n';
+  return p + 1;
+}
+inline char* PutValue(char* p, int32_t v, const ValueSlot* small) {
+  return PutValue(p, int64_t{v}, small);
+}
 inline char* PutValue(char* p, float v, const ValueSlot*) {
   p = WriteFloat(p, v);
   *p = '\n';
@@ -144,7 +159,7 @@ char* MtxSource::Lines(uint64_t n0, uint64_t n1, const uint32_t* inner, const V*
 Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
   const auto& m = *matrix_;
   if (k == 0) {
-    out->append(m.value_type() == ValueType::kUInt32
+    out->append(formats::IsInteger(m.value_type())
                     ? "%%MatrixMarket matrix coordinate integer general\n"
                     : "%%MatrixMarket matrix coordinate real general\n");
     AppendUInt(out, m.rows());
@@ -172,6 +187,15 @@ Status MtxSource::RenderChunk(uint64_t k, std::string* out) const {
       break;
     case ValueType::kFloat64:
       p = Lines(n0, n1, e.inner.data(), e.f64.data(), p);
+      break;
+    case ValueType::kInt32:
+      p = Lines(n0, n1, e.inner.data(), e.i32.data(), p);
+      break;
+    case ValueType::kInt64:
+      p = Lines(n0, n1, e.inner.data(), e.i64.data(), p);
+      break;
+    case ValueType::kUInt64:
+      p = Lines(n0, n1, e.inner.data(), e.u64.data(), p);
       break;
   }
   text.Commit(p);

@@ -13,6 +13,7 @@ namespace omicsfs::text {
 inline constexpr size_t kMaxNumberChars = 32;
 
 inline char* WriteUInt(char* p, uint64_t v) { return std::to_chars(p, p + 20, v).ptr; }
+inline char* WriteInt(char* p, int64_t v) { return std::to_chars(p, p + 21, v).ptr; }
 inline char* WriteFloat(char* p, float v) { return std::to_chars(p, p + kMaxNumberChars, v).ptr; }
 inline char* WriteDouble(char* p, double v) { return std::to_chars(p, p + kMaxNumberChars, v).ptr; }
 

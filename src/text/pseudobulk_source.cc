@@ -31,10 +31,15 @@ Status PseudobulkSource::Sum() const {
   if (group_of_col_.size() != m.cols())
     return InternalError(Describe() + ": the groups do not match the columns");
   const uint64_t g_count = groups_.size();
-  const bool integer = m.value_type() == ValueType::kUInt32;
+  // Unsigned values sum as uint64, signed ones (AnnData's) as int64, reals as double.
+  const ValueType vt = m.value_type();
+  const bool is_signed = vt == ValueType::kInt32 || vt == ValueType::kInt64;
   std::vector<uint64_t> su;
+  std::vector<int64_t> si;
   std::vector<double> sf;
-  if (integer) {
+  if (is_signed) {
+    si.assign(uint64_t{m.rows()} * g_count, 0);
+  } else if (formats::IsInteger(vt)) {
     su.assign(uint64_t{m.rows()} * g_count, 0);
   } else {
     sf.assign(uint64_t{m.rows()} * g_count, 0.0);
@@ -69,12 +74,22 @@ Status PseudobulkSource::Sum() const {
           case ValueType::kFloat64:
             sf[at] += e.f64[i];
             break;
+          case ValueType::kInt32:
+            si[at] += e.i32[i];
+            break;
+          case ValueType::kInt64:
+            si[at] += e.i64[i];
+            break;
+          case ValueType::kUInt64:
+            su[at] += e.u64[i];
+            break;
         }
       }
     }
     j0 = j1;
   }
   sum_u64_ = std::move(su);
+  sum_i64_ = std::move(si);
   sum_f64_ = std::move(sf);
   return OkStatus();
 }
@@ -93,7 +108,8 @@ Status PseudobulkSource::RenderChunk(uint64_t k, std::string* out) const {
   const uint64_t r0 = (k - 1) * kRowsPerChunk;
   const uint64_t r1 = std::min<uint64_t>(r0 + kRowsPerChunk, m.rows());
   const uint64_t g_count = groups_.size();
-  const bool integer = m.value_type() == ValueType::kUInt32;
+  const bool is_signed = m.value_type() == ValueType::kInt32 || m.value_type() == ValueType::kInt64;
+  const bool integer = formats::IsInteger(m.value_type());
   RawText text(out);
   for (uint64_t r = r0; r < r1; ++r) {
     if (m.row_names().empty()) {
@@ -105,8 +121,9 @@ Status PseudobulkSource::RenderChunk(uint64_t k, std::string* out) const {
     char* p = text.Reserve(g_count * (kMaxNumberChars + 1) + 1);
     for (uint64_t g = 0; g < g_count; ++g) {
       *p++ = '\t';
-      p = integer ? WriteUInt(p, sum_u64_[r * g_count + g])
-                  : WriteDouble(p, sum_f64_[r * g_count + g]);
+      p = !integer    ? WriteDouble(p, sum_f64_[r * g_count + g])
+          : is_signed ? WriteInt(p, sum_i64_[r * g_count + g])
+                      : WriteUInt(p, sum_u64_[r * g_count + g]);
     }
     *p++ = '\n';
     text.Commit(p);

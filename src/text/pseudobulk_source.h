@@ -41,6 +41,7 @@ class PseudobulkSource : public RecordSource {
   // Set once under summed_ (rows × groups, row by row), read-only afterwards.
   SettledStatus summed_;
   mutable std::vector<uint64_t> sum_u64_;
+  mutable std::vector<int64_t> sum_i64_;
   mutable std::vector<double> sum_f64_;
 };
 

@@ -13,6 +13,8 @@ io::ElemType ElemOf(ValueType t) {
       return io::ElemType::kFloat32;
     case ValueType::kFloat64:
       return io::ElemType::kFloat64;
+    default:  // BPCells stores hold only the three types above
+      break;
   }
   return io::ElemType::kUInt32;
 }
@@ -152,6 +154,8 @@ Status Matrix::ReadStored(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
     case ValueType::kFloat64:
       out->f64.resize(n);
       return store_->ReadRange("val", n0, n, out->f64.data());
+    default:  // BPCells stores hold only the three types above
+      break;
   }
   return OkStatus();
 }
@@ -177,6 +181,8 @@ void Reset(ValueType t, uint64_t n, MatrixEntries* out) {
     case ValueType::kFloat64:
       out->f64.reserve(n);
       break;
+    default:  // BPCells stores hold only the three types above
+      break;
   }
 }
 
@@ -194,6 +200,8 @@ void AppendRange(ValueType t, const MatrixEntries& from, uint64_t a, uint64_t b,
     case ValueType::kFloat64:
       to->f64.insert(to->f64.end(), from.f64.begin() + a, from.f64.begin() + b);
       break;
+    default:  // BPCells stores hold only the three types above
+      break;
   }
 }
 
@@ -209,6 +217,8 @@ void AppendOne(ValueType t, const MatrixEntries& from, uint64_t i, uint32_t inne
       break;
     case ValueType::kFloat64:
       to->f64.push_back(from.f64[i]);
+      break;
+    default:  // BPCells stores hold only the three types above
       break;
   }
 }
