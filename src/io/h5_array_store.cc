@@ -429,6 +429,225 @@ Result<std::vector<std::string>> H5ArrayStore::DatasetNames() const {
   return names;
 }
 
+size_t H5NumberSize(H5Number t) {
+  switch (t) {
+    case H5Number::kInt8:
+    case H5Number::kUInt8:
+    case H5Number::kBool:
+      return 1;
+    case H5Number::kInt16:
+    case H5Number::kUInt16:
+      return 2;
+    case H5Number::kInt32:
+    case H5Number::kUInt32:
+    case H5Number::kFloat32:
+      return 4;
+    case H5Number::kInt64:
+    case H5Number::kUInt64:
+    case H5Number::kFloat64:
+      return 8;
+  }
+  return 0;
+}
+
+std::string_view H5NumberName(H5Number t) {
+  switch (t) {
+    case H5Number::kInt8:
+      return "int8";
+    case H5Number::kInt16:
+      return "int16";
+    case H5Number::kInt32:
+      return "int32";
+    case H5Number::kInt64:
+      return "int64";
+    case H5Number::kUInt8:
+      return "uint8";
+    case H5Number::kUInt16:
+      return "uint16";
+    case H5Number::kUInt32:
+      return "uint32";
+    case H5Number::kUInt64:
+      return "uint64";
+    case H5Number::kFloat32:
+      return "float32";
+    case H5Number::kFloat64:
+      return "float64";
+    case H5Number::kBool:
+      return "bool";
+  }
+  return "?";
+}
+
+namespace {
+
+hid_t NumberNativeType(H5Number t) {
+  switch (t) {
+    case H5Number::kInt8:
+      return H5T_NATIVE_INT8;
+    case H5Number::kInt16:
+      return H5T_NATIVE_INT16;
+    case H5Number::kInt32:
+      return H5T_NATIVE_INT32;
+    case H5Number::kInt64:
+      return H5T_NATIVE_INT64;
+    case H5Number::kUInt8:
+      return H5T_NATIVE_UINT8;
+    case H5Number::kUInt16:
+      return H5T_NATIVE_UINT16;
+    case H5Number::kUInt32:
+      return H5T_NATIVE_UINT32;
+    case H5Number::kUInt64:
+      return H5T_NATIVE_UINT64;
+    case H5Number::kFloat32:
+      return H5T_NATIVE_FLOAT;
+    case H5Number::kFloat64:
+      return H5T_NATIVE_DOUBLE;
+    case H5Number::kBool:
+      break;
+  }
+  return H5I_INVALID_HID;
+}
+
+// h5py's bool: an enum of a 1-byte integer with FALSE = 0 and TRUE = 1.
+bool IsBoolEnum(hid_t type) {
+  if (H5Tget_class(type) != H5T_ENUM || H5Tget_size(type) != 1 || H5Tget_nmembers(type) != 2)
+    return false;
+  for (unsigned i = 0; i < 2; ++i) {
+    char* name = H5Tget_member_name(type, i);
+    if (name == nullptr) return false;
+    const bool ok = std::strcmp(name, i == 0 ? "FALSE" : "TRUE") == 0;
+    H5free_memory(name);
+    int8_t v = -1;
+    if (!ok || H5Tget_member_value(type, i, &v) < 0 || v != static_cast<int8_t>(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::optional<H5DatasetDesc>> H5ArrayStore::DescribeDataset(const std::string& name) const {
+  h5::PrepareThread();
+  const std::string path = DatasetPath(name);
+  const std::string what = describe_ + ": dataset '" + name + "'";
+  hid_t fid = file_->handle.get();
+  htri_t exists = H5Lexists(fid, path.c_str(), H5P_DEFAULT);
+  if (exists < 0) return h5::Error(what);
+  if (exists == 0) return std::optional<H5DatasetDesc>();
+  H5O_info_t info;
+  if (H5Oget_info_by_name2(fid, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    return h5::Error(what + ": object info");
+  if (info.type != H5O_TYPE_DATASET) return std::optional<H5DatasetDesc>();
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(fid, path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) return h5::Error(what + ": open");
+  h5::Handle type = h5::TypeHandle(H5Dget_type(ds.get()));
+  h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds.get()));
+  if (!type.valid() || !space.valid()) return h5::Error(what + ": type and extent");
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0 || rank > H5S_MAX_RANK) return h5::Error(what + ": rank");
+  H5DatasetDesc d;
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  if (rank > 0 && H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) < 0)
+    return h5::Error(what + ": extent");
+  d.dims.assign(dims.begin(), dims.end());
+  const H5T_class_t cls = H5Tget_class(type.get());
+  const size_t size = H5Tget_size(type.get());
+  if (cls == H5T_STRING) {
+    d.is_string = true;
+    d.type = "string";
+  } else if (cls == H5T_INTEGER) {
+    const bool is_signed = H5Tget_sign(type.get()) != H5T_SGN_NONE;
+    d.type = std::string(is_signed ? "int" : "uint") + std::to_string(size * 8);
+    if (size == 1) d.number = is_signed ? H5Number::kInt8 : H5Number::kUInt8;
+    if (size == 2) d.number = is_signed ? H5Number::kInt16 : H5Number::kUInt16;
+    if (size == 4) d.number = is_signed ? H5Number::kInt32 : H5Number::kUInt32;
+    if (size == 8) d.number = is_signed ? H5Number::kInt64 : H5Number::kUInt64;
+  } else if (cls == H5T_FLOAT) {
+    d.type = "float" + std::to_string(size * 8);
+    if (size == 4) d.number = H5Number::kFloat32;
+    if (size == 8) d.number = H5Number::kFloat64;
+  } else if (IsBoolEnum(type.get())) {
+    d.type = "bool";
+    d.number = H5Number::kBool;
+  } else {
+    h5::TakeErrorStack();
+    d.type = cls == H5T_ENUM        ? "enum"
+             : cls == H5T_COMPOUND  ? "compound"
+             : cls == H5T_REFERENCE ? "reference"
+             : cls == H5T_OPAQUE    ? "opaque"
+             : cls == H5T_ARRAY     ? "array"
+             : cls == H5T_VLEN      ? "variable-length sequence"
+                                    : "class " + std::to_string(static_cast<int>(cls));
+  }
+  h5::Handle dcpl = h5::PlistHandle(H5Dget_create_plist(ds.get()));
+  if (!dcpl.valid()) return h5::Error(what + ": creation properties");
+  const int nfilters = H5Pget_nfilters(dcpl.get());
+  for (int i = 0; i < nfilters; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 0;
+    char fname[64] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
+                                           nullptr, sizeof fname, fname, &config);
+    if (id < 0) return h5::Error(what + ": filter " + std::to_string(i));
+    if (H5Zfilter_avail(id) > 0) continue;
+    h5::TakeErrorStack();
+    std::string n(fname, strnlen(fname, sizeof fname));
+    d.missing_filter = (n.empty() ? "filter" : n) + " (HDF5 filter " + std::to_string(id) + ")";
+    break;
+  }
+  return std::optional<H5DatasetDesc>(std::move(d));
+}
+
+Status H5ArrayStore::ReadNumbers(const std::string& name, H5Number as, uint64_t first,
+                                 uint64_t count, void* out) const {
+  h5::PrepareThread();
+  const std::string path = DatasetPath(name);
+  const std::string what = describe_ + ": dataset '" + name + "'";
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(file_->handle.get(), path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) {
+    h5::TakeErrorStack();
+    return NotFoundError(describe_ + ": array '" + name + "' is missing");
+  }
+  h5::Handle ftype = h5::TypeHandle(H5Dget_type(ds.get()));
+  h5::Handle fspace = h5::DataspaceHandle(H5Dget_space(ds.get()));
+  if (!ftype.valid() || !fspace.valid()) return h5::Error(what + ": type and extent");
+  const int rank = H5Sget_simple_extent_ndims(fspace.get());
+  if (rank < 1 || rank > H5S_MAX_RANK) return CorruptError(what + ": not an array");
+  hsize_t dims[H5S_MAX_RANK];
+  if (H5Sget_simple_extent_dims(fspace.get(), dims, nullptr) < 0)
+    return h5::Error(what + ": extent");
+  uint64_t slice = 1, total = dims[0];
+  for (int i = 1; i < rank; ++i) slice *= dims[i];
+  total *= slice;
+  if (first > total || count > total - first) {
+    return InternalError(what + ": elements [" + std::to_string(first) + ", " +
+                         std::to_string(first + count) + ") beyond its " + std::to_string(total));
+  }
+  if (slice == 0 || first % slice != 0 || count % slice != 0)
+    return InternalError(what + ": a read of part of a row");
+  if (count == 0) return OkStatus();
+  hsize_t start[H5S_MAX_RANK] = {}, cnt[H5S_MAX_RANK];
+  start[0] = first / slice;
+  cnt[0] = count / slice;
+  for (int i = 1; i < rank; ++i) cnt[i] = dims[i];
+  if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, cnt, nullptr) < 0)
+    return h5::Error(what + ": select range");
+  h5::Handle mspace = h5::DataspaceHandle(H5Screate_simple(rank, cnt, nullptr));
+  h5::Handle native;
+  hid_t mtype = NumberNativeType(as);
+  if (as == H5Number::kBool) {
+    if (!IsBoolEnum(ftype.get())) return InternalError(what + ": not a bool dataset");
+    native = h5::TypeHandle(H5Tget_native_type(ftype.get(), H5T_DIR_ASCEND));
+    if (!native.valid()) return h5::Error(what + ": native type");
+    mtype = native.get();
+  }
+  if (H5Dread(ds.get(), mtype, mspace.get(), fspace.get(), H5P_DEFAULT, out) < 0) {
+    RETURN_IF_ERROR(CheckUnchanged());
+    return h5::Error(what + ": read [" + std::to_string(first) + ", " +
+                     std::to_string(first + count) + ")");
+  }
+  return CheckUnchanged();
+}
+
 Status H5ArrayStore::CheckUnchanged() const {
   return guard_.active ? guard_.Check(guard_file_) : OkStatus();
 }

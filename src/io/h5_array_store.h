@@ -19,6 +19,33 @@ namespace h5 {
 class Handle;
 }
 
+// The numeric types of AnnData's datasets (issue 37): every integer width and sign, floats, and
+// bool (h5py writes it as an enum of int8 FALSE = 0, TRUE = 1).
+enum class H5Number {
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat32,
+  kFloat64,
+  kBool
+};
+size_t H5NumberSize(H5Number t);
+std::string_view H5NumberName(H5Number t);
+
+// A dataset as AnnData's reader sees it: any rank, its element kind, and what it needs to be read.
+struct H5DatasetDesc {
+  std::vector<uint64_t> dims;  // the extent, slowest first (empty: a scalar)
+  bool is_string = false;
+  std::optional<H5Number> number;  // a number of one of the types above
+  std::string type;                // the stored type in words, for messages
+  std::string missing_filter;      // a filter libhdf5 has not here ("lzf (32000)"); "" none
+};
+
 class H5ArrayStore : public ArrayStore {
  public:
   // `group` is an absolute path inside the file ("/" for the root group). With an active guard,
@@ -46,6 +73,14 @@ class H5ArrayStore : public ArrayStore {
 
   // Names of the datasets directly in the group (for vetting, io/h5_vet.h).
   Result<std::vector<std::string>> DatasetNames() const;
+
+  // Any dataset of the group (nullopt: none of that name).
+  Result<std::optional<H5DatasetDesc>> DescribeDataset(const std::string& name) const;
+  // Elements [first, first + count) of a numeric dataset of any rank in C order, as type `as`
+  // (libhdf5 converts between numbers; bool only from bool). For rank > 1, the range must hold
+  // whole slices of the first dimension.
+  Status ReadNumbers(const std::string& name, H5Number as, uint64_t first, uint64_t count,
+                     void* out) const;
 
  private:
   H5ArrayStore() = default;
