@@ -259,15 +259,10 @@ class BpcellsDirectory : public StoreKind {
   }
 };
 
-// Remote objects are probed for the HDF5 signature only when named like HDF5 files: each probe
-// is a request (with every object probed, the S3 corpus bucket of remote_test, 311 plain files
-// beside its stores, took over 170 s to mount instead of ~10). SOURCE itself is always probed.
-bool IsHdf5Name(const std::string& n) {
-  for (const char* ext : {".h5", ".hdf5", ".he5", ".hdf", ".h5ad", ".loom"}) {
-    if (n.ends_with(ext)) return true;
-  }
-  return false;
-}
+// Remote objects are probed for the HDF5 signature only when named like HDF5 files (IsHdf5Name,
+// vfs/kinds/hdf5.h): each probe is a request (with every object probed, the S3 corpus bucket of
+// remote_test, 311 plain files beside its stores, took over 170 s to mount instead of ~10).
+// SOURCE itself is always probed.
 
 struct StoreGroup {
   std::string path;

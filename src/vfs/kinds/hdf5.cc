@@ -33,6 +33,13 @@ Result<std::optional<io::H5Probe>> Look(const Folder& folder, const Entry& entry
 
 }  // namespace
 
+bool IsHdf5Name(const std::string& n) {
+  for (const char* ext : {".h5", ".hdf5", ".he5", ".hdf", ".h5ad", ".loom"}) {
+    if (n.ends_with(ext)) return true;
+  }
+  return false;
+}
+
 Result<const io::H5Probe*> Hdf5File::Probe(const StoreStamp& stamp) const {
   if (!probe_) probe_.emplace(Look(folder_, entry_, stamp, vetter_, &source_));
   if (!probe_->ok()) return probe_->status();

@@ -13,6 +13,10 @@
 
 namespace omicsfs::vfs {
 
+// Remote objects are probed for the HDF5 signature only when named like HDF5 files (.h5, .hdf5,
+// .he5, .hdf, .h5ad, .loom): each probe is a request.
+bool IsHdf5Name(const std::string& name);
+
 class Hdf5File {
  public:
   Hdf5File(const Folder& folder, const Entry& entry, const io::H5Vetter& vetter)
@@ -32,6 +36,8 @@ class Hdf5File {
   std::string GroupIndexKey(const StoreStamp& stamp, const std::string& group) const {
     return folder_.PartIndexKey(entry_, stamp, group);
   }
+  // The probed file's bytes (null before a probe found HDF5): for stores that open groups later.
+  std::shared_ptr<const io::ByteSource> source() const { return source_; }
   // Where the file is, for messages.
   std::string Where() const { return folder_.Where(entry_.key); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "vfs/kinds/anndata.h"
 #include "vfs/kinds/bpcells.h"
 #include "vfs/kinds/datg.h"
 #include "vfs/kinds/vcz.h"
@@ -15,6 +16,7 @@ const std::vector<const StoreKind*>& Kinds() {
       &DatgKind(),         // NAME.datg
       &VczZipKind(),       // NAME.vcz.zip, NAME.zarr.zip
       &BpcellsHdf5Kind(),  // an HDF5 file with BPCells store groups
+      &AnnDataHdf5Kind(),  // an HDF5 file whose root's encoding-type is anndata
   };
   return kinds;
 }

@@ -1,0 +1,10 @@
+// AnnData store kind (issue 37): an HDF5 file whose root's encoding-type is "anndata" (`.h5ad`).
+#pragma once
+
+#include "vfs/kinds/kind.h"
+
+namespace omicsfs::vfs {
+
+const StoreKind& AnnDataHdf5Kind();
+
+}  // namespace omicsfs::vfs
