@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "testutil/mount_fixture.h"
@@ -294,31 +295,148 @@ TEST_F(CorpusMount, StoreInternalsAreHidden) {
   EXPECT_EQ(::stat((mount_->path() + "/h5/counts_root_group.h5/matrix.mtx").c_str(), &st), 0);
 }
 
-// AnnData files are HDF5 files of no kind yet: the BPCells kind matches their probe (a root
-// `encoding-type` of "anndata", no group with a BPCells `version`) and passes them by, so they are
-// plain files, byte for byte, as before HDF5 kinds matched on probes.
+// AnnData files (issue 37): every matrix of the AnnData corpus (its manifest: X, layers/NAME,
+// raw/X) and every table, byte for byte against expected/. X's views are at the file's folder,
+// a layer's in layers/NAME/, raw/X's in raw/.
 class AnnDataCorpusMount : public testutil::SharedMountTest<AnnDataCorpusMount> {
  public:
-  static std::string Source() { return OMICSFS_CORPUS_DIR "/anndata"; }
+  static std::string Source() { return kAnnData; }
+  static inline const std::string kAnnData = OMICSFS_CORPUS_DIR "/anndata";
 };
 
-TEST_F(AnnDataCorpusMount, H5adFilesPassThroughByteIdentical) {
-  ASSERT_NE(mount_, nullptr);
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(std::string(OMICSFS_CORPUS_DIR) + "/anndata")) {
-    if (e.path().extension() != ".h5ad") continue;
-    ++files;
-    const std::string name = e.path().filename().string();
-    struct stat st;
-    ASSERT_EQ(::stat((mount_->path() + "/" + name).c_str(), &st), 0) << name;
-    EXPECT_TRUE(S_ISREG(st.st_mode)) << name;
-    EXPECT_EQ(static_cast<uintmax_t>(st.st_size), fs::file_size(e.path())) << name;
-    std::string got, want;
-    ASSERT_TRUE(ReadWhole(mount_->path() + "/" + name, &got)) << name;
-    ASSERT_TRUE(ReadWhole(e.path().string(), &want)) << name;
-    EXPECT_TRUE(got == want) << name;
+struct AnnDataRow {
+  std::string file, matrix;
+};
+
+std::vector<AnnDataRow> AnnDataManifest() {
+  std::vector<AnnDataRow> rows;
+  std::ifstream f(AnnDataCorpusMount::kAnnData + "/manifest.tsv");
+  std::string line;
+  std::getline(f, line);  // header
+  while (std::getline(f, line)) {
+    std::istringstream ss(line);
+    AnnDataRow r;
+    std::getline(ss, r.file, '\t');
+    std::getline(ss, r.matrix, '\t');
+    rows.push_back(r);
   }
-  EXPECT_GE(files, 5);
+  return rows;
+}
+
+// The folder showing a manifest matrix, below the file's.
+std::string AnnDataFolder(const std::string& matrix) {
+  if (matrix == "X") return "";
+  if (matrix == "raw/X") return "/raw";
+  return "/" + matrix;
+}
+
+// The expected/ folder of a corpus file: its stem (a Zarr store shows its .h5ad twin's text).
+std::string AnnDataStem(const std::string& file) { return file.substr(0, file.rfind('.')); }
+
+TEST_F(AnnDataCorpusMount, EveryMatrixIsByteIdentical) {
+  ASSERT_NE(mount_, nullptr);
+  const std::string& corpus = kAnnData;
+  int matrices = 0;
+  for (const AnnDataRow& r : AnnDataManifest()) {
+    if (!r.file.ends_with(".h5ad")) continue;
+    ++matrices;
+    SCOPED_TRACE(r.file + " " + r.matrix);
+    const std::string dir = mount_->path() + "/" + r.file + AnnDataFolder(r.matrix);
+    const std::string want_dir = corpus + "/expected/" + AnnDataStem(r.file) + "/" + r.matrix;
+    for (const char* view : {"matrix.mtx", "rownames.txt", "colnames.txt"}) {
+      std::string got, want;
+      int err = 0;
+      ASSERT_TRUE(ReadWhole(dir + "/" + view, &got, &err)) << view << " errno " << err;
+      ASSERT_TRUE(ReadWhole(want_dir + "/" + view, &want)) << view;
+      EXPECT_TRUE(got == want) << view << " differs (" << got.size() << " vs " << want.size()
+                               << " bytes)";
+      struct stat st;
+      ASSERT_EQ(::stat((dir + "/" + view).c_str(), &st), 0);
+      EXPECT_EQ(static_cast<size_t>(st.st_size), want.size()) << view;
+    }
+    std::string mtx, rows, cols, got;
+    ASSERT_TRUE(ReadWhole(want_dir + "/matrix.mtx", &mtx));
+    ASSERT_TRUE(ReadWhole(want_dir + "/rownames.txt", &rows));
+    ASSERT_TRUE(ReadWhole(want_dir + "/colnames.txt", &cols));
+    ASSERT_TRUE(ReadWhole(dir + "/matrix.tsv", &got));
+    EXPECT_TRUE(got == DenseReference(mtx, rows, cols)) << "matrix.tsv differs";
+    ASSERT_TRUE(ReadWhole(dir + "/barcodes.tsv", &got));
+    EXPECT_EQ(got, cols);
+    std::string genes;
+    std::istringstream ss(rows);
+    for (std::string line; std::getline(ss, line);) genes += line + "\t" + line + "\n";
+    ASSERT_TRUE(ReadWhole(dir + "/genes.tsv", &got));
+    EXPECT_EQ(got, genes);
+  }
+  EXPECT_GE(matrices, 8);
+}
+
+TEST_F(AnnDataCorpusMount, EveryTableIsByteIdentical) {
+  ASSERT_NE(mount_, nullptr);
+  int tables = 0;
+  for (const auto& e : fs::directory_iterator(kAnnData + "/expected")) {
+    const std::string stem = e.path().filename().string();
+    for (const char* table : {"obs.tsv", "var.tsv", "raw/var.tsv"}) {
+      std::string want;
+      if (!fs::exists(e.path() / table)) continue;
+      ++tables;
+      SCOPED_TRACE(stem + " " + table);
+      ASSERT_TRUE(ReadWhole((e.path() / table).string(), &want));
+      std::string got;
+      int err = 0;
+      ASSERT_TRUE(ReadWhole(mount_->path() + "/" + stem + ".h5ad/" + table, &got, &err))
+          << "errno " << err;
+      EXPECT_TRUE(got == want) << got;
+    }
+  }
+  EXPECT_GE(tables, 13);
+}
+
+// What the folders hold, and what they do not (obsm, obsp, varm, varp, uns).
+TEST_F(AnnDataCorpusMount, FolderShowsMatricesAndTablesOnly) {
+  ASSERT_NE(mount_, nullptr);
+  const std::string dir = mount_->path() + "/layers_raw.h5ad";
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  for (const char* n : {"matrix.mtx", "matrix.tsv", "obs.tsv", "var.tsv", "layers", "raw", "10x"})
+    EXPECT_EQ(names.count(n), 1u) << n;
+  for (const char* n : {"obsm", "obsp", "varm", "varp", "uns", "X", "obs", "var"})
+    EXPECT_EQ(names.count(n), 0u) << n;
+  struct stat st;
+  EXPECT_EQ(::stat((dir + "/raw/var.tsv").c_str(), &st), 0);
+  EXPECT_EQ(::stat((dir + "/layers/counts/10x/matrix.mtx.gz").c_str(), &st), 0);
+}
+
+// Real clients on the mounted files: scipy reads matrix.mtx as the file's X transposed, pandas
+// reads obs.tsv as anndata's obs (names, columns, values).
+TEST_F(AnnDataCorpusMount, ScipyAndPandasReadTheViewsAsAnndataReadsTheFile) {
+  ASSERT_NE(mount_, nullptr);
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  const std::string script = R"(
+import sys, anndata, scipy.io, numpy as np, pandas as pd
+mnt, src = sys.argv[1], sys.argv[2]
+for stem in ["pbmc_csr_f32", "lognorm_csc_f64", "dense_f32", "layers_raw", "edges_f64", "gzip_csr"]:
+    a = anndata.read_h5ad(f"{src}/{stem}.h5ad")
+    x = a.X.toarray() if hasattr(a.X, "toarray") else np.asarray(a.X)
+    m = scipy.io.mmread(f"{mnt}/{stem}.h5ad/matrix.mtx").toarray()
+    assert m.shape == x.T.shape and np.array_equal(m.astype(x.dtype), x.T), stem
+    obs = pd.read_csv(f"{mnt}/{stem}.h5ad/obs.tsv", sep="	", index_col=0)
+    assert list(obs.index) == list(a.obs_names), stem
+    assert list(obs.columns) == list(a.obs.columns), stem
+    for c in obs.columns:
+        want = a.obs[c]
+        if str(want.dtype) == "category":
+            assert list(obs[c].astype(str)) == list(want.astype(str)), (stem, c)
+        else:
+            got = np.asarray(obs[c], dtype=want.dtype)
+            assert np.array_equal(got, np.asarray(want)), (stem, c)
+print("ok")
+)";
+  std::string out;
+  EXPECT_EQ(
+      testutil::RunCommand({"/usr/bin/python3", "-c", script, mount_->path(), kAnnData}, &out), 0)
+      << out;
+  EXPECT_NE(out.find("ok"), std::string::npos) << out;
 }
 
 }  // namespace

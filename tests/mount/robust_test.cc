@@ -194,8 +194,9 @@ TEST(Robust, HdfFileThatCrashesLibhdf5IsVettedOut) {
 }
 
 // A helper that dies after its probe (a script running the real helper, then SIGSEGV): a file
-// the probe shows as BPCells is refused with ERROR.txt, as one the helper dies on before its probe
-// is; an AnnData file, which no kind claims on its probe, stays a plain file, byte for byte.
+// the probe shows as BPCells or AnnData is refused with ERROR.txt by its kind, as one the helper
+// dies on before its probe is; an HDF5 file no kind claims on its probe (Cell Ranger's) stays a
+// plain file, byte for byte.
 TEST(Robust, HdfFileVettedOutAfterItsProbeIsRefusedOnlyByItsKind) {
   fs::path src = fs::temp_directory_path() / fs::unique_path("omicsfs-h5vet-%%%%%%");
   fs::create_directories(src);
@@ -205,20 +206,24 @@ TEST(Robust, HdfFileVettedOutAfterItsProbeIsRefusedOnlyByItsKind) {
   ::chmod(script.c_str(), 0755);
   fs::copy_file(kShared + "/bpcells/h5/counts_root_group.h5", src / "bpcells.h5");
   fs::copy_file(kShared + "/anndata/dense_f32.h5ad", src / "dense_f32.h5ad");
+  fs::copy_file(kShared + "/bpcells/h5/filtered_feature_bc_matrix.h5", src / "tenx.h5");
   auto m = MountedFs::Start(OMICSFS_BINARY, src.string(), {"-o", "h5vet_helper=" + script});
   ASSERT_NE(m, nullptr);
   struct stat st;
-  ASSERT_EQ(::stat((m->path() + "/bpcells.h5").c_str(), &st), 0);
-  EXPECT_TRUE(S_ISDIR(st.st_mode));
-  std::string shown;
-  ASSERT_TRUE(ReadWhole(m->path() + "/bpcells.h5/ERROR.txt", &shown));
-  EXPECT_NE(shown.find("bpcells.h5: not opened: libhdf5 did not survive"), std::string::npos)
-      << shown;
-  ASSERT_EQ(::stat((m->path() + "/dense_f32.h5ad").c_str(), &st), 0);
+  for (const char* refused : {"bpcells.h5", "dense_f32.h5ad"}) {
+    ASSERT_EQ(::stat((m->path() + "/" + refused).c_str(), &st), 0) << refused;
+    EXPECT_TRUE(S_ISDIR(st.st_mode)) << refused;
+    std::string shown;
+    ASSERT_TRUE(ReadWhole(m->path() + "/" + refused + "/ERROR.txt", &shown)) << refused;
+    EXPECT_NE(shown.find(std::string(refused) + ": not opened: libhdf5 did not survive"),
+              std::string::npos)
+        << shown;
+  }
+  ASSERT_EQ(::stat((m->path() + "/tenx.h5").c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
   std::string got, want;
-  ASSERT_TRUE(ReadWhole(m->path() + "/dense_f32.h5ad", &got));
-  ASSERT_TRUE(ReadWhole(kShared + "/anndata/dense_f32.h5ad", &want));
+  ASSERT_TRUE(ReadWhole(m->path() + "/tenx.h5", &got));
+  ASSERT_TRUE(ReadWhole(kShared + "/bpcells/h5/filtered_feature_bc_matrix.h5", &want));
   EXPECT_TRUE(got == want);
   EXPECT_TRUE(m->alive());
   m.reset();

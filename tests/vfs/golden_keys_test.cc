@@ -61,7 +61,7 @@ struct Source {
   std::set<std::string> only;
 };
 std::vector<Source> Sources() {
-  return {{"$CORPUS", Absolute(OMICSFS_CORPUS_DIR), {"bpcells", "datg", "vcf-zarr"}},
+  return {{"$CORPUS", Absolute(OMICSFS_CORPUS_DIR), {"anndata", "bpcells", "datg", "vcf-zarr"}},
           {"$EXAMPLES", Absolute(OMICSFS_TEST_DATA "/examples"), {}}};
 }
 

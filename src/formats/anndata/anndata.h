@@ -14,7 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cache/cache_pool.h"
 #include "formats/matrix.h"
+#include "io/blob_store.h"
 #include "io/h5_array_store.h"
 #include "io/h5_vet.h"
 #include "util/status.h"
@@ -109,5 +111,9 @@ class AnnData {
 using OpenH5Group = std::function<Result<std::unique_ptr<io::H5ArrayStore>>(const std::string&)>;
 std::shared_ptr<const Elements> Hdf5Elements(std::string describe, io::H5Probe probe,
                                              OpenH5Group open);
+
+// The elements of a Zarr store (v2 or v3), its decoded chunks kept in `pool` (may be null).
+std::shared_ptr<const Elements> ZarrElements(std::shared_ptr<const io::BlobStore> store,
+                                             cache::CachePool* pool);
 
 }  // namespace omicsfs::formats::anndata

@@ -4,8 +4,13 @@
 // var.tsv (raw/var.tsv) as pandas writes them. obsm, obsp, varm, varp and uns are not shown.
 #include "vfs/kinds/anndata.h"
 
+#include <functional>
+#include <nlohmann/json.hpp>
+
 #include "formats/anndata/anndata.h"
 #include "io/h5_vet.h"
+#include "io/space_blob_store.h"
+#include "io/zip/zip_space.h"
 #include "text/dataframe_source.h"
 #include "util/log.h"
 #include "vfs/kinds/bpcells.h"
@@ -16,10 +21,13 @@ namespace {
 
 namespace ad = formats::anndata;
 
+// The persisted-index key of a folder below the store's ("/layers/counts", "/raw/X").
+using SubKey = std::function<std::string(const std::string& path)>;
+
 class AnnDataStore : public OpenedStore {
  public:
-  AnnDataStore(std::shared_ptr<const ad::AnnData> a, const Hdf5File& file, const StoreStamp& stamp)
-      : a_(std::move(a)), file_(file), stamp_(stamp) {}
+  AnnDataStore(std::shared_ptr<const ad::AnnData> a, SubKey sub_key)
+      : a_(std::move(a)), sub_key_(std::move(sub_key)) {}
 
   void AddViews(ViewSink& sink) const override {
     bool x = false;
@@ -37,7 +45,7 @@ class AnnDataStore : public OpenedStore {
     AddTable(sink, "var.tsv", "/var");
     for (const auto& m : a_->matrices()) {
       if (m.folder.empty()) continue;
-      auto sub = sink.Sub(m.folder, file_.GroupIndexKey(stamp_, m.path));
+      auto sub = sink.Sub(m.folder, sink.index_key().empty() ? "" : sub_key_(m.path));
       if (!sub) {
         LogWarning(a_->Describe() + ":" + m.path + ": its folder collides with a view; not shown");
         continue;
@@ -68,8 +76,76 @@ class AnnDataStore : public OpenedStore {
   uint64_t TableRows(const std::string& group) const { return a_->Rows(group); }
 
   std::shared_ptr<const ad::AnnData> a_;
-  const Hdf5File& file_;
-  const StoreStamp& stamp_;
+  SubKey sub_key_;  // called only while the walk shows the store
+};
+
+Result<std::unique_ptr<OpenedStore>> OpenZarr(std::shared_ptr<const io::ByteSpace> space,
+                                              const Located& at) {
+  auto elements = ad::ZarrElements(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool);
+  ASSIGN_OR_RETURN(auto a, ad::AnnData::Open(std::move(elements)));
+  // A Zarr store's key covers its tree: a matrix below it is keyed by the store's key and path.
+  return std::unique_ptr<OpenedStore>(new AnnDataStore(
+      std::move(a),
+      [key = at.stamp.index_key](const std::string& path) { return key + "\nmatrix " + path; }));
+}
+
+// Whether a Zarr store's root attributes (v2 .zattrs, v3 zarr.json) say encoding-type anndata.
+bool LooksAnnData(std::shared_ptr<const io::ByteSpace> space) {
+  io::SpaceBlobStore store(std::move(space), 1 << 20);
+  for (const char* key : {".zattrs", "zarr.json"}) {
+    auto bytes = store.Get(key);
+    if (!bytes.ok() || !*bytes) continue;
+    auto j = nlohmann::json::parse(**bytes, nullptr, false);
+    if (!j.is_object()) continue;
+    const nlohmann::json attrs = key[0] == '.' ? j : j.value("attributes", nlohmann::json());
+    if (attrs.is_object() && attrs.value("encoding-type", "") == "anndata") return true;
+  }
+  return false;
+}
+
+class ZarrDirKind : public StoreKind {
+ public:
+  std::string Name() const override { return "AnnData Zarr (v2 or v3)"; }
+  std::string RecognisedBy() const override {
+    return "directory whose .zattrs/zarr.json say encoding-type anndata";
+  }
+  std::vector<std::string> ViewNames() const override { return {"as an .h5ad file's"}; }
+  bool Recognize(const Probe& p) const override {
+    if (p.entry.type != EntryType::kDirectory || !(p.Lists(".zattrs") || p.Lists("zarr.json")))
+      return false;
+    return !p.folder.CheapPeek() || LooksAnnData(p.folder.Space(p.entry, nullptr));
+  }
+  StampScope Scope() const override { return StampScope::kTree; }
+  bool Guessed(const Folder& folder) const override { return !folder.CheapPeek(); }
+  Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
+    auto space = at.folder.Space(at.entry, &at.stamp);
+    if (!LooksAnnData(space)) return std::unique_ptr<OpenedStore>();
+    return OpenZarr(std::move(space), at);
+  }
+};
+
+// NAME.zarr.zip holding an AnnData Zarr store at the archive's root (after VCF Zarr declined it).
+class ZarrZipKind : public StoreKind {
+ public:
+  std::string Name() const override { return "zipped AnnData Zarr"; }
+  std::string RecognisedBy() const override { return "NAME.zarr.zip (keys at the archive root)"; }
+  std::vector<std::string> ViewNames() const override { return {"NAME.zarr/ as an .h5ad's"}; }
+  bool Recognize(const Probe& p) const override {
+    return p.entry.type == EntryType::kFile && p.entry.base.ends_with(".zarr.zip");
+  }
+  StampScope Scope() const override { return StampScope::kFiles; }
+  bool Guessed(const Folder&) const override { return true; }
+  std::string NodeName(const std::string& name) const override {
+    return name.substr(0, name.size() - 4);
+  }
+  Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
+    ASSIGN_OR_RETURN(auto archive, at.folder.Open(at.entry.key, &at.stamp));
+    if (archive == nullptr)
+      return NotFoundError(at.folder.Where(at.entry.key) + ": gone since the listing");
+    ASSIGN_OR_RETURN(auto space, io::OpenZipSpace(std::move(archive)));
+    if (!LooksAnnData(space)) return std::unique_ptr<OpenedStore>();
+    return OpenZarr(std::move(space), at);
+  }
 };
 
 class AnnDataKind : public StoreKind {
@@ -105,7 +181,11 @@ class AnnDataKind : public StoreKind {
           return io::OpenHdf5Group(source, group, std::string());
         });
     ASSIGN_OR_RETURN(auto a, ad::AnnData::Open(std::move(elements)));
-    return std::unique_ptr<OpenedStore>(new AnnDataStore(std::move(a), at.hdf5, at.stamp));
+    const Hdf5File& file = at.hdf5;
+    const StoreStamp& stamp = at.stamp;
+    return std::unique_ptr<OpenedStore>(new AnnDataStore(
+        std::move(a),
+        [&file, &stamp](const std::string& path) { return file.GroupIndexKey(stamp, path); }));
   }
 };
 
@@ -113,6 +193,16 @@ class AnnDataKind : public StoreKind {
 
 const StoreKind& AnnDataHdf5Kind() {
   static const AnnDataKind kind;
+  return kind;
+}
+
+const StoreKind& AnnDataZarrDirKind() {
+  static const ZarrDirKind kind;
+  return kind;
+}
+
+const StoreKind& AnnDataZarrZipKind() {
+  static const ZarrZipKind kind;
   return kind;
 }
 

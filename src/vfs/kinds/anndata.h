@@ -6,5 +6,8 @@
 namespace omicsfs::vfs {
 
 const StoreKind& AnnDataHdf5Kind();
+// A directory whose Zarr root attributes say encoding-type anndata; NAME.zarr.zip of one.
+const StoreKind& AnnDataZarrDirKind();
+const StoreKind& AnnDataZarrZipKind();
 
 }  // namespace omicsfs::vfs

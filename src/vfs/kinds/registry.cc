@@ -11,12 +11,14 @@ namespace omicsfs::vfs {
 
 const std::vector<const StoreKind*>& Kinds() {
   static const std::vector<const StoreKind*> kinds = {
-      &BpcellsDirKind(),   // a directory with a BPCells `version` file
-      &VczDirKind(),       // a directory with .zgroup or zarr.json and VCF Zarr attributes
-      &DatgKind(),         // NAME.datg
-      &VczZipKind(),       // NAME.vcz.zip, NAME.zarr.zip
-      &BpcellsHdf5Kind(),  // an HDF5 file with BPCells store groups
-      &AnnDataHdf5Kind(),  // an HDF5 file whose root's encoding-type is anndata
+      &BpcellsDirKind(),      // a directory with a BPCells `version` file
+      &VczDirKind(),          // a directory with .zgroup or zarr.json and VCF Zarr attributes
+      &AnnDataZarrDirKind(),  // a directory with .zattrs or zarr.json saying anndata
+      &DatgKind(),            // NAME.datg
+      &VczZipKind(),          // NAME.vcz.zip, NAME.zarr.zip
+      &AnnDataZarrZipKind(),  // NAME.zarr.zip holding AnnData
+      &BpcellsHdf5Kind(),     // an HDF5 file with BPCells store groups
+      &AnnDataHdf5Kind(),     // an HDF5 file whose root's encoding-type is anndata
   };
   return kinds;
 }
