@@ -83,11 +83,12 @@ void AppendField(std::string* out, std::string_view f) {
   out->push_back('"');
 }
 
-// Row i of a column (not categorical) as pandas writes it.
-void AppendValue(std::string* out, const Column& c, uint64_t i) {
+// Row i of a column as pandas writes it (`quote`: strings as csv fields).
+void AppendValue(std::string* out, const Column& c, uint64_t i, bool quote = true) {
   if (!c.missing.empty() && c.missing[i]) return;
   switch (c.type) {
     case Column::Type::kString:
+      if (!quote) return (void)out->append(c.strings[i]);
       return AppendField(out, c.strings[i]);
     case Column::Type::kInt:
       return AppendInt(out, c.ints[i]);
@@ -103,7 +104,8 @@ void AppendValue(std::string* out, const Column& c, uint64_t i) {
       out->append(c.bools[i] ? "True" : "False");
       return;
     case Column::Type::kCategorical:
-      if (c.codes[i] >= 0) AppendValue(out, *c.categories, static_cast<uint64_t>(c.codes[i]));
+      if (c.codes[i] >= 0)
+        AppendValue(out, *c.categories, static_cast<uint64_t>(c.codes[i]), quote);
       return;
   }
 }
@@ -115,6 +117,10 @@ void EndLine(std::string* out, size_t start, size_t fields) {
 }
 
 }  // namespace
+
+void AppendCellText(std::string* out, const Column& c, uint64_t i) {
+  AppendValue(out, c, i, /*quote=*/false);
+}
 
 Result<const Table*> DataFrameSource::Loaded() const {
   std::call_once(once_, [this] {

@@ -37,6 +37,9 @@ class DataFrameSource : public RecordSource {
   mutable Result<std::shared_ptr<const formats::anndata::Table>> table_ = InternalError("not read");
 };
 
+// Row i of a column as obs.tsv writes it, before csv quoting ("" when missing).
+void AppendCellText(std::string* out, const formats::anndata::Column& c, uint64_t i);
+
 // numpy's text of a float (`str(np.float32(v))` when `single`, else of a float64), as pandas
 // writes it; NaN is left to the caller (a missing value).
 void AppendNumpyFloat(std::string* out, double v, bool single);

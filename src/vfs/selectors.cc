@@ -57,6 +57,11 @@ const SelectorRow kGroupsCols{
     .exclude = false, .rival = "cols", .group_key = "cols",
     .help = "a folder per group of LISTS/NAME.tsv (COLUMN<TAB>GROUP): cols= slices, pseudobulk.tsv",
     .example = "groups=@clusters"};
+const SelectorRow kGroupsObs{
+    .key = "groups", .selects = Selects::kGroups, .item = "column", .list_ext = ".tsv", .inline_items = true,
+    .exclude = false, .rival = "cols", .group_key = "cols",
+    .help = "a folder per value of an obs column (obs:COLUMN), or per group of LISTS/NAME.tsv: cols= slices, pseudobulk.tsv",
+    .example = "groups=obs:leiden"};
 // clang-format on
 }  // namespace selectors
 

@@ -51,6 +51,7 @@ namespace selectors {
 extern const SelectorRow kRegionBcftools, kRegionsBcftools, kSamples, kFormat;  // VCF Zarr
 extern const SelectorRow kRegionTabix, kRegionsTabix, kCells, kGroupsCells;     // fragments
 extern const SelectorRow kRows, kCols, kGroupsCols;                             // matrices
+extern const SelectorRow kGroupsObs;  // AnnData: groups=obs:COLUMN, or a table as kGroupsCols
 }  // namespace selectors
 
 using SelectorRows = std::vector<const SelectorRow*>;

@@ -237,7 +237,8 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin,
       chosen.push_back(std::move(c).value());
       continue;
     }
-    auto table = ParseGroups(read->list_content, "@" + s.list);
+    auto table = s.list.empty() ? o.store->InlineGroups(s.value)
+                                : ParseGroups(read->list_content, "@" + s.list);
     if (!table.ok()) return fail(table.status());
     groups = std::move(table).value();
     if (!s.group) {  // the groups folder itself: the last selector of its path
@@ -246,7 +247,8 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin,
     }
     auto it = std::lower_bound(groups.names.begin(), groups.names.end(), *s.group);
     if (it == groups.names.end() || *it != *s.group)
-      return fail(NotFoundError("@" + s.list + ": no group " + Quote(*s.group)));
+      return fail(NotFoundError((s.list.empty() ? SelectionName(s) + s.value : "@" + s.list) +
+                                ": no group " + Quote(*s.group)));
     const size_t g = it - groups.names.begin();
     Groups one{{groups.names[g]}, {groups.members[g]}};
     auto member = GroupChoices(o, *row, s, one);
@@ -269,9 +271,10 @@ std::unique_ptr<Tree> Build(const std::shared_ptr<const SliceOrigin>& origin,
       auto sub =
           here.Sub(groups.names[g], key_prefix.empty() ? "" : key_prefix + cut->canonical[g]);
       if (!sub)
-        return fail(InvalidArgumentError("@" + path.back().list + ": the group " +
-                                         Quote(groups.names[g]) +
-                                         " collides with a file of the folder"));
+        return fail(InvalidArgumentError(
+            (path.back().list.empty() ? SelectionName(path.back()) + path.back().value
+                                      : "@" + path.back().list) +
+            ": the group " + Quote(groups.names[g]) + " collides with a file of the folder"));
       sub->SetContext({where + "/" + groups.names[g], cut->groups[g]->Context().stem, true});
       cut->groups[g]->AddViews(*sub);
       std::vector<Selector> group_path = path;
@@ -324,6 +327,10 @@ Result<Groups> ParseGroups(const std::string& text, const std::string& list) {
     out.members.push_back(std::move(members));
   }
   return out;
+}
+
+Result<Groups> Sliceable::InlineGroups(const std::string& value) const {
+  return InvalidArgumentError("groups=" + value + ": this store has no groups of its own");
 }
 
 Result<Sliceable::GroupCut> Sliceable::CutGroups(const std::vector<Chosen>& path,

@@ -100,6 +100,9 @@ class Sliceable {
   // nothing else.
   virtual Result<GroupCut> CutGroups(const std::vector<Chosen>& path, const Groups& names,
                                      const std::vector<Chosen>& groups) const;
+  // The groups of an inline groups= value (AnnData's `obs:COLUMN`: the store's own clustering),
+  // for a kGroups row that takes inline items; by default there are none.
+  virtual Result<Groups> InlineGroups(const std::string& value) const;
 };
 
 // What every slice folder of one store shares: the store, where its persisted data is keyed and

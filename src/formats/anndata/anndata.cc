@@ -573,6 +573,16 @@ Result<std::shared_ptr<const AnnData>> AnnData::Open(std::shared_ptr<const Eleme
   return std::shared_ptr<const AnnData>(std::move(a));
 }
 
+Result<std::shared_ptr<const Table>> AnnData::Obs() const {
+  std::call_once(obs_once_, [this] {
+    auto t = ReadTable(*e_, "/obs");
+    obs_table_ = t.ok() ? Result<std::shared_ptr<const Table>>(
+                              std::make_shared<const Table>(std::move(t).value()))
+                        : Result<std::shared_ptr<const Table>>(t.status());
+  });
+  return obs_table_;
+}
+
 uint64_t AnnData::Rows(const std::string& group) const {
   if (group == "/obs") return obs_->size();
   if (group == "/var") return var_->size();

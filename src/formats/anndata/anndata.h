@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -96,6 +97,8 @@ class AnnData {
   const Elements& elements() const { return *e_; }
   std::shared_ptr<const Elements> shared_elements() const { return e_; }
   bool has_raw_var() const { return raw_var_ != nullptr; }
+  // obs as a table, read once when first asked.
+  Result<std::shared_ptr<const Table>> Obs() const;
   // The rows of the dataframe group "/obs", "/var" or "/raw/var" (its names, read at Open).
   uint64_t Rows(const std::string& group) const;
   const std::string& Describe() const { return e_->Describe(); }
@@ -104,6 +107,8 @@ class AnnData {
   std::shared_ptr<const Elements> e_;
   std::vector<Matrix> matrices_;
   std::shared_ptr<const std::vector<std::string>> obs_, var_, raw_var_;
+  mutable std::once_flag obs_once_;
+  mutable Result<std::shared_ptr<const Table>> obs_table_ = InternalError("not read");
 };
 
 // The elements of an HDF5 file, from its probe's groups and attributes (io/h5_vet.h) and its

@@ -5,6 +5,7 @@
 #include "vfs/kinds/anndata.h"
 
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "formats/anndata/anndata.h"
@@ -37,7 +38,7 @@ class AnnDataStore : public OpenedStore {
       if (!m.reader.ok()) {
         sink.AddError(m.reader.status());
       } else {
-        ShowStore(*MatrixViewsOf(*m.reader), sink);
+        ShowStore(*MatrixViewsOf(*m.reader, GroupsOfObs()), sink);
       }
     }
     if (!x) sink.SetContext({a_->Describe(), ""});
@@ -53,7 +54,7 @@ class AnnDataStore : public OpenedStore {
       if (!m.reader.ok()) {
         sub->AddError(m.reader.status());
       } else {
-        ShowStore(*MatrixViewsOf(*m.reader), *sub);
+        ShowStore(*MatrixViewsOf(*m.reader, m.folder == "raw" ? nullptr : GroupsOfObs()), *sub);
       }
     }
     if (a_->has_raw_var()) AddTable(sink, "raw/var.tsv", "/raw/var");
@@ -74,6 +75,46 @@ class AnnDataStore : public OpenedStore {
   }
 
   uint64_t TableRows(const std::string& group) const { return a_->Rows(group); }
+
+  // groups=obs:COLUMN: a group per value of the column, named by its text in obs.tsv (a `/`
+  // written %2F), in bytewise order; cells whose value is missing (or empty, or `.`/`..`,
+  // which cannot name a folder) are in none. Members are obs names.
+  InlineGroupsFn GroupsOfObs() const {
+    return [a = a_](const std::string& value) -> Result<Groups> {
+      if (!value.starts_with("obs:")) {
+        return InvalidArgumentError("groups=" + value +
+                                    ": groups of this store are obs:COLUMN, or @NAME for a table");
+      }
+      const std::string column = value.substr(4);
+      ASSIGN_OR_RETURN(auto obs, a->Obs());
+      const ad::Column* c = nullptr;
+      for (const auto& col : obs->columns) {
+        if (col.name == column) c = &col;
+      }
+      if (c == nullptr) {
+        std::string known;
+        for (const auto& col : obs->columns) known += (known.empty() ? "" : ", ") + col.name;
+        return NotFoundError("groups=" + value + ": obs has no column " + Quote(column) +
+                             " (its columns: " + (known.empty() ? "none" : known) + ")");
+      }
+      std::map<std::string, std::vector<std::string>> by;
+      std::string text;
+      for (uint64_t i = 0; i < obs->index->size(); ++i) {
+        text.clear();
+        text::AppendCellText(&text, *c, i);
+        if (text.empty() || text == "." || text == "..") continue;
+        std::string name;
+        for (char ch : text) name += ch == '/' ? std::string("%2F") : std::string(1, ch);
+        by[name].push_back((*obs->index)[i]);
+      }
+      Groups g;
+      for (auto& [name, members] : by) {
+        g.names.push_back(name);
+        g.members.push_back(std::move(members));
+      }
+      return g;
+    };
+  }
 
   std::shared_ptr<const ad::AnnData> a_;
   SubKey sub_key_;  // called only while the walk shows the store
@@ -158,7 +199,7 @@ class AnnDataKind : public StoreKind {
     return {"the matrix views of X", "obs.tsv", "var.tsv", "layers/NAME/", "raw/", "raw/var.tsv"};
   }
   std::vector<std::pair<std::string, SelectorRows>> Slicing() const override {
-    return {{"", MatrixSliceRows()}};
+    return {{"", MatrixSliceRowsWithOwnGroups()}};
   }
   bool Recognize(const Probe& p) const override {
     if (p.entry.type != EntryType::kFile) return false;

@@ -154,10 +154,11 @@ const Catalog<FragmentViews>& FragmentCatalog() {
 
 class MatrixStore : public OpenedStore {
  public:
-  explicit MatrixStore(std::shared_ptr<const formats::MatrixReader> m) : m_(std::move(m)) {}
+  MatrixStore(std::shared_ptr<const formats::MatrixReader> m, InlineGroupsFn groups)
+      : m_(std::move(m)), groups_(std::move(groups)) {}
   StoreContext Context() const override { return {m_->Describe(), ""}; }
   std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
-    return MatrixSlices(m_, sink.context().where);
+    return MatrixSlices(m_, sink.context().where, groups_);
   }
   void AddViews(ViewSink& sink) const override {
     MatrixViews s;
@@ -173,6 +174,7 @@ class MatrixStore : public OpenedStore {
 
  private:
   std::shared_ptr<const formats::MatrixReader> m_;
+  InlineGroupsFn groups_;
 };
 
 class FragmentStore : public OpenedStore {
@@ -352,8 +354,9 @@ void AddBpcellsViews(Result<std::shared_ptr<const io::ArrayStore>> store, ViewSi
   ShowStore(*MatrixViewsOf(*matrix), sink);
 }
 
-std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m) {
-  return std::make_unique<MatrixStore>(std::move(m));
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m,
+                                           InlineGroupsFn groups) {
+  return std::make_unique<MatrixStore>(std::move(m), std::move(groups));
 }
 
 std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f,

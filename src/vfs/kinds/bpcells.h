@@ -1,6 +1,7 @@
 // BPCells store kinds (a directory store; store groups in an HDF5 file) and their views.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +31,11 @@ std::vector<std::string> BpcellsViewNames();
 // bpcells_matrix_slices.cc (rows=, cols=, groups=) and bpcells_fragment_slices.cc (region=,
 // regions=, cells=, groups=). The matrix views take any matrix reader (formats/matrix.h), and
 // the slices cut it through the reader's Slice.
-std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m);
+// `groups`: the store's own groups of columns for groups=VALUE (AnnData's obs:COLUMN; null: none,
+// and groups= takes only a table).
+using InlineGroupsFn = std::function<Result<Groups>(const std::string& value)>;
+std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::MatrixReader> m,
+                                           InlineGroupsFn groups = nullptr);
 // `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
 // `csi`: a slice's region index (its store's choice); nullopt: found from the store's end_max.
 std::unique_ptr<OpenedStore> FragmentViewsOf(
@@ -38,10 +43,11 @@ std::unique_ptr<OpenedStore> FragmentViewsOf(
     std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
 // The selectors of their slices (for --help).
 const SelectorRows& MatrixSliceRows();
+const SelectorRows& MatrixSliceRowsWithOwnGroups();  // groups= of a table or the store's own
 const SelectorRows& FragmentSliceRows();
 // What the slices of a store select; `where` names the store in messages.
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::MatrixReader> m,
-                                              std::string where);
+                                              std::string where, InlineGroupsFn groups = nullptr);
 // `csi`: the store's region index choice; `scratch_dir`: where groups are regrouped ("": $TMPDIR).
 std::shared_ptr<const Sliceable> FragmentSlices(
     std::shared_ptr<const formats::bpcells::Fragments> f, std::string where, bool csi,

@@ -24,13 +24,20 @@ std::string Canonical(const MatrixSubset& s) {
 
 class MatrixSliceable : public Sliceable {
  public:
-  MatrixSliceable(std::shared_ptr<const Matrix> m, std::string where)
+  MatrixSliceable(std::shared_ptr<const Matrix> m, std::string where, InlineGroupsFn groups)
       : m_(std::move(m)),
         where_(std::move(where)),
+        groups_(std::move(groups)),
         rows_([m = m_] { return NameChooser(m, &m->row_names(), m->rows(), "row"); }),
         cols_([m = m_] { return NameChooser(m, &m->col_names(), m->cols(), "col"); }) {}
 
-  const SelectorRows& Rows() const override { return MatrixSliceRows(); }
+  const SelectorRows& Rows() const override {
+    return groups_ ? MatrixSliceRowsWithOwnGroups() : MatrixSliceRows();
+  }
+  Result<Groups> InlineGroups(const std::string& value) const override {
+    if (!groups_) return Sliceable::InlineGroups(value);
+    return groups_(value);
+  }
   const NameChooser& Chooser(const SelectorRow& row) const override {
     return (row.key == "rows" ? rows_ : cols_).get();
   }
@@ -91,6 +98,7 @@ class MatrixSliceable : public Sliceable {
 
   std::shared_ptr<const Matrix> m_;
   std::string where_;
+  InlineGroupsFn groups_;
   LazyChooser rows_, cols_;
 };
 
@@ -101,9 +109,14 @@ const SelectorRows& MatrixSliceRows() {
   return rows;
 }
 
+const SelectorRows& MatrixSliceRowsWithOwnGroups() {
+  static const SelectorRows rows{&selectors::kRows, &selectors::kCols, &selectors::kGroupsObs};
+  return rows;
+}
+
 std::shared_ptr<const Sliceable> MatrixSlices(std::shared_ptr<const formats::MatrixReader> m,
-                                              std::string where) {
-  return std::make_shared<const MatrixSliceable>(std::move(m), std::move(where));
+                                              std::string where, InlineGroupsFn groups) {
+  return std::make_shared<const MatrixSliceable>(std::move(m), std::move(where), std::move(groups));
 }
 
 }  // namespace omicsfs::vfs
