@@ -437,6 +437,33 @@ TEST_F(RemoteMount, Hdf5FilesMountLikeLocalOnes) {
               static_cast<uintmax_t>(RemoteRequests(*bucket)));
 }
 
+// AnnData (issue 37): an .h5ad by URL from nginx (read through the ByteSource driver, vetted by
+// the helper over the same URL), and an .h5ad with the Zarr store in a bucket, show the same
+// folders as locally, byte for byte.
+TEST_F(RemoteMount, AnnDataFilesAndZarrStoresMountLikeLocalOnes) {
+  const std::string dir = kCorpus + "/anndata";
+  std::string error;
+  auto nginx = NginxServer::Start(dir, {}, &error);
+  ASSERT_NE(nginx, nullptr) << error;
+  auto m =
+      MountedFs::Start(OMICSFS_BINARY, nginx->http_url() + "/layers_raw.h5ad", {"-o", "rescan=0"});
+  ASSERT_NE(m, nullptr);
+  ExpectSameTree(Local("/anndata/layers_raw.h5ad"), Snapshot(m->path()), "http layers_raw.h5ad");
+  m.reset();
+  S3Server* s3 = S3ServerEnvironment::Get();
+  ASSERT_NE(s3, nullptr);
+  s3->CreateBucket("anndata");
+  s3->PutFile("anndata", "a/pbmc_csr_f32.h5ad", dir + "/pbmc_csr_f32.h5ad");
+  s3->PutTree("anndata", "a/pbmc_csr_f32.zarr", dir + "/pbmc_csr_f32.zarr");
+  SetS3Env(*s3);
+  auto bucket = MountedFs::Start(OMICSFS_BINARY, "s3://anndata/a", S3Args(*s3));
+  ASSERT_NE(bucket, nullptr);
+  for (const char* store : {"/pbmc_csr_f32.h5ad", "/pbmc_csr_f32.zarr"}) {
+    ExpectSameTree(Local(std::string("/anndata") + store), Snapshot(bucket->path() + store),
+                   std::string("s3 ") + store);
+  }
+}
+
 // A damaged HDF5 file served remotely (truncated: the helper refuses it) is a folder with
 // ERROR.txt, by URL and in a bucket, and the daemon lives on.
 TEST_F(RemoteMount, ADamagedRemoteHdf5FileIsAnError) {

@@ -17,13 +17,18 @@ bool EndsWith(const std::string& s, const std::string& e) {
   return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
 }
 
+// One HDF5 file: NAME.h5, NAME.hdf5, NAME.h5ad (AnnData).
+bool IsHdf5Object(const std::string& url) {
+  return EndsWith(url, ".h5") || EndsWith(url, ".hdf5") || EndsWith(url, ".h5ad");
+}
+
 // "…/NAME.datg", "…/NAME.vcz.zip" or "…/NAME.h5" → ("…", "NAME.…"): SOURCE is one object of its
 // folder; otherwise ("url", "").
 std::pair<std::string, std::string> SplitObject(std::string url) {
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   const size_t slash = url.rfind('/');
   const bool object = EndsWith(url, ".datg") || EndsWith(url, ".vcz.zip") ||
-                      EndsWith(url, ".zarr.zip") || EndsWith(url, ".h5") || EndsWith(url, ".hdf5");
+                      EndsWith(url, ".zarr.zip") || IsHdf5Object(url);
   if (!object || slash == std::string::npos) return {url, ""};
   return {url.substr(0, slash), url.substr(slash + 1)};
 }
@@ -37,7 +42,7 @@ Result<RemoteSource> OpenHttp(const std::string& url, const RemoteOptions& o,
   r.client = client;
   auto [root, object] = SplitObject(url);
   std::vector<std::string> keys;
-  if (EndsWith(object, ".zip") || EndsWith(object, ".h5") || EndsWith(object, ".hdf5")) {
+  if (EndsWith(object, ".zip") || IsHdf5Object(object)) {
     keys = {object};
     r.key = object;
   } else if (!object.empty()) {
