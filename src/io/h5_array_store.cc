@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "io/h5_handle.h"
+#include "io/h5_lzf.h"
 #include "io/h5_vfd.h"
 #include "io/local/local_space.h"
 #include "util/file.h"
@@ -116,7 +117,7 @@ Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t fil
     unsigned config = 0;
     const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
                                            nullptr, 0, nullptr, &config);
-    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE) {
+    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != h5::kLzfFilter) {
       return CorruptError(
           what + ": variable-length strings behind HDF5 filter " + std::to_string(id) +
           " are not read (their heap references cannot be checked before libhdf5 follows them)");
@@ -148,6 +149,17 @@ Result<std::string> StoredReferences(hid_t ds, const ByteSource& f, uint64_t fil
       if (mask & (1u << i)) continue;  // this filter was skipped for this chunk
       if (filters[i] == H5Z_FILTER_SHUFFLE) {
         stored = Unshuffle(stored, kRefBytes);
+        continue;
+      }
+      if (filters[i] == h5::kLzfFilter) {
+        plain.resize(chunk_bytes);
+        if (h5::LzfDecode(reinterpret_cast<const unsigned char*>(stored.data()), stored.size(),
+                          reinterpret_cast<unsigned char*>(plain.data()),
+                          chunk_bytes) != static_cast<long>(chunk_bytes)) {
+          return CorruptError(where + ": LZF block does not decode to " +
+                              std::to_string(chunk_bytes) + " bytes");
+        }
+        stored.swap(plain);
         continue;
       }
       plain.resize(chunk_bytes);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "io/h5_lzf.h"
 #include "io/h5_vfd.h"
 
 namespace omicsfs::io::h5 {
@@ -13,6 +14,7 @@ void PrepareThread() {
   thread_local bool done = false;
   if (!done) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    RegisterLzf();  // h5py's LZF filter, before any dataset is read
     done = true;
   }
 }

@@ -179,5 +179,68 @@ TEST(CorruptionHarness, DamagedCopiesNeverCrashHangOrLie) {
   fs::remove_all(src);
 }
 
+// AnnData files (issue 37): a truncated .h5ad is a folder holding ERROR.txt; a flipped byte
+// inside X/data's deflate stream is EIO on the read of matrix.mtx, while the tables and names are
+// served and the daemon lives; an .h5ad anndata wrote with compression='lzf' (h5py's filter,
+// decoded here) shows the same text as the uncompressed file.
+TEST(AnnDataDamage, TruncatedFlippedAndLzfFiles) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  testutil::TempDir dir("omicsfs-anndata-damage-");
+  const std::string src = dir.path() + "/src";
+  fs::create_directories(src);
+  const std::string corpus = kCorpus + "/anndata";
+  std::string bytes;
+  ASSERT_TRUE(ReadWhole(corpus + "/pbmc_csr_f32.h5ad", &bytes));
+  std::ofstream(src + "/truncated.h5ad", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  fs::copy_file(corpus + "/gzip_csr.h5ad", src + "/flipped.h5ad");
+  const std::string script = R"(
+import sys, h5py, anndata
+src, corpus = sys.argv[1], sys.argv[2]
+with h5py.File(src + "/flipped.h5ad", "r") as f:
+    info = f["X/data"].id.get_chunk_info(0)
+with open(src + "/flipped.h5ad", "r+b") as f:
+    at = info.byte_offset + info.size // 2
+    f.seek(at)
+    b = f.read(1)
+    f.seek(at)
+    f.write(bytes([b[0] ^ 0xFF]))
+anndata.read_h5ad(corpus + "/pbmc_csr_f32.h5ad").write_h5ad(src + "/lzf.h5ad", compression="lzf")
+print("ok")
+)";
+  std::string out;
+  ASSERT_EQ(testutil::RunCommand({"/usr/bin/python3", "-c", script, src, corpus}, &out), 0) << out;
+  auto m = MountedFs::Start(OMICSFS_BINARY, src, {});
+  ASSERT_NE(m, nullptr);
+  struct stat st;
+  ASSERT_EQ(::stat((m->path() + "/truncated.h5ad").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  std::string shown;
+  EXPECT_TRUE(ReadWhole(m->path() + "/truncated.h5ad/ERROR.txt", &shown));
+  EXPECT_NE(shown.find("truncated.h5ad"), std::string::npos) << shown;
+
+  std::string got;
+  int err = 0;
+  EXPECT_FALSE(ReadWhole(m->path() + "/flipped.h5ad/matrix.mtx", &got, &err));
+  EXPECT_EQ(err, EIO);
+  std::string want;
+  for (const char* table : {"obs.tsv", "var.tsv"}) {
+    ASSERT_TRUE(ReadWhole(m->path() + "/flipped.h5ad/" + table, &got)) << table;
+    ASSERT_TRUE(ReadWhole(corpus + "/expected/gzip_csr/" + table, &want));
+    EXPECT_TRUE(got == want) << table;
+  }
+  ASSERT_TRUE(ReadWhole(m->path() + "/flipped.h5ad/colnames.txt", &got));
+  ASSERT_TRUE(ReadWhole(corpus + "/expected/gzip_csr/X/colnames.txt", &want));
+  EXPECT_TRUE(got == want);
+
+  for (const char* view : {"X/matrix.mtx", "X/rownames.txt", "obs.tsv", "var.tsv"}) {
+    std::string name = view;
+    if (name.starts_with("X/")) name = name.substr(2);
+    ASSERT_TRUE(ReadWhole(m->path() + "/lzf.h5ad/" + name, &got, &err)) << view << " " << err;
+    ASSERT_TRUE(ReadWhole(corpus + "/expected/pbmc_csr_f32/" + view, &want));
+    EXPECT_TRUE(got == want) << view;
+  }
+  EXPECT_TRUE(m->alive());
+}
+
 }  // namespace
 }  // namespace omicsfs
