@@ -60,7 +60,7 @@ const SelectorRow kGroupsCols{
 const SelectorRow kGroupsObs{
     .key = "groups", .selects = Selects::kGroups, .item = "column", .list_ext = ".tsv", .inline_items = true,
     .exclude = false, .rival = "cols", .group_key = "cols",
-    .help = "a folder per value of an obs column (obs:COLUMN), or per group of LISTS/NAME.tsv: cols= slices, pseudobulk.tsv",
+    .help = "a folder per value of obs:COLUMN or group of LISTS/NAME.tsv: cols=, pseudobulk.tsv",
     .example = "groups=obs:leiden"};
 // clang-format on
 }  // namespace selectors

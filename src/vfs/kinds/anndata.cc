@@ -196,7 +196,12 @@ class AnnDataKind : public StoreKind {
     return "HDF5 file whose root's encoding-type is anndata (NAME.h5ad)";
   }
   std::vector<std::string> ViewNames() const override {
-    return {"the matrix views of X", "obs.tsv", "var.tsv", "layers/NAME/", "raw/", "raw/var.tsv"};
+    return {"X's matrix views (as a BPCells matrix's),",
+            "obs.tsv,",
+            "var.tsv,",
+            "layers/NAME/,",
+            "raw/ (+ raw/var.tsv);",
+            "obsm, obsp, varm, varp, uns not shown"};
   }
   std::vector<std::pair<std::string, SelectorRows>> Slicing() const override {
     return {{"", MatrixSliceRowsWithOwnGroups()}};
