@@ -609,8 +609,267 @@ Result<std::optional<H5DatasetDesc>> H5ArrayStore::DescribeDataset(const std::st
   return std::optional<H5DatasetDesc>(std::move(d));
 }
 
+struct H5ArrayStore::Direct {
+  std::string what;
+  H5Number stored;
+  size_t elem = 0;
+  uint64_t length = 0;
+  uint64_t userblock = 0;
+  bool contiguous = false;
+  uint64_t addr = 0;         // contiguous: the data's address
+  uint64_t chunk_elems = 0;  // chunked: elements per chunk
+  std::vector<H5Z_filter_t> filters;
+  struct Chunk {
+    uint64_t first, addr, size;
+    unsigned mask;
+  };
+  std::vector<Chunk> chunks;  // by first element; a chunk never written is absent (fill: zeros)
+};
+
+Result<std::shared_ptr<const ByteSource>> H5ArrayStore::RawSource() const {
+  std::lock_guard<std::mutex> lock(direct_mu_);
+  if (raw_ == nullptr) {
+    if (source_ != nullptr) {
+      raw_ = source_;
+    } else {
+      ASSIGN_OR_RETURN(auto local, LocalByteSource::OpenPath(path_));
+      raw_ = std::move(local);
+    }
+  }
+  return raw_;
+}
+
+Result<std::shared_ptr<const H5ArrayStore::Direct>> H5ArrayStore::DirectOf(
+    const std::string& name) const {
+  {
+    std::lock_guard<std::mutex> lock(direct_mu_);
+    auto it = direct_.find(name);
+    if (it != direct_.end()) return it->second;
+  }
+  h5::PrepareThread();
+  auto d = std::make_shared<Direct>();
+  d->what = describe_ + ": dataset '" + name + "'";
+  std::shared_ptr<const Direct> none;
+  auto remember = [&](std::shared_ptr<const Direct> v) {
+    std::lock_guard<std::mutex> lock(direct_mu_);
+    direct_[name] = v;
+    return v;
+  };
+  const std::string path = DatasetPath(name);
+  h5::Handle ds = h5::DatasetHandle(H5Dopen2(file_->handle.get(), path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) return h5::Error(d->what + ": open");
+  ASSIGN_OR_RETURN(std::optional<H5DatasetDesc> desc, DescribeDataset(name));
+  h5::Handle type = h5::TypeHandle(H5Dget_type(ds.get()));
+  h5::Handle dcpl = h5::PlistHandle(H5Dget_create_plist(ds.get()));
+  h5::Handle fcpl = h5::PlistHandle(H5Fget_create_plist(file_->handle.get()));
+  if (!type.valid() || !dcpl.valid() || !fcpl.valid()) return h5::Error(d->what + ": properties");
+  if (!desc || !desc->number || desc->dims.size() != 1 || !desc->missing_filter.empty())
+    return remember(none);
+  if (H5Tget_size(type.get()) > 1 && H5Tget_order(type.get()) != H5T_ORDER_LE)
+    return remember(none);
+  hsize_t userblock = 0;
+  if (H5Pget_userblock(fcpl.get(), &userblock) < 0) return h5::Error(d->what + ": user block");
+  d->stored = *desc->number;
+  d->elem = H5NumberSize(d->stored);
+  d->length = desc->dims[0];
+  d->userblock = userblock;
+  const uint64_t file_size = (*RawSource())->Size();
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t offset = H5Dget_offset(ds.get());
+    if (offset == HADDR_UNDEF) {
+      h5::TakeErrorStack();
+      return remember(none);
+    }
+    if (offset > file_size || d->length * d->elem > file_size - offset)
+      return CorruptError(d->what + ": its data lies outside the file");
+    d->contiguous = true;
+    d->addr = offset;
+    return remember(d);
+  }
+  if (layout != H5D_CHUNKED) return remember(none);
+  hsize_t chunk = 0;
+  if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0 || chunk > (hsize_t{1} << 28))
+    return remember(none);
+  d->chunk_elems = chunk;
+  const int nfilters = H5Pget_nfilters(dcpl.get());
+  for (int i = 0; i < nfilters; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 0;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
+                                           nullptr, 0, nullptr, &config);
+    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != h5::kLzfFilter)
+      return remember(none);
+    d->filters.push_back(id);
+  }
+  h5::Handle space = h5::DataspaceHandle(H5Dget_space(ds.get()));
+  hsize_t n = 0;
+  if (!space.valid() || H5Dget_num_chunks(ds.get(), space.get(), &n) < 0)
+    return h5::Error(d->what + ": chunk count");
+  for (hsize_t c = 0; c < n; ++c) {
+    hsize_t offset = 0;
+    unsigned mask = 0;
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    if (H5Dget_chunk_info(ds.get(), space.get(), c, &offset, &mask, &addr, &size) < 0)
+      return h5::Error(d->what + ": chunk " + std::to_string(c));
+    if (offset % chunk != 0 || offset >= d->length || addr > file_size || size > file_size - addr ||
+        size > (uint64_t{1} << 30)) {
+      return CorruptError(d->what + ": chunk at element " + std::to_string(offset) +
+                          " lies outside the dataset or the file");
+    }
+    d->chunks.push_back({offset, addr, size, mask});
+  }
+  std::sort(d->chunks.begin(), d->chunks.end(),
+            [](const Direct::Chunk& a, const Direct::Chunk& b) { return a.first < b.first; });
+  return remember(d);
+}
+
+namespace {
+
+template <typename From, typename To>
+void CastAll(const char* src, uint64_t n, void* out) {
+  To* o = static_cast<To*>(out);
+  for (uint64_t i = 0; i < n; ++i) {
+    From v;
+    std::memcpy(&v, src + i * sizeof(From), sizeof(From));
+    o[i] = static_cast<To>(v);
+  }
+}
+
+template <typename From>
+void CastTo(const char* src, H5Number to, uint64_t n, void* out) {
+  switch (to) {
+    case H5Number::kInt8:
+      return CastAll<From, int8_t>(src, n, out);
+    case H5Number::kInt16:
+      return CastAll<From, int16_t>(src, n, out);
+    case H5Number::kInt32:
+      return CastAll<From, int32_t>(src, n, out);
+    case H5Number::kInt64:
+      return CastAll<From, int64_t>(src, n, out);
+    case H5Number::kUInt8:
+    case H5Number::kBool:
+      return CastAll<From, uint8_t>(src, n, out);
+    case H5Number::kUInt16:
+      return CastAll<From, uint16_t>(src, n, out);
+    case H5Number::kUInt32:
+      return CastAll<From, uint32_t>(src, n, out);
+    case H5Number::kUInt64:
+      return CastAll<From, uint64_t>(src, n, out);
+    case H5Number::kFloat32:
+      return CastAll<From, float>(src, n, out);
+    case H5Number::kFloat64:
+      return CastAll<From, double>(src, n, out);
+  }
+}
+
+// n stored little-endian numbers of type `from` as type `to` (the same: copied).
+void Convert(const char* src, H5Number from, H5Number to, uint64_t n, void* out) {
+  if (from == to) return (void)std::memcpy(out, src, n * H5NumberSize(from));
+  switch (from) {
+    case H5Number::kInt8:
+      return CastTo<int8_t>(src, to, n, out);
+    case H5Number::kInt16:
+      return CastTo<int16_t>(src, to, n, out);
+    case H5Number::kInt32:
+      return CastTo<int32_t>(src, to, n, out);
+    case H5Number::kInt64:
+      return CastTo<int64_t>(src, to, n, out);
+    case H5Number::kUInt8:
+    case H5Number::kBool:
+      return CastTo<uint8_t>(src, to, n, out);
+    case H5Number::kUInt16:
+      return CastTo<uint16_t>(src, to, n, out);
+    case H5Number::kUInt32:
+      return CastTo<uint32_t>(src, to, n, out);
+    case H5Number::kUInt64:
+      return CastTo<uint64_t>(src, to, n, out);
+    case H5Number::kFloat32:
+      return CastTo<float>(src, to, n, out);
+    case H5Number::kFloat64:
+      return CastTo<double>(src, to, n, out);
+  }
+}
+
+}  // namespace
+
+Status H5ArrayStore::ReadDirect(const Direct& d, H5Number as, uint64_t first, uint64_t count,
+                                void* out) const {
+  ASSIGN_OR_RETURN(auto raw, RawSource());
+  const size_t to_size = H5NumberSize(as);
+  char* dst = static_cast<char*>(out);
+  if (d.contiguous) {
+    std::string bytes(count * d.elem, '\0');
+    RETURN_IF_ERROR(
+        raw->ReadExact(d.userblock + d.addr + first * d.elem, bytes.data(), bytes.size())
+            .WithContext(d.what));
+    Convert(bytes.data(), d.stored, as, count, dst);
+    return CheckUnchanged();
+  }
+  const uint64_t chunk_bytes = d.chunk_elems * d.elem;
+  std::string stored, plain;
+  for (uint64_t at = first; at < first + count;) {
+    const uint64_t c0 = at / d.chunk_elems * d.chunk_elems;
+    const uint64_t take = std::min(first + count, c0 + d.chunk_elems) - at;
+    auto it = std::lower_bound(d.chunks.begin(), d.chunks.end(), c0,
+                               [](const Direct::Chunk& c, uint64_t v) { return c.first < v; });
+    if (it == d.chunks.end() || it->first != c0) {  // never written: the fill value (zeros)
+      std::memset(dst + (at - first) * to_size, 0, take * to_size);
+      at += take;
+      continue;
+    }
+    const std::string where = d.what + ": chunk at element " + std::to_string(c0);
+    stored.resize(it->size);
+    RETURN_IF_ERROR(
+        raw->ReadExact(d.userblock + it->addr, stored.data(), it->size).WithContext(where));
+    for (size_t i = d.filters.size(); i-- > 0;) {
+      if (it->mask & (1u << i)) continue;
+      if (d.filters[i] == H5Z_FILTER_SHUFFLE) {
+        stored = Unshuffle(stored, d.elem);
+        continue;
+      }
+      plain.resize(chunk_bytes);
+      if (d.filters[i] == h5::kLzfFilter) {
+        if (h5::LzfDecode(reinterpret_cast<const unsigned char*>(stored.data()), stored.size(),
+                          reinterpret_cast<unsigned char*>(plain.data()),
+                          chunk_bytes) != static_cast<long>(chunk_bytes)) {
+          return CorruptError(where + ": LZF block does not decode to " +
+                              std::to_string(chunk_bytes) + " bytes");
+        }
+      } else {
+        uLongf got = chunk_bytes;
+        if (uncompress(reinterpret_cast<Bytef*>(plain.data()), &got,
+                       reinterpret_cast<const Bytef*>(stored.data()), stored.size()) != Z_OK ||
+            got != chunk_bytes) {
+          return CorruptError(where + ": deflate stream does not inflate to " +
+                              std::to_string(chunk_bytes) + " bytes");
+        }
+      }
+      stored.swap(plain);
+    }
+    if (stored.size() != chunk_bytes)
+      return CorruptError(where + " holds " + std::to_string(stored.size()) + " bytes, not " +
+                          std::to_string(chunk_bytes));
+    Convert(stored.data() + (at - c0) * d.elem, d.stored, as, take, dst + (at - first) * to_size);
+    at += take;
+  }
+  return CheckUnchanged();
+}
+
 Status H5ArrayStore::ReadNumbers(const std::string& name, H5Number as, uint64_t first,
                                  uint64_t count, void* out) const {
+  if (as != H5Number::kBool) {
+    ASSIGN_OR_RETURN(auto direct, DirectOf(name));
+    if (direct != nullptr && direct->stored != H5Number::kBool) {
+      if (first > direct->length || count > direct->length - first) {
+        return InternalError(direct->what + ": elements [" + std::to_string(first) + ", " +
+                             std::to_string(first + count) + ") beyond its " +
+                             std::to_string(direct->length));
+      }
+      return ReadDirect(*direct, as, first, count, out);
+    }
+  }
   h5::PrepareThread();
   const std::string path = DatasetPath(name);
   const std::string what = describe_ + ": dataset '" + name + "'";

@@ -3,7 +3,9 @@
 // (HDF5 serialises calls under its global lock; callers ask for large ranges).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +98,18 @@ class H5ArrayStore : public ArrayStore {
   std::string path_;
   std::string describe_;
   std::optional<std::string> version_;
+
+  // ReadNumbers past libhdf5 (issue 37: its global lock serialises every read): a 1-D dataset's
+  // storage — contiguous, or chunks unfiltered, deflated, shuffled or LZF — mapped once with the
+  // calls the vetting helper makes (chunk index), then read as bytes of the file and decoded here
+  // on any number of threads. Null: read through libhdf5 (other layouts, filters, byte orders).
+  struct Direct;
+  Result<std::shared_ptr<const Direct>> DirectOf(const std::string& name) const;
+  Status ReadDirect(const Direct& d, H5Number as, uint64_t first, uint64_t count, void* out) const;
+  Result<std::shared_ptr<const ByteSource>> RawSource() const;
+  mutable std::mutex direct_mu_;
+  mutable std::map<std::string, std::shared_ptr<const Direct>> direct_;
+  mutable std::shared_ptr<const ByteSource> raw_;
 };
 
 // True when `path` carries the HDF5 signature (at 0 or a user-block offset 512·2^k).

@@ -1,6 +1,7 @@
 #include "text/mtx_source.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "text/number_format.h"
@@ -86,12 +87,22 @@ inline char* PutValue(char* p, int64_t v, const ValueSlot* small) {
 inline char* PutValue(char* p, int32_t v, const ValueSlot* small) {
   return PutValue(p, int64_t{v}, small);
 }
-inline char* PutValue(char* p, float v, const ValueSlot*) {
+// A real holding a small whole number (counts kept as floats, as scanpy keeps raw counts) is
+// the integer's text: the shortest round-trip form of 0 ≤ v < 1000 is its digits ("-0" aside).
+template <typename R>
+inline bool SmallWhole(R v, uint32_t* u) {
+  if (!(v >= 0 && v < R(kValueSlots)) || std::signbit(v)) return false;
+  *u = static_cast<uint32_t>(v);
+  return static_cast<R>(*u) == v;
+}
+inline char* PutValue(char* p, float v, const ValueSlot* small) {
+  if (uint32_t u; SmallWhole(v, &u)) return PutValue(p, u, small);
   p = WriteFloat(p, v);
   *p = '\n';
   return p + 1;
 }
-inline char* PutValue(char* p, double v, const ValueSlot*) {
+inline char* PutValue(char* p, double v, const ValueSlot* small) {
+  if (uint32_t u; SmallWhole(v, &u)) return PutValue(p, u, small);
   p = WriteDouble(p, v);
   *p = '\n';
   return p + 1;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -226,6 +227,30 @@ TEST(MtxSourceTest, EmptyColumnsAndZeroEntries) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   MtxSource src(*m, "matrix.mtx");
   EXPECT_EQ(RenderAll(src), "%%MatrixMarket matrix coordinate integer general\n4 3 0\n");
+}
+
+// Reals holding small whole numbers take the integer text table (counts kept as floats): the
+// same text as std::to_chars, at the edges too (-0, 999, 1000, 1e6, fractions, NaN).
+TEST(MtxSourceTest, WholeRealsPrintAsToCharsDoes) {
+  const std::vector<double> values = {0.0, -0.0, 1.0,    3.0,   999.0, 1000.0,  999.5, 0.5,
+                                      1e6, -1.0, 1e-300, 100.0, 64.0,  998.999, NAN,   4096.0};
+  for (ValueKind kind : {ValueKind::kFloat32, ValueKind::kFloat64}) {
+    testutil::MatrixSpec spec;
+    spec.kind = kind;
+    spec.rows = 1;
+    spec.cols = static_cast<uint32_t>(values.size());
+    spec.idxptr.push_back(0);
+    for (size_t j = 0; j < values.size(); ++j) {
+      spec.inner.push_back(0);
+      spec.values.push_back(values[j]);
+      spec.idxptr.push_back(j + 1);
+    }
+    auto m =
+        formats::bpcells::Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    MtxSource src(*m, "matrix.mtx");
+    EXPECT_EQ(RenderAll(src), Reference(spec));
+  }
 }
 
 TEST(NamesSourceTest, LayoutsAndFallback) {
