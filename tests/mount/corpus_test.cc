@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -439,6 +440,58 @@ print("ok")
       testutil::RunCommand({"/usr/bin/python3", "-c", script, mount_->path(), kAnnData}, &out), 0)
       << out;
   EXPECT_NE(out.find("ok"), std::string::npos) << out;
+}
+
+// Seurat's Read10X on an AnnData folder's 10x/ (X and a layer): genes x cells with var and obs
+// names, the same values as anndata reads (X transposed), compared in R against matrix.mtx read
+// by Matrix::readMM and against the sums Python computes from the file.
+TEST_F(AnnDataCorpusMount, SeuratRead10XReadsThe10xFolder) {
+  ASSERT_NE(mount_, nullptr);
+  if (!fs::exists("/usr/bin/Rscript")) GTEST_SKIP() << "no Rscript";
+  const std::string r = R"(
+if (!requireNamespace("Seurat", quietly = TRUE)) { cat("no Seurat\n"); quit(status = 0) }
+suppressMessages(library(Seurat))
+args <- commandArgs(trailingOnly = TRUE)
+for (d in c("pbmc_csr_f32.h5ad", "layers_raw.h5ad/layers/counts", "dense_f32.h5ad")) {
+  m <- Read10X(file.path(args[1], d, "10x"))
+  mm <- Matrix::readMM(file.path(args[1], d, "matrix.mtx"))
+  genes <- readLines(file.path(args[1], d, "rownames.txt"))
+  cells <- readLines(file.path(args[1], d, "colnames.txt"))
+  ok <- identical(dim(m), dim(mm)) && identical(rownames(m), make.unique(genes)) &&
+        identical(colnames(m), cells) && isTRUE(all.equal(as.matrix(m), as.matrix(mm), check.attributes = FALSE))
+  cat(d, ok, format(sum(m), digits = 17), "
+")
+}
+)";
+  std::string out;
+  ASSERT_EQ(
+      testutil::RunCommand({"Rscript", "-e", r, mount_->path()}, &out, std::chrono::seconds(300)),
+      0)
+      << out;
+  if (out.find("no Seurat") != std::string::npos) GTEST_SKIP() << "no Seurat";
+  const std::string py = R"(
+import sys, anndata, numpy as np
+src = sys.argv[1]
+for f, layer in [("pbmc_csr_f32", None), ("layers_raw", "counts"), ("dense_f32", None)]:
+    a = anndata.read_h5ad(f"{src}/{f}.h5ad")
+    x = a.layers[layer] if layer else a.X
+    print(repr(float(np.asarray(x, dtype=np.float64).sum() if not hasattr(x, "toarray") else x.astype(np.float64).sum())))
+)";
+  std::string sums;
+  ASSERT_EQ(testutil::RunCommand({"/usr/bin/python3", "-c", py, kAnnData}, &sums), 0) << sums;
+  std::istringstream got(out), want(sums);
+  std::string line, name, ok;
+  double total = 0, expected = 0;
+  int n = 0;
+  while (std::getline(got, line)) {
+    std::istringstream ls(line);
+    if (!(ls >> name >> ok >> total)) continue;
+    ++n;
+    EXPECT_EQ(ok, "TRUE") << line;
+    ASSERT_TRUE(want >> expected);
+    EXPECT_NEAR(total, expected, 1e-6 * std::max(1.0, std::abs(expected))) << line;
+  }
+  EXPECT_EQ(n, 3) << out;
 }
 
 // Slices of an AnnData folder against the same cut made by anndata in Python from the file:
