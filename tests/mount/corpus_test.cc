@@ -494,6 +494,77 @@ for f, layer in [("pbmc_csr_f32", None), ("layers_raw", "counts"), ("dense_f32",
   EXPECT_EQ(n, 3) << out;
 }
 
+// Files written here by anndata with what the corpus lacks: obs columns of every dtype pandas
+// keeps (float32/float64 edges, int8, uint16, int64, uint64, bool, strings needing quotes,
+// categoricals of ints, strings with missing values and floats, nullable ints and booleans) and
+// a named index, byte for byte against `adata.obs.to_csv(sep='\t')`; layers of int8, bool,
+// uint64 (CSC) and a dense int16 read by scipy as the layer transposed, `integer` in the banner.
+TEST(AnnDataWritten, EveryDtypeAsPandasAndScipyRead) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  testutil::TempDir dir("omicsfs-anndata-dtypes-");
+  const std::string src = dir.path() + "/src";
+  fs::create_directories(src);
+  const std::string make = R"(
+import sys, anndata, numpy as np, pandas as pd, scipy.sparse as sp
+src = sys.argv[1]
+rng = np.random.default_rng(3)
+n = 40
+f32 = np.array([0.1, 1e-5, 1e16, 123456789.0, np.nan, -0.0, np.inf, 1.5e-7, 1e-4, 9.99e15], dtype=np.float32)
+obs = pd.DataFrame({
+  "f32": np.concatenate([f32, (rng.standard_normal(n - 10) * 10.0 ** rng.integers(-8, 12, n - 10)).astype(np.float32)]),
+  "f64": np.concatenate([[0.1, 1e-5, 1e16, np.nan, -np.inf, 2.5, 1e300, 5e-324, 1e-4, 0.3],
+                         rng.standard_normal(n - 10) * 10.0 ** rng.integers(-20, 20, n - 10)]),
+  "i8": rng.integers(-128, 127, n).astype(np.int8),
+  "u16": rng.integers(0, 65535, n).astype(np.uint16),
+  "i64": rng.integers(-2**62, 2**62, n),
+  "u64": rng.integers(0, 2**63, n).astype(np.uint64),
+  "b": rng.integers(0, 2, n).astype(bool),
+  "s": [f"x\t{i}" if i % 7 == 0 else (f'q"{i}' if i % 5 == 0 else f"s,{i} \u00e9") for i in range(n)],
+  "cat_int": pd.Categorical(rng.integers(0, 4, n)),
+  "cat_str": pd.Categorical([None if i % 6 == 0 else f"c/{i % 3}" for i in range(n)]),
+  "cat_f": pd.Categorical(rng.choice([1.5, 2.0, 1e-7], n)),
+  "nint": pd.array([None if i % 4 == 0 else i for i in range(n)], dtype="Int32"),
+  "nbool": pd.array([None if i % 3 == 0 else bool(i % 2) for i in range(n)], dtype="boolean"),
+}, index=pd.Index([f"cell {i}" for i in range(n)], name="cell_id"))
+var = pd.DataFrame(index=[f"g{i}" for i in range(7)])
+x = sp.random(n, 7, density=0.3, format="csr", dtype=np.float32, random_state=1)
+def ints(dtype, lo, hi, fmt):
+    m = x.copy().astype(dtype)
+    m.data = rng.integers(lo, hi, m.nnz).astype(dtype)
+    return m.asformat(fmt)
+layers = {"i8": ints(np.int8, -128, 127, "csr"), "b": ints(bool, 0, 2, "csr"),
+          "u64": ints(np.uint64, 0, 2**63, "csc"), "d16": ints(np.int16, -30000, 30000, "csr").toarray()}
+anndata.AnnData(x, obs=obs, var=var, layers=layers).write_h5ad(src + "/dtypes.h5ad")
+b = anndata.read_h5ad(src + "/dtypes.h5ad")
+open(src + "/../obs.tsv", "w").write(b.obs.to_csv(sep="\t"))
+)";
+  std::string out;
+  ASSERT_EQ(testutil::RunCommand({"/usr/bin/python3", "-c", make, src}, &out), 0) << out;
+  auto m = MountedFs::Start(OMICSFS_BINARY, src, {});
+  ASSERT_NE(m, nullptr);
+  std::string got, want;
+  ASSERT_TRUE(ReadWhole(m->path() + "/dtypes.h5ad/obs.tsv", &got));
+  ASSERT_TRUE(ReadWhole(dir.path() + "/obs.tsv", &want));
+  EXPECT_TRUE(got == want) << got << "\nwant\n" << want;
+  const std::string check = R"(
+import sys, anndata, scipy.io, numpy as np
+mnt, src = sys.argv[1], sys.argv[2]
+a = anndata.read_h5ad(src + "/dtypes.h5ad")
+for name, x in a.layers.items():
+    path = f"{mnt}/dtypes.h5ad/layers/{name}/matrix.mtx"
+    assert open(path).readline().split()[3] == "integer", name
+    got = scipy.io.mmread(path).toarray()
+    want = np.asarray(x.toarray() if hasattr(x, "toarray") else x)
+    if name == "b":
+        want = want.astype(np.int64)
+    assert got.shape == want.T.shape and np.array_equal(got.astype(want.dtype), want.T), name
+print("ok")
+)";
+  ASSERT_EQ(testutil::RunCommand({"/usr/bin/python3", "-c", check, m->path(), src}, &out), 0)
+      << out;
+  EXPECT_NE(out.find("ok"), std::string::npos);
+}
+
 // Slices of an AnnData folder against the same cut made by anndata in Python from the file:
 // rows= and cols= (inline, in the order given), cols=^, and groups=obs:leiden (a folder per
 // label in bytewise order, each the cols= slice of its cells, and pseudobulk.tsv: float sums of
