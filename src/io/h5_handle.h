@@ -49,6 +49,12 @@ class Handle {
     if (id_ >= 0 && closer_ != nullptr) closer_(id_);
     id_ = H5I_INVALID_HID;
   }
+  // Gives up the identifier without closing it (the caller closed it and checked the result).
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = H5I_INVALID_HID;
+    return id;
+  }
 
  private:
   hid_t id_ = H5I_INVALID_HID;

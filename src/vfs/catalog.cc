@@ -53,6 +53,15 @@ std::shared_ptr<const text::VirtualTextFile> ViewSink::MakeText(
   return std::make_shared<const text::VirtualTextFile>(std::move(source), settings_->pool, sizing);
 }
 
+std::shared_ptr<const text::H5FileView> ViewSink::MakeH5File(
+    const std::string& view, text::H5FileView::PlanFn plan,
+    std::shared_ptr<const text::H5ArrayRenderer> renderer) const {
+  text::SizingOptions sizing = settings_->sizing;
+  sizing.index_key = index_key_.empty() ? "" : index_key_ + "\nview " + view;
+  return std::make_shared<const text::H5FileView>(std::move(plan), std::move(renderer), sizing,
+                                                  view + " of " + context_.where);
+}
+
 Ino ViewSink::MakeDirs(const std::string& path) const {
   Ino at = dir_;
   for (size_t from = 0; at != 0 && from < path.size();) {

@@ -14,6 +14,7 @@
 #include "cache/cache_pool.h"
 #include "codec/bgzf.h"
 #include "text/byte_view.h"
+#include "text/h5_view.h"
 #include "text/record_source.h"
 #include "text/tabix_source.h"
 #include "text/virtual_file.h"
@@ -64,6 +65,11 @@ class ViewSink {
 
   std::shared_ptr<const text::VirtualTextFile> MakeText(
       const std::string& view, std::shared_ptr<const text::RecordSource> source) const;
+  // An HDF5 file of this store (text/h5_view.h), its image persisted under the view's key
+  // (index_key + "\nview " + view, then the plan's hash); named "VIEW of WHERE" in messages.
+  std::shared_ptr<const text::H5FileView> MakeH5File(
+      const std::string& view, text::H5FileView::PlanFn plan,
+      std::shared_ptr<const text::H5ArrayRenderer> renderer) const;
   // `path` may name a sub-folder ("10x/matrix.mtx.gz"), made on first use.
   void AddView(const std::string& path, std::shared_ptr<const text::ByteView> view);
   // PATH: `bgzip -l 0` of `plain` (stored blocks, no index), or the same in another layout.
