@@ -453,6 +453,7 @@ H5Plan::Dataset& H5Plan::AddExternal(std::string path, H5Type type, uint64_t len
 
 std::string H5Plan::Canonical() const {
   std::string out = "h5 plan 1\n";
+  PutU64(&out, alignment);
   PutU64(&out, groups.size());
   for (const auto& g : groups) {
     PutText(&out, g.path);
@@ -525,7 +526,8 @@ Result<H5Image> BuildImage(const H5Plan& plan, const std::string& what) {
   Handle fapl = PlistHandle(H5Pcreate(H5P_FILE_ACCESS));
   const FaplInfo info{&recorder};
   if (!fapl.valid() || H5Pset_driver(fapl.get(), driver, &info) < 0 ||
-      H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V18) < 0) {
+      H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V18) < 0 ||
+      (plan.alignment > 1 && H5Pset_alignment(fapl.get(), plan.alignment, plan.alignment) < 0)) {
     return Error(what + ": HDF5 file access properties");
   }
   ASSIGN_OR_RETURN(Handle gcpl, CreationList(H5P_GROUP_CREATE));

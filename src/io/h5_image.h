@@ -96,6 +96,11 @@ struct H5Plan {
   };
   std::vector<Group> groups;
   std::vector<Dataset> datasets;
+  // Every allocation of at least this many bytes (the arrays, the names' heaps) starts at a
+  // multiple of it (H5Pset_alignment): an array of 4 KiB or more shares no page with its
+  // neighbours, so the kernel's page reads of metadata never need an array's bytes (a damaged
+  // array fails only its own pages), and chunks of whole pages map to whole pages. 0: none.
+  uint64_t alignment = 4096;
 
   Group& AddGroup(std::string path, std::vector<H5Attribute> attributes = {});
   Dataset& AddDataset(std::string path, H5Value value, std::vector<H5Attribute> attributes = {});

@@ -96,6 +96,9 @@ TEST(H5Image, LibhdfReadsTheSplicedFile) {
   EXPECT_EQ(im->external[1].bytes, n * 4);
   EXPECT_EQ(im->external[2].bytes, n * 8);
   EXPECT_EQ(im->external[3].bytes, 0u);
+  // Arrays of a page or more start on a page.
+  EXPECT_EQ(im->external[1].offset % 4096, 0u);
+  EXPECT_EQ(im->external[2].offset % 4096, 0u);
   // Only metadata was recorded: far less than the file.
   uint64_t recorded = 0;
   for (const auto& s : im->segments) recorded += s.bytes.size();
