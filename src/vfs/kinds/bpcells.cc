@@ -9,6 +9,7 @@
 #include "io/space_array_store.h"
 #include "text/bed_source.h"
 #include "text/dense_source.h"
+#include "text/h5ad_source.h"
 #include "text/mtx_source.h"
 #include "text/tabix_index.h"
 #include "text/tsv_source.h"
@@ -152,6 +153,10 @@ const Catalog<FragmentViews>& FragmentCatalog() {
   return c;
 }
 
+// The binary view beside the catalog's text views (text/h5ad_source.h): its bytes are an HDF5
+// image and the store's arrays, not text (a ByteView, not a RecordSource).
+constexpr const char* kH5adView = "matrix.h5ad";
+
 class MatrixStore : public OpenedStore {
  public:
   MatrixStore(std::shared_ptr<const formats::MatrixReader> m, InlineGroupsFn groups)
@@ -170,6 +175,11 @@ class MatrixStore : public OpenedStore {
                                               index != nullptr && index->rebuild());
     }
     vfs::AddViews(MatrixCatalog(), s, sink);
+    auto m = m_;
+    sink.AddView(kH5adView,
+                 sink.MakeH5File(
+                     kH5adView, [m] { return text::H5adPlan(*m); },
+                     std::make_shared<const text::H5adRenderer>(m_, sink.settings().pool)));
   }
 
  private:
@@ -369,6 +379,7 @@ std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments
 std::vector<std::string> BpcellsViewNames() {
   std::vector<std::string> out{"matrix:"};
   for (auto& n : CatalogNames(MatrixCatalog())) out.push_back(std::move(n));
+  out.emplace_back(kH5adView);
   out.emplace_back("fragments:");
   for (auto& n : CatalogNames(FragmentCatalog())) out.push_back(std::move(n));
   return out;
