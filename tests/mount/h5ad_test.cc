@@ -4,9 +4,8 @@
 // slice's: its own matrix.mtx and names, which the slice tests check against the whole store);
 // `h5dump -H` and `h5ls -r` open every object. The same bytes on two mounts sharing index_dir,
 // on a mount with another, after the persisted image is removed (made anew, identically), and
-// from `omicsfs cat`. A
-// damaged store fails the reads of X's arrays with EIO, naming the array and the entry, while
-// the metadata and names are still served.
+// from `omicsfs cat`. A damaged store fails the reads of X's arrays with EIO, naming the array
+// and the entry, while the metadata and names are still served.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
