@@ -167,11 +167,12 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
     auto content = d.tree->Open(ino, fi->flags);
     if (!content.ok()) return ToErrno(content.status());
     const bool uncached = (*content)->Uncached();
+    const bool direct = (*content)->DirectIo();
     fi->fh = d.open_files.Add(std::move(content).value());
     // An inode's content never changes (a changed file gets a new inode at the next rescan);
     // content that differs from its inode's until then is read past the kernel's caches.
     fi->keep_cache = uncached ? 0 : 1;
-    if (d.direct_io || uncached) fi->direct_io = 1;
+    if (d.direct_io || uncached || direct) fi->direct_io = 1;
     if (fuse_reply_open(req, fi) != 0) d.open_files.Remove(fi->fh);  // no release will come
     return 0;
   });

@@ -32,6 +32,10 @@ class ByteView {
   virtual Result<std::vector<Piece>> Read(uint64_t offset, uint64_t length) const = 0;
   // For messages: "sites.vcf.gz of /data/x.vcz".
   virtual std::string Describe() const = 0;
+  // True for a binary file its readers take in large reads once (an HDF5 file's arrays): served
+  // past the kernel's page cache (direct I/O), which would otherwise cost a fresh page per 4 KiB
+  // on the first read and a copy; its chunks stay in the decode cache for a re-read.
+  virtual bool ReadsPastPageCache() const { return false; }
 };
 
 }  // namespace omicsfs::text

@@ -79,6 +79,9 @@ class H5FileView : public ByteView, public std::enable_shared_from_this<H5FileVi
   bool SizeKnown() const override { return ready_.load(std::memory_order_acquire) != nullptr; }
   Result<std::vector<Piece>> Read(uint64_t offset, uint64_t length) const override;
   std::string Describe() const override { return describe_; }
+  // anndata and h5py read each array whole, in one large read: past the page cache, its first
+  // read costs no fresh page per 4 KiB (bench/h5ad).
+  bool ReadsPastPageCache() const override { return true; }
 
   // Where external dataset d lies in the file (the image first; for tests and tools).
   Result<io::h5::H5Image::Extent> Extent(size_t d) const;

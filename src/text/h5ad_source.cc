@@ -146,7 +146,9 @@ Result<std::shared_ptr<const H5adRenderer::Entries>> H5adRenderer::Block(uint64_
         const uint64_t n0 = k * per_chunk_, n1 = std::min(m_->nnz(), n0 + per_chunk_);
         if (n0 >= n1)
           return InternalError(m_->Describe() + ": no entry chunk " + std::to_string(k));
-        MatrixEntries e;
+        // Decoded into this thread's scratch (its vectors keep their capacity: no fresh pages
+        // per block), then copied once into the buffers the cache keeps.
+        thread_local MatrixEntries e;
         RETURN_IF_ERROR(m_->ReadEntries(n0, n1, &e));
         const uint64_t n = n1 - n0;
         if (e.inner.size() != n)

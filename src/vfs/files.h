@@ -20,6 +20,7 @@ class ByteViewContent : public FileContent {
   Result<std::vector<text::Piece>> Read(uint64_t offset, uint64_t length) const override {
     return view_->Read(offset, length);
   }
+  bool DirectIo() const override { return view_->ReadsPastPageCache(); }
   const text::ByteView& view() const { return *view_; }
 
  private:

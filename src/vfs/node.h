@@ -36,6 +36,9 @@ class FileContent {
   virtual std::shared_ptr<const FileContent> Fresh() const { return nullptr; }
   // True for content the kernel must not cache (pages or size): what Fresh() returns.
   virtual bool Uncached() const { return false; }
+  // True for content read past the kernel's page cache (direct I/O) while its pages and size may
+  // still be cached as usual (text::ByteView::ReadsPastPageCache).
+  virtual bool DirectIo() const { return false; }
   // Why the content turned out, once worked out, not to exist (a region index tabix refuses for
   // its view's records); nullopt while it may. A withdrawn file is neither listed nor found by
   // lookup, and leaves the tree at Tree::TakeWithdrawn.
