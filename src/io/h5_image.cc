@@ -307,7 +307,9 @@ Result<Handle> CreationList(hid_t cls) {
 }
 
 void PutU64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
+  out->append(b, 8);
 }
 void PutText(std::string* out, std::string_view s) {
   PutU64(out, s.size());
@@ -348,6 +350,12 @@ class Reader {
     at_ += n;
     return true;
   }
+  bool Skip(uint64_t n) {
+    if (d_.size() - at_ < n) return false;
+    at_ += n;
+    return true;
+  }
+  size_t at() const { return at_; }
   bool done() const { return at_ == d_.size(); }
 
  private:
@@ -485,36 +493,49 @@ std::string H5Image::Serialize() const {
   return out;
 }
 
-Result<H5Image> H5Image::Parse(std::string_view bytes) {
+Result<H5Image::Located> H5Image::Locate(std::string_view bytes) {
   const Status bad = CorruptError("HDF5 image: malformed");
   if (!bytes.starts_with(kImageMagic)) return bad;
   Reader r(bytes.substr(kImageMagic.size()));
-  H5Image im;
+  Located im;
   uint64_t n = 0;
   if (!r.U64(&im.size) || !r.U64(&n) || n > bytes.size()) return bad;
   uint64_t end = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    H5Image::Segment s;
-    uint64_t len = 0;
-    if (!r.U64(&s.offset) || !r.U64(&len) || !r.Bytes(len, &s.bytes)) return bad;
-    if (s.offset < end || s.offset > im.size || len > im.size - s.offset) return bad;
-    end = s.offset + len;
-    im.segments.push_back(std::move(s));
+    Located::At s;
+    if (!r.U64(&s.offset) || !r.U64(&s.length)) return bad;
+    s.at = kImageMagic.size() + r.at();
+    if (!r.Skip(s.length)) return bad;
+    if (s.offset < end || s.offset > im.size || s.length > im.size - s.offset) return bad;
+    end = s.offset + s.length;
+    im.segments.push_back(s);
   }
   if (!r.U64(&n) || n > bytes.size()) return bad;
   for (uint64_t i = 0; i < n; ++i) {
     H5Image::Extent e;
     if (!r.U64(&e.offset) || !r.U64(&e.bytes)) return bad;
     if (e.offset > im.size || e.bytes > im.size - e.offset) return bad;
+    // Segments are sorted: the first one ending after the extent's start must begin at or
+    // after its end.
+    if (e.bytes > 0) {
+      auto s = std::lower_bound(
+          im.segments.begin(), im.segments.end(), e.offset,
+          [](const Located::At& a, uint64_t at) { return a.offset + a.length <= at; });
+      if (s != im.segments.end() && s->offset < e.offset + e.bytes) return bad;
+    }
     im.external.push_back(e);
   }
   if (!r.done()) return bad;
-  for (const auto& e : im.external) {
-    for (const auto& s : im.segments) {
-      if (e.bytes > 0 && s.offset < e.offset + e.bytes && e.offset < s.offset + s.bytes.size())
-        return bad;
-    }
-  }
+  return im;
+}
+
+Result<H5Image> H5Image::Parse(std::string_view bytes) {
+  ASSIGN_OR_RETURN(Located at, Locate(bytes));
+  H5Image im;
+  im.size = at.size;
+  for (const auto& s : at.segments)
+    im.segments.push_back({s.offset, std::string(bytes.substr(s.at, s.length))});
+  im.external = std::move(at.external);
   return im;
 }
 

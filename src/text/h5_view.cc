@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "codec/hash.h"
 #include "text/index_store.h"
 #include "text/prefetcher.h"
 #include "util/log.h"
@@ -54,27 +55,35 @@ Result<std::unique_ptr<H5FileView::Image>> H5FileView::MakeImage() const {
   auto im = std::make_unique<Image>();
   const bool persist =
       sizing_.index != nullptr && sizing_.index->enabled() && !sizing_.index_key.empty();
-  if (persist) im->key = sizing_.index_key + "\nh5 plan " + Hex(Fnv1a(plan.Canonical()));
-  std::optional<io::h5::H5Image> made;
+  if (persist) {
+    const std::string canonical = plan.Canonical();  // tens of MB for a million names: XXH3
+    im->key =
+        sizing_.index_key + "\nh5 plan " + Hex(codec::Hash64(canonical.data(), canonical.size()));
+  }
+  // The serialized image, kept whole: its segments are served from it (no copy of the names).
+  std::optional<io::h5::H5Image::Located> made;
   if (persist) {
     if (auto blob = sizing_.index->LoadBlob(im->key)) {
-      auto parsed = io::h5::H5Image::Parse(*blob);
-      if (parsed.ok()) {
-        made = std::move(parsed).value();
+      auto located = io::h5::H5Image::Locate(*blob);
+      if (located.ok()) {
+        made = std::move(located).value();
+        im->serialized = std::make_shared<const std::string>(std::move(*blob));
       } else {
         LogWarning(describe_ + ": the image kept in index_dir is unreadable (" +
-                   parsed.status().message() + "); made anew");
+                   located.status().message() + "); made anew");
       }
     }
   }
   if (!made) {
-    ASSIGN_OR_RETURN(made, io::h5::BuildImage(plan, describe_));
-    if (persist) sizing_.index->SaveBlob(im->key, made->Serialize());
+    ASSIGN_OR_RETURN(io::h5::H5Image built, io::h5::BuildImage(plan, describe_));
+    auto serialized = std::make_shared<const std::string>(built.Serialize());
+    built = io::h5::H5Image();
+    ASSIGN_OR_RETURN(made, io::h5::H5Image::Locate(*serialized));
+    if (persist) sizing_.index->SaveBlob(im->key, *serialized);
+    im->serialized = std::move(serialized);
   }
   im->size = made->size;
-  for (auto& s : made->segments) {
-    im->segments.push_back({s.offset, std::make_shared<const std::string>(std::move(s.bytes))});
-  }
+  im->segments = std::move(made->segments);
   size_t d = 0;
   for (const auto& ds : plan.datasets) {
     if (!ds.external) continue;
@@ -213,9 +222,9 @@ Result<std::vector<Piece>> H5FileView::Read(uint64_t offset, uint64_t length) co
                                 return e.offset + e.bytes <= at;
                               });
   // The first segment ending after `offset`.
-  auto seg = std::lower_bound(
-      im->segments.begin(), im->segments.end(), offset,
-      [](const Segment& s, uint64_t at) { return s.offset + s.bytes->size() <= at; });
+  using At = io::h5::H5Image::Located::At;
+  auto seg = std::lower_bound(im->segments.begin(), im->segments.end(), offset,
+                              [](const At& s, uint64_t at) { return s.offset + s.length <= at; });
   for (uint64_t pos = offset; pos < end;) {
     if (ext != im->by_offset.end() && im->externals[*ext].offset <= pos) {
       RETURN_IF_ERROR(ReadExternal(*im, *ext, pos, end, &pieces, &pos));
@@ -225,11 +234,11 @@ Result<std::vector<Piece>> H5FileView::Read(uint64_t offset, uint64_t length) co
     }
     const uint64_t stop =
         std::min(end, ext != im->by_offset.end() ? im->externals[*ext].offset : end);
-    while (seg != im->segments.end() && seg->offset + seg->bytes->size() <= pos) ++seg;
+    while (seg != im->segments.end() && seg->offset + seg->length <= pos) ++seg;
     if (seg != im->segments.end() && seg->offset <= pos) {
-      const uint64_t take = std::min(seg->offset + seg->bytes->size(), stop) - pos;
-      pieces.push_back(
-          Piece{seg->bytes, static_cast<size_t>(pos - seg->offset), static_cast<size_t>(take)});
+      const uint64_t take = std::min(seg->offset + seg->length, stop) - pos;
+      pieces.push_back(Piece{im->serialized, static_cast<size_t>(seg->at + (pos - seg->offset)),
+                             static_cast<size_t>(take)});
       pos += take;
       continue;
     }

@@ -95,15 +95,12 @@ class H5FileView : public ByteView, public std::enable_shared_from_this<H5FileVi
     uint64_t width = 0;        // bytes per element
     uint64_t chunk_bytes = 0;  // ChunkElements · width
   };
-  struct Segment {
-    uint64_t offset = 0;
-    cache::Buffer bytes;
-  };
   struct Image {
     uint64_t size = 0;
-    std::vector<Segment> segments;    // sorted, disjoint
-    std::vector<External> externals;  // in plan order
-    std::vector<size_t> by_offset;    // externals with bytes, sorted by offset
+    cache::Buffer serialized;  // the image as index_dir keeps it; segments are served from it
+    std::vector<io::h5::H5Image::Located::At> segments;  // sorted, disjoint
+    std::vector<External> externals;                     // in plan order
+    std::vector<size_t> by_offset;                       // externals with bytes, sorted by offset
     std::string key;
   };
 

@@ -43,7 +43,7 @@ std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const
   if (!enabled() || rebuild_) return std::nullopt;
   auto data = ReadWholeFile(path, size_t{1} << 34);
   if (!data.ok()) return std::nullopt;
-  const std::string& d = *data;
+  std::string& d = *data;
   const size_t head = 8 + 4 + 8 + key.size() + 8;
   if (d.size() < head + 8 || std::memcmp(d.data(), kMagic, 8) != 0) return std::nullopt;
   uint32_t schema;
@@ -58,7 +58,10 @@ std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const
   std::memcpy(&sum, d.data() + d.size() - 8, 8);
   if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
   TouchFile(path);  // mtime = last use, for CollectGarbage
-  return d.substr(head, unit * count);
+  // In place: a blob of tens of MB (an HDF5 view's image) is not copied into fresh memory.
+  d.erase(0, head);
+  d.resize(unit * count);
+  return std::move(d);
 }
 
 std::optional<std::string> IndexStore::LoadBlob(const std::string& key) const {
