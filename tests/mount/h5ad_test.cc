@@ -190,6 +190,24 @@ TEST(H5adBytes, SameOnEveryMountAndAfterTheImageIsMadeAnew) {
   }
 }
 
+// A groups= folder's group is the cols= slice of its members: the same matrix.h5ad, byte for byte.
+TEST(H5adGroups, AGroupIsItsColsSlice) {
+  testutil::TempDir lists;
+  const auto cols = testutil::Lines(testutil::Slurp(kCorpus + "/expected/counts.colnames.txt"));
+  ASSERT_GE(cols.size(), 10u);
+  {
+    std::ofstream f(lists.path() + "/two.tsv");
+    f << cols[7] << "\tB\n" << cols[1] << "\tA\n" << cols[4] << "\tB\n" << cols[0] << "\tB\n";
+  }
+  auto m = MountedFs::Start(OMICSFS_BINARY, kCorpus + "/dir/v2", {"-o", "lists=" + lists.path()});
+  ASSERT_NE(m, nullptr);
+  const std::string store = m->path() + "/counts.packed";
+  const std::string group = ReadOrFail(store + "/groups=@two/B/matrix.h5ad");
+  EXPECT_GT(group.size(), 4096u);
+  EXPECT_TRUE(group == ReadOrFail(store + "/cols=" + cols[7] + "," + cols[4] + "," + cols[0] +
+                                  "/matrix.h5ad"));
+}
+
 // The tail of a store's packed index array lost: the reads of X's arrays that need it fail with
 // EIO and the log names the array and the entry; the file's size, metadata and names are served.
 TEST(H5adDamage, ALostPartFailsOnlyTheReadsThatNeedIt) {
