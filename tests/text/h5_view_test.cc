@@ -9,9 +9,11 @@
 #include <atomic>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include "testutil/mount_fixture.h"
 #include "text/index_store.h"
+#include "text/prefetcher.h"
 
 namespace omicsfs::text {
 namespace {
@@ -107,6 +109,35 @@ TEST(H5FileView, ServesTheImageAndTheRenderedArrays) {
     ASSERT_EQ(ReadAll(*view, at, len), want.substr(at, len)) << at << " +" << len;
   }
   EXPECT_TRUE(ReadAll(*view, want.size(), 10).empty());
+}
+
+// A reader going through an array in order has the next chunks made in the background; the
+// bytes are the same.
+TEST(H5FileView, ReadAheadForSequentialReaders) {
+  const uint64_t n = 10000;
+  cache::CachePool pool(64 << 20);
+  Prefetcher prefetcher;
+  prefetcher.Start(2);
+  auto r = std::make_shared<TestRenderer>(&pool, n);
+  SizingOptions sizing;
+  sizing.prefetcher = &prefetcher;
+  sizing.readahead_bytes = 4 * 777 * 4;  // four chunks of dataset 1
+  auto view = std::make_shared<const H5FileView>([n] { return Plan(n); }, r, sizing, "t.h5");
+  const std::string want = Expected(n);
+  auto b = view->Extent(1);
+  ASSERT_TRUE(b.ok());
+  const uint64_t chunk = 777 * 4;
+  for (uint64_t k = 0; k < 2; ++k)
+    EXPECT_EQ(ReadAll(*view, b->offset + k * chunk, chunk),
+              want.substr(b->offset + k * chunk, chunk));
+  // Chunks 2..5 are made without being asked for.
+  for (int i = 0; i < 200 && r->renders < 6; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_GE(r->renders, 6);
+  const int before = r->renders;
+  EXPECT_EQ(ReadAll(*view, b->offset + 2 * chunk, 3 * chunk),
+            want.substr(b->offset + 2 * chunk, 3 * chunk));
+  EXPECT_LE(r->renders - before, 4);  // at most the read-ahead of later chunks, none of these
 }
 
 TEST(H5FileView, AFailingChunkFailsOnlyItsReads) {
