@@ -14,6 +14,10 @@ namespace omicsfs::io::h5 {
 namespace {
 
 // ---- the recording driver ----
+// (In a namespace of its own: io/h5_vfd.cc's driver has callbacks of the same names, and unity
+// builds compile both files as one.)
+namespace recording {
+
 //
 // A write-only file in memory made of what libhdf5 writes: offset → bytes. Reads (libhdf5 reads
 // back metadata it evicted) return those bytes and zeros elsewhere. Nothing is allocated for
@@ -181,6 +185,8 @@ hid_t RecorderDriver() {
   if (id < 0 || H5Iget_type(id) != H5I_VFL) id = H5FDregister(&cls);
   return id;
 }
+
+}  // namespace recording
 
 // ---- plan → libhdf5 calls ----
 
@@ -541,11 +547,11 @@ Result<H5Image> H5Image::Parse(std::string_view bytes) {
 
 Result<H5Image> BuildImage(const H5Plan& plan, const std::string& what) {
   PrepareThread();
-  Recorder recorder;
-  const hid_t driver = RecorderDriver();
+  recording::Recorder recorder;
+  const hid_t driver = recording::RecorderDriver();
   if (driver < 0) return Error(what + ": HDF5 image driver");
   Handle fapl = PlistHandle(H5Pcreate(H5P_FILE_ACCESS));
-  const FaplInfo info{&recorder};
+  const recording::FaplInfo info{&recorder};
   if (!fapl.valid() || H5Pset_driver(fapl.get(), driver, &info) < 0 ||
       H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V18) < 0 ||
       (plan.alignment > 1 && H5Pset_alignment(fapl.get(), plan.alignment, plan.alignment) < 0)) {
