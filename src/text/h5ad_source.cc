@@ -37,27 +37,14 @@ std::string BytesOf(const std::vector<T>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
-// The values of a decoded block as the file stores them.
+// The values of a decoded block as the file stores them (the host is little-endian, as the file).
 Result<std::string> ValueBytes(const MatrixEntries& e, ValueType t, uint64_t n) {
-  std::string out;
-  switch (t) {
-    case ValueType::kUInt32:
-      out = BytesOf(e.u32);
-      break;
-    case ValueType::kFloat32:
-      out = BytesOf(e.f32);
-      break;
-    case ValueType::kFloat64:
-      out = BytesOf(e.f64);
-      break;
-    default:
-      return UnsupportedError("matrix.h5ad: no HDF5 type for value type " +
-                              std::to_string(static_cast<int>(t)));
-  }
-  if (out.size() != n * io::h5::TypeSize(*H5adValueType(t)))
-    return InternalError("matrix.h5ad: decoded " + std::to_string(out.size()) +
-                         " bytes of values for " + std::to_string(n) + " entries");
-  return out;
+  ASSIGN_OR_RETURN(const H5Type type, H5adValueType(t));
+  const size_t bytes = n * io::h5::TypeSize(type);
+  if (n != e.inner.size() || bytes != n * formats::ValueBytes(t))
+    return InternalError("matrix.h5ad: decoded " + std::to_string(e.inner.size()) +
+                         " entries of values for " + std::to_string(n));
+  return std::string(static_cast<const char*>(e.Values(t)), bytes);
 }
 
 }  // namespace
@@ -70,6 +57,12 @@ Result<H5Type> H5adValueType(ValueType t) {
       return H5Type::kFloat32;
     case ValueType::kFloat64:
       return H5Type::kFloat64;
+    case ValueType::kInt32:
+      return H5Type::kInt32;
+    case ValueType::kInt64:
+      return H5Type::kInt64;
+    case ValueType::kUInt64:
+      return H5Type::kUInt64;
     default:
       break;  // a value type added later: its case goes above
   }
