@@ -254,9 +254,22 @@ struct TabixIndexBuilder::Ref {
 };
 
 TabixIndexBuilder::TabixIndexBuilder(TabixPreset preset, bool csi, uint64_t offset0,
-                                     int64_t max_ref_len, codec::bgzf::StoredLayout layout)
-    : preset_(preset), csi_(csi), layout_(layout) {
-  if (csi_) {
+                                     int64_t max_ref_len, codec::bgzf::StoredLayout layout,
+                                     const std::vector<std::string>& contigs)
+    : preset_(preset), csi_(csi || preset == TabixPreset::kBcf), layout_(layout) {
+  if (preset_ == TabixPreset::kBcf) {
+    // bcf_index: the longest contig (2^31 − 1 when no contig has a length) + 256, levels from 0.
+    if (max_ref_len == 0) max_ref_len = (int64_t{1} << 31) - 1;
+    max_ref_len += 256;
+    n_lvls_ = 0;
+    for (int64_t s = int64_t{1} << min_shift_; max_ref_len > s; ++n_lvls_, s <<= 3) {
+    }
+    for (const std::string& c : contigs) {
+      tids_.emplace(c, static_cast<int>(names_.size()));
+      names_.push_back(c);
+      refs_.push_back(nullptr);
+    }
+  } else if (csi_) {
     n_lvls_ = (kTbxMaxShift - min_shift_ + 2) / 3;
     int64_t s = int64_t{1} << (min_shift_ + n_lvls_ * 3);  // adjust_n_lvls
     for (max_ref_len += 256; max_ref_len > s; ++n_lvls_, s <<= 3) {
@@ -296,6 +309,10 @@ Status TabixIndexBuilder::Push(std::string_view contig, int64_t beg, int64_t end
       names_[tid] != contig) {  // records of one contig come together: look up once per run
     auto [it, added] = tids_.try_emplace(std::string(contig), static_cast<int>(names_.size()));
     tid = it->second;
+    if (added && preset_ == TabixPreset::kBcf) {
+      tids_.erase(it);
+      return InternalError("BCF index: contig " + std::string(contig) + " is not in the header");
+    }
     if (added) {
       names_.emplace_back(contig);
       refs_.push_back(nullptr);
@@ -453,6 +470,7 @@ std::string TabixIndexBuilder::Finish(uint64_t final_voffset) {
     InsertChunk(&h, n_bins_ + 1, n_mapped_, 0);
   }
   for (auto& ref : refs_) {
+    if (!ref) continue;  // a header contig without records (kBcf)
     UpdateLoff(&ref->bins, &ref->linear, n_bins_, n_lvls_);
     CompressBins(&ref->bins, n_bins_, n_lvls_);
   }
@@ -461,13 +479,14 @@ std::string TabixIndexBuilder::Finish(uint64_t final_voffset) {
 
 std::string TabixIndexBuilder::Serialize() const {
   // tbx_set_meta: the preset's tbx_conf_t, then the contig names in tid order.
-  std::string meta;
+  std::string meta;  // none for a BCF's index
   const bool vcf = preset_ == TabixPreset::kVcf;
   for (int32_t v : {vcf ? 2 : 0x10000, 1, 2, vcf ? 0 : 3, int32_t{'#'}, 0}) PutI32(&meta, v);
   std::string names;
   for (const auto& n : names_) names.append(n.c_str(), n.size() + 1);
   PutI32(&meta, static_cast<int32_t>(names.size()));
   meta += names;
+  if (preset_ == TabixPreset::kBcf) meta.clear();
   std::string out;
   if (csi_) {
     out.append("CSI\1", 4);
@@ -482,6 +501,10 @@ std::string TabixIndexBuilder::Serialize() const {
     out += meta;
   }
   for (const auto& ref : refs_) {
+    if (!ref) {  // a header contig without records (kBcf): no bins
+      PutI32(&out, 0);
+      continue;
+    }
     const BinHash& h = ref->bins;
     PutI32(&out, static_cast<int32_t>(h.size()));
     for (uint32_t k = 0; k != h.end(); ++k) {

@@ -25,7 +25,9 @@
 
 namespace omicsfs::text {
 
-enum class TabixPreset { kVcf, kBed };
+// kBcf: what `bcftools index -c` writes for a BCF (hts.c's bcf_index): CSI, levels from the
+// header's longest contig, contigs numbered as the header lists them, no tabix meta.
+enum class TabixPreset { kVcf, kBed, kBcf };
 
 // A line's interval as tbx_parse1 computes it (no newline in `line`); false when tabix would skip
 // the line as unparsable.
@@ -49,9 +51,11 @@ inline constexpr int64_t kTbiMaxPosition = int64_t{1} << 29;
 class TabixIndexBuilder {
  public:
   // `offset0`: virtual offset where the first record starts (after leading header lines);
-  // `layout`: the twin's blocks (PushSameContigRun's virtual offsets).
+  // `layout`: the twin's blocks (PushSameContigRun's virtual offsets); `contigs` (kBcf): the
+  // header's contigs, whose order numbers them.
   TabixIndexBuilder(TabixPreset preset, bool csi, uint64_t offset0, int64_t max_ref_len = 0,
-                    codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout);
+                    codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout,
+                    const std::vector<std::string>& contigs = {});
   ~TabixIndexBuilder();
 
   // One record, in file order; `end_voffset` is the virtual offset just past its line.
@@ -81,7 +85,7 @@ class TabixIndexBuilder {
   int min_shift_ = 14;
   int n_lvls_ = 5;
   uint32_t n_bins_;
-  std::vector<std::unique_ptr<Ref>> refs_;  // by tid (order of first appearance)
+  std::vector<std::unique_ptr<Ref>> refs_;  // by tid (order of first appearance; kBcf: header's)
   std::vector<std::string> names_;
   std::unordered_map<std::string, int> tids_;
   // hts_idx_t's `z` state while pushing.

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "codec/bgzf.h"
+#include "text/bcf_encode.h"
 #include "util/log.h"
 
 namespace omicsfs::text {
@@ -35,7 +36,7 @@ Status TabixPass::Add(uint64_t chunk_start, const ChunkSpans& spans) {
     if (!builder_) {
       offset0_ = meta_end_;  // a record follows it: before the text's end
       builder_ = std::make_unique<TabixIndexBuilder>(
-          preset_, csi_, layout_.VirtualOffset(*offset0_), max_ref_len_, layout_);
+          preset_, csi_, layout_.VirtualOffset(*offset0_), max_ref_len_, layout_, contigs_);
     }
     if (r.contig != last) {  // names compared once per run of a contig in the chunk, not per record
       last = r.contig;
@@ -73,7 +74,7 @@ Result<std::string> TabixPass::Finish(uint64_t text_size) {
   if (held_) RETURN_IF_ERROR(PushHeld(text_size));
   if (!builder_) {
     builder_ = std::make_unique<TabixIndexBuilder>(preset_, csi_, TellAfter(meta_end_, text_size),
-                                                   max_ref_len_, layout_);
+                                                   max_ref_len_, layout_, contigs_);
   }
   return builder_->Finish(TellAfter(text_size, text_size));
 }
@@ -83,10 +84,8 @@ Result<std::string> TabixPass::Finish(uint64_t text_size) {
 // where it is asked for. Neither fails the view's pass.
 class TabixIndexSource::PassBuilder : public SpanBuilder {
  public:
-  PassBuilder(const TabixIndexSource* source, int64_t max_ref_len)
-      : source_(source),
-        pass_(source->options_.preset, source->options_.csi, max_ref_len, source->options_.layout) {
-  }
+  PassBuilder(const TabixIndexSource* source, Shape shape)
+      : source_(source), pass_(source->NewPass(std::move(shape))) {}
   Status Add(uint64_t chunk_start, const ChunkSpans& spans) override {
     if (failed_) return OkStatus();
     if (Status st = pass_.Add(chunk_start, spans); !st.ok()) {
@@ -165,9 +164,9 @@ Status TabixIndexSource::Failed(Status st) const {
 
 std::unique_ptr<SpanBuilder> TabixIndexSource::StartPass() const {
   if (Known() || Refusal()) return nullptr;
-  auto max_ref_len = MaxRefLength();
-  if (!max_ref_len.ok()) return nullptr;  // the index's own pass reports it
-  return std::make_unique<PassBuilder>(this, *max_ref_len);
+  auto shape = IndexShape();
+  if (!shape.ok()) return nullptr;  // the index's own pass reports it
+  return std::make_unique<PassBuilder>(this, *std::move(shape));
 }
 
 Status TabixIndexSource::RenderChunk(uint64_t, std::string* out) const {
@@ -190,29 +189,46 @@ Status TabixIndexSource::RenderChunk(uint64_t, std::string* out) const {
   return OkStatus();
 }
 
-Result<int64_t> TabixIndexSource::MaxRefLength() const {
-  int64_t max_len = 0;
-  if (!options_.csi || options_.preset != TabixPreset::kVcf) return max_len;
+TabixPass TabixIndexSource::NewPass(Shape shape) const {
+  return TabixPass(options_.preset, options_.csi, shape.max_ref_len, options_.layout,
+                   std::move(shape.contigs));
+}
+
+Result<TabixIndexSource::Shape> TabixIndexSource::IndexShape() const {
+  Shape shape;
+  const bool bcf = options_.preset == TabixPreset::kBcf;
+  if (!bcf && (!options_.csi || options_.preset != TabixPreset::kVcf)) return shape;
   std::string header;  // chunk 0: the header (rendered from the source: the view may be sizing)
   RETURN_IF_ERROR(plain_->source().RenderChunk(0, &header));
+  if (bcf) {
+    // "BCF\2\2", the text's length, the text (NUL-terminated).
+    if (header.size() < 9 || header.compare(0, 5, "BCF\2\2") != 0)
+      return InternalError(name_ + ": the view does not start with a BCF header");
+    const size_t end = header.find('\0', 9);
+    ASSIGN_OR_RETURN(bcf::Header h,
+                     bcf::ParseVcfHeader(std::string_view(header).substr(9, end - 9)));
+    for (int64_t len : h.dict.contig_lengths) shape.max_ref_len = std::max(shape.max_ref_len, len);
+    shape.contigs = std::move(h.dict.contig_names);
+    return shape;
+  }
   for (size_t at = 0; at < header.size();) {
     size_t nl = header.find('\n', at);
     if (nl == std::string::npos) nl = header.size();
     const std::string_view line(header.data() + at, nl - at);
-    if (!line.empty() && line[0] == '#') NoteVcfContigLength(line, &max_len);
+    if (!line.empty() && line[0] == '#') NoteVcfContigLength(line, &shape.max_ref_len);
     at = nl + 1;
   }
-  return max_len;
+  return shape;
 }
 
 Result<std::string> TabixIndexSource::Build() const {
   const RecordSource& source = plain_->source();
   ASSIGN_OR_RETURN(const uint64_t text, plain_->Size());
-  ASSIGN_OR_RETURN(const int64_t max_ref_len, MaxRefLength());
+  ASSIGN_OR_RETURN(Shape shape, IndexShape());
   const uint64_t n = source.ChunkCount();
   unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, threads);
-  TabixPass pass(options_.preset, options_.csi, max_ref_len, options_.layout);
+  TabixPass pass = NewPass(std::move(shape));
   // Batches of kPerThread chunks per thread (a thread started per chunk cost more than the
   // chunks of a small view: a group's of a fragments groups=@NAME folder).
   constexpr uint64_t kPerThread = 16;

@@ -30,9 +30,15 @@ namespace omicsfs::text {
 // end offset, except where it ends the text: the last record is held back until Finish).
 class TabixPass {
  public:
+  // `contigs` (kBcf): the header's, in order.
   TabixPass(TabixPreset preset, bool csi, int64_t max_ref_len,
-            codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout)
-      : preset_(preset), csi_(csi), max_ref_len_(max_ref_len), layout_(layout) {}
+            codec::bgzf::StoredLayout layout = codec::bgzf::kBgzipLayout,
+            std::vector<std::string> contigs = {})
+      : preset_(preset),
+        csi_(csi),
+        max_ref_len_(max_ref_len),
+        layout_(layout),
+        contigs_(std::move(contigs)) {}
   Status Add(uint64_t chunk_start, const ChunkSpans& spans);
   Result<std::string> Finish(uint64_t text_size);
 
@@ -45,6 +51,7 @@ class TabixPass {
   bool csi_;
   int64_t max_ref_len_;
   codec::bgzf::StoredLayout layout_;
+  std::vector<std::string> contigs_;
   std::unique_ptr<TabixIndexBuilder> builder_;
   std::optional<uint64_t> offset0_;  // where the first record starts, once known
   uint64_t meta_end_ = 0;            // past the header lines seen so far
@@ -89,7 +96,14 @@ class TabixIndexSource : public RecordSource, public SpanConsumer {
  private:
   class PassBuilder;
   Result<std::string> Build() const;
-  Result<int64_t> MaxRefLength() const;      // a CSI of VCF records: the longest ##contig length
+  // What sizes the index: a CSI of VCF records, the longest ##contig length; of a BCF, the
+  // longest contig of its header, and the header's contigs (their order numbers them).
+  struct Shape {
+    int64_t max_ref_len = 0;
+    std::vector<std::string> contigs;
+  };
+  Result<Shape> IndexShape() const;
+  TabixPass NewPass(Shape shape) const;
   std::optional<std::string> Known() const;  // persisted, or built by the view's sizing pass
   void Keep(std::string index) const;
   // A pass's failure: kept, saved and told when it is tabix refusing the records; returned as is.

@@ -12,6 +12,7 @@
 #include "text/number_format.h"
 #include "text/raw_text.h"
 #include "text/tabix_index.h"
+#include "text/vcf_record.h"
 #include "text/vcf_samples.h"
 
 namespace omicsfs::text {
@@ -540,24 +541,9 @@ class SampleWriter {
   // Which fields the row shows (gt_shown_, shown_), and whether all are integer arrays; false
   // when none.
   bool Shown(uint64_t row) {
-    // A field is shown when any sample holds a value (of the whole store: a slice of samples
-    // keeps the parent's FORMAT column, as bcftools view -s does).
-    const bool given = !b_.present.empty();
-    const uint8_t* present = given ? &b_.present[row * (1 + b_.format.size())] : nullptr;
-    gt_shown_ = false;
-    all_ints_ = true;
-    if (b_.genotype) {
-      const uint64_t n = ns_ * ploidy_;
-      gt_shown_ = given ? present[0] != 0 : !AllMissing(*b_.genotype, row * n, n);
-      all_ints_ = !gt_shown_ || vcf::IsIntType(b_.genotype->dtype);
-    }
-    shown_.clear();
-    for (size_t j = 0; j < b_.format.size(); ++j) {
-      const uint64_t n = b_.format[j].row_elems;
-      if (given ? present[1 + j] == 0 : AllMissing(b_.format[j], row * n, n)) continue;
-      shown_.push_back(j);
-      all_ints_ = all_ints_ && vcf::IsIntType(b_.format[j].dtype);
-    }
+    vcf::ShownFields(b_, row, &gt_shown_, &shown_);
+    all_ints_ = !gt_shown_ || vcf::IsIntType(b_.genotype->dtype);
+    for (size_t j : shown_) all_ints_ = all_ints_ && vcf::IsIntType(b_.format[j].dtype);
     return gt_shown_ || !shown_.empty();
   }
 
@@ -655,5 +641,42 @@ Status VcfSource::Render(uint64_t k, std::string* out, uint64_t* measured,
   }
   return OkStatus();
 }
+
+namespace vcf {
+
+void ShownFields(const formats::vcz::VariantBlock& b, uint64_t row, bool* gt,
+                 std::vector<size_t>* shown) {
+  // A field is shown when any sample holds a value (of the whole store: a slice of samples
+  // keeps the parent's FORMAT column, as bcftools view -s does).
+  const bool given = !b.present.empty();
+  const uint8_t* present = given ? &b.present[row * (1 + b.format.size())] : nullptr;
+  *gt = false;
+  if (b.genotype) {
+    const uint64_t n = b.genotype->row_elems;
+    *gt = given ? present[0] != 0 : !AllMissing(*b.genotype, row * n, n);
+  }
+  shown->clear();
+  for (size_t j = 0; j < b.format.size(); ++j) {
+    const uint64_t n = b.format[j].row_elems;
+    if (given ? present[1 + j] == 0 : AllMissing(b.format[j], row * n, n)) continue;
+    shown->push_back(j);
+  }
+}
+
+Status WriteSiteColumns(const formats::vcz::Store& s, const formats::vcz::VariantBlock& b,
+                        uint64_t row, uint64_t variant, RawText* o) {
+  RETURN_IF_ERROR(WriteFixedColumns(s, b, row, variant, o));
+  RETURN_IF_ERROR(WriteFilter(s, b, row, o));
+  o->Put('\t');
+  WriteInfo(s.info(), b, row, o);
+  return OkStatus();
+}
+
+void WriteEntry(const formats::zarr::DenseBlock& b, uint64_t first, uint64_t n, char sep,
+                RawText* o) {
+  text::WriteEntry(b, first, n, sep, o);
+}
+
+}  // namespace vcf
 
 }  // namespace omicsfs::text

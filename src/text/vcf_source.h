@@ -31,9 +31,14 @@ class VcfSource : public RecordSource {
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
 
   std::string Header() const;
+  // What other views of the same records share (text/bcf_source.h): the store, the view, and the
+  // records of chunk k ≥ 1: [(k − 1)·rows_per_chunk, k·rows_per_chunk).
+  const std::shared_ptr<const formats::vcz::Store>& store() const { return store_; }
+  View view() const { return view_; }
+  bool with_samples() const { return view_ == View::kFull && !store_->samples().empty(); }
+  uint64_t rows_per_chunk() const { return rows_per_chunk_; }
 
  private:
-  bool with_samples() const { return view_ == View::kFull && !store_->samples().empty(); }
   // Records of chunk k ≥ 1 into out; with `measured`, the all-integer sample columns are not
   // written but their length added to *measured. With `rows`, each record's end in `out` and
   // the bytes measured until then.

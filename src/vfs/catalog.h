@@ -129,8 +129,10 @@ struct ViewSpec {
   // The twin's blocks: `bgzip -l 0`'s, or kBedtoolsLayout for text bedtools reads (BED-like).
   codec::bgzf::StoredLayout gz_layout = codec::bgzf::kBgzipLayout;
   bool indexed = false;  // the twin has region indexes (Store::indexes says which)
-  bool shown = true;     // false: only the twin is shown (10x/features.tsv)
-  int gate = -1;         // present only when the catalog's gate of this number passes
+  // The index of an indexed twin when not the catalog's: kBcf, a `.csi` alone (bcftools index).
+  std::optional<text::TabixPreset> preset = std::nullopt;
+  bool shown = true;  // false: only the twin is shown (10x/features.tsv)
+  int gate = -1;      // present only when the catalog's gate of this number passes
   // A view listed before this one whose sizing pass sizes this one too, and builds its region
   // indexes (the same records in another form: RecordSource::SpansFromPartner); "" none.
   std::string_view sized_with = "";
@@ -161,7 +163,10 @@ std::vector<std::string> CatalogNames(const Catalog<Store>& catalog) {
   for (const auto& v : catalog.views) {
     if (v.shown) out.emplace_back(v.name);
     if (!v.gz.empty()) out.emplace_back(v.gz);
-    if (v.indexed) out.push_back(std::string(v.gz) + ".tbi");
+    if (v.indexed) {
+      const bool bcf = v.preset == text::TabixPreset::kBcf;
+      out.push_back(std::string(v.gz) + (bcf ? ".csi" : ".tbi"));
+    }
   }
   return out;
 }
@@ -205,6 +210,10 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     const std::string gz = ViewName(v.gz, sink.context().stem);
     sink.AddStoredGz(gz, plain, v.gz_layout);
     if (!v.indexed) continue;
+    if (v.preset == text::TabixPreset::kBcf) {
+      sink.AddRegionIndex(gz, plain, *v.preset, true, v.gz_layout);
+      continue;
+    }
     if (store.indexes != RegionIndexes::kCsi) {
       sink.AddRegionIndex(gz, plain, catalog.preset, false, v.gz_layout);
     }

@@ -5,6 +5,7 @@
 #include "formats/vcz/store.h"
 #include "io/space_blob_store.h"
 #include "io/zip/zip_space.h"
+#include "text/bcf_source.h"
 #include "text/bgen_source.h"
 #include "text/index_store.h"
 #include "text/plink_source.h"
@@ -47,6 +48,19 @@ const Catalog<VczViews>& VczCatalog() {
                .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kFull, n); },
                .gz = "STEM.vcf.gz",
                .indexed = true},
+              // BCF: its uncompressed bytes (not shown) are served BGZF-compressed as STEM.bcf.
+              {.name = "STEM.ubcf",
+               .size = SizeBy::kRendered,
+               .make =
+                   [](const S& s, const N& n) {
+                     return std::make_shared<const text::BcfSource>(
+                         s.Vcf(VcfSource::View::kFull, n), n.substr(0, n.size() - 5) + ".bcf");
+                   },
+               .gz = "STEM.bcf",
+               .indexed = true,
+               .preset = text::TabixPreset::kBcf,
+               .shown = false,
+               .sized_with = "STEM.vcf"},
               {.name = "sites.vcf",
                .size = SizeBy::kRendered,
                .make = [](const S& s, const N& n) { return s.Vcf(VcfSource::View::kSites, n); },
