@@ -277,6 +277,18 @@ HlType TypeOf(const Hrec& h) {
   return h.kv.empty() ? kHlGen : kHlStr;
 }
 
+// A line's IDX= value into *idx (nullopt when it has none); false when it is not a number
+// (htslib skips the line).
+bool Idx(const Hrec& h, std::optional<int32_t>* idx) {
+  const std::string* v = h.Find("IDX");
+  if (v == nullptr) return true;
+  char* end = nullptr;
+  const long x = std::strtol(v->c_str(), &end, 10);
+  if (*end != '\0' || x < 0 || x >= INT32_MAX - 1) return false;
+  *idx = static_cast<int32_t>(x);
+  return true;
+}
+
 class HeaderBuilder {
  public:
   // bcf_hdr_add_hrec: false when the line is not kept.
@@ -297,15 +309,22 @@ class HeaderBuilder {
       }
       const std::string* id = h.Find("ID");
       if (id == nullptr || out_.contigs.count(*id)) return OkStatus();
-      if (h.Find("IDX")) return UnsupportedError("header line with IDX= (a BCF header)");
-      const auto rid = static_cast<int32_t>(out_.contig_names.size());
+      // A line's own IDX= (a BCF's header read back) is kept, as htslib keeps it.
+      std::optional<int32_t> given;
+      if (!Idx(h, &given)) return OkStatus();
+      const int32_t rid = given ? *given : static_cast<int32_t>(out_.contig_names.size());
+      if (out_.contig_names.size() <= static_cast<size_t>(rid)) {
+        out_.contig_names.resize(rid + 1);
+        out_.contig_lengths.resize(rid + 1);
+      }
       out_.contigs.emplace(*id, rid);
-      out_.contig_names.push_back(*id);
-      out_.contig_lengths.push_back(len);
-      h.kv.emplace_back("IDX", std::to_string(rid));
+      out_.contig_names[rid] = *id;
+      out_.contig_lengths[rid] = len;
+      if (!given) h.kv.emplace_back("IDX", std::to_string(rid));
     } else if (type == kHlInfo || type == kHlFlt || type == kHlFmt) {
       const std::string* id = h.Find("ID");
-      if (h.Find("IDX")) return UnsupportedError("header line with IDX= (a BCF header)");
+      std::optional<int32_t> given;
+      if (!Idx(h, &given)) return OkStatus();
       int vtype = kHtStr;  // Type missing or unknown: String
       if (const std::string* t = h.Find("Type")) {
         if (*t == "Integer") vtype = kHtInt;
@@ -316,7 +335,8 @@ class HeaderBuilder {
       auto [it, added] = out_.ids.try_emplace(*id);
       HeaderDict::Id& e = it->second;
       if (added) {
-        e.idx = next_id_++;
+        e.idx = given ? *given : next_id_;
+        next_id_ = std::max(next_id_, e.idx + 1);
       } else if ((type == kHlInfo && e.info_type >= 0) || (type == kHlFmt && e.format_type >= 0) ||
                  (type == kHlFlt && e.filter)) {
         return OkStatus();  // already defined
@@ -324,7 +344,7 @@ class HeaderBuilder {
       if (type == kHlInfo) e.info_type = vtype;
       if (type == kHlFmt) e.format_type = vtype;
       if (type == kHlFlt) e.filter = true;
-      h.kv.emplace_back("IDX", std::to_string(e.idx));
+      if (!given) h.kv.emplace_back("IDX", std::to_string(e.idx));
     }
     kept_.push_back(std::move(h));
     return OkStatus();
