@@ -31,7 +31,7 @@ class BcfSource : public RecordSource {
   // Spans as `bcftools index` reads the records: [POS − 1, POS − 1 + rlen) of each record.
   bool HasRecordSpans() const override { return true; }
   Status RecordSpans(uint64_t k, ChunkSpans* out) const override;
-  // Sized by the VCF view's pass: chunk k rendered from the Zarr chunks that pass just decoded.
+  // Sized by the VCF view's pass: chunk k measured from the Zarr chunks that pass just decoded.
   bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from,
                         ChunkSpans* out) const override;
 
@@ -39,7 +39,9 @@ class BcfSource : public RecordSource {
   Result<const bcf::Header*> Header() const;
 
  private:
-  Status Render(uint64_t k, std::string* out, ChunkSpans* spans) const;
+  // Chunk k into *out, each record's span into *spans (optional). With `measured`, the values
+  // of genotype and integer FORMAT fields are not written but their length added to *measured.
+  Status Render(uint64_t k, std::string* out, ChunkSpans* spans, uint64_t* measured) const;
 
   std::shared_ptr<const VcfSource> vcf_;
   std::string name_;
