@@ -78,10 +78,12 @@ class RecordSource {
   virtual Status RecordSpans(uint64_t k, ChunkSpans* out) const {
     return UnsupportedError(Describe() + ": no record spans");
   }
-  // Chunk k's spans (and length) of this view derived from `partner`'s spans of the same chunk,
-  // without reading the records: two views of the same records sized by one pass
-  // (VirtualTextFile::SizeTogether; a fragments store's BED and 10x views). False when this
-  // source cannot derive them from these: the view then sizes itself by its own pass.
+  // Chunk k's spans (and length) of this view derived from `partner`'s spans of the same chunk:
+  // two views of the same records sized by one pass (VirtualTextFile::SizeTogether; a
+  // fragments store's BED and 10x views, derived without reading the records; a VCF Zarr
+  // store's BCF view, measured from the Zarr chunks the partner's spans have just decoded,
+  // still in the cache). False when this source cannot derive them from these: the view then
+  // sizes itself by its own pass.
   virtual bool SpansFromPartner(const RecordSource& partner, uint64_t k, const ChunkSpans& from,
                                 ChunkSpans* out) const {
     return false;
