@@ -298,6 +298,16 @@ class FormatEncoder {
   // missing, an empty entry one missing value; padded with vector-end to the longest entry.
   template <typename T>
   int Integers(const T* v, uint64_t n, std::string* out, uint64_t* measured) {
+    switch (n) {  // the short entries of AD-like fields unrolled: a loop per entry cost most
+      case 2:
+        return IntegersOf<T, 2>(v, out, measured);
+      case 3:
+        return IntegersOf<T, 3>(v, out, measured);
+      case 4:
+        return IntegersOf<T, 4>(v, out, measured);
+      default:
+        break;
+    }
     uint64_t w = 1;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     if (n == 1) {  // DP, GQ: one flat loop
@@ -333,6 +343,48 @@ class FormatEncoder {
         const uint64_t l = EntryLength(e, n);
         for (uint64_t i = 0; i < w; ++i, p += W) {
           Store<W>(p, i < l ? AsBcfInt(e[i]) : i == 0 ? bcf::kInt32Missing : bcf::kInt32VectorEnd);
+        }
+      }
+    };
+    if (width == 1) {
+      write.template operator()<1>();
+    } else if (width == 2) {
+      write.template operator()<2>();
+    } else {
+      write.template operator()<4>();
+    }
+    return 0;
+  }
+
+  // Integers with N values per sample, the entry's length and each value's fate (value, missing,
+  // vector-end) decided without branches.
+  template <typename T, int N>
+  int IntegersOf(const T* v, std::string* out, uint64_t* measured) {
+    uint64_t w = 1;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint64_t smp = 0; smp < ns_; ++smp) {
+      const T* e = v + smp * N;
+      uint64_t l = 0, alive = 1;
+      for (int i = 0; i < N; ++i) {
+        alive &= !std::is_signed_v<T> || e[i] != static_cast<T>(kIntFill);
+        l += alive;
+        const int32_t x = AsBcfInt(e[i]);
+        const bool value = alive && x != bcf::kInt32Missing;
+        lo = std::min<int64_t>(lo, value ? x : INT64_MAX);
+        hi = std::max<int64_t>(hi, value ? x : INT64_MIN);
+      }
+      w = std::max(w, l);
+    }
+    const int width = WidthOf(lo, hi);
+    char* p = Values(w, width, out, measured);
+    if (p == nullptr) return 0;
+    auto write = [&]<int W>() {
+      for (uint64_t smp = 0; smp < ns_; ++smp) {
+        const T* e = v + smp * N;
+        bool alive = true;
+        for (uint64_t i = 0; i < w; ++i, p += W) {
+          alive = alive && (!std::is_signed_v<T> || e[i] != static_cast<T>(kIntFill));
+          Store<W>(p, alive ? AsBcfInt(e[i]) : i == 0 ? bcf::kInt32Missing : bcf::kInt32VectorEnd);
         }
       }
     };
