@@ -360,8 +360,11 @@ class FormatEncoder {
   // vector-end) decided without branches.
   template <typename T, int N>
   int IntegersOf(const T* v, std::string* out, uint64_t* measured) {
+    // The range in T's own width where it is narrow (vectorised), else in 64 bits.
+    using R = std::conditional_t<std::is_signed_v<T> && sizeof(T) <= 2, T, int64_t>;
+    R lo = std::numeric_limits<R>::max(), hi = std::numeric_limits<R>::min();
     uint64_t w = 1;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    bool any = false;
     for (uint64_t smp = 0; smp < ns_; ++smp) {
       const T* e = v + smp * N;
       uint64_t l = 0, alive = 1;
@@ -370,30 +373,46 @@ class FormatEncoder {
         l += alive;
         const int32_t x = AsBcfInt(e[i]);
         const bool value = alive && x != bcf::kInt32Missing;
-        lo = std::min<int64_t>(lo, value ? x : INT64_MAX);
-        hi = std::max<int64_t>(hi, value ? x : INT64_MIN);
+        any |= value;
+        lo = std::min<R>(lo, value ? static_cast<R>(x) : std::numeric_limits<R>::max());
+        hi = std::max<R>(hi, value ? static_cast<R>(x) : std::numeric_limits<R>::min());
       }
       w = std::max(w, l);
     }
-    const int width = WidthOf(lo, hi);
+    const int width = any ? WidthOf(lo, hi) : 1;
     char* p = Values(w, width, out, measured);
     if (p == nullptr) return 0;
-    auto write = [&]<int W>() {
-      for (uint64_t smp = 0; smp < ns_; ++smp) {
+    // Each entry's w values: the value while the entry lasts, then missing (an empty entry's
+    // first) or vector-end. w and the width fixed at compile time: the loops unroll.
+    auto write = [&]<int W, int K>() {
+      for (uint64_t smp = 0; smp < ns_; ++smp, p += K * W) {
         const T* e = v + smp * N;
         bool alive = true;
-        for (uint64_t i = 0; i < w; ++i, p += W) {
+        for (int i = 0; i < K; ++i) {
           alive = alive && (!std::is_signed_v<T> || e[i] != static_cast<T>(kIntFill));
-          Store<W>(p, alive ? AsBcfInt(e[i]) : i == 0 ? bcf::kInt32Missing : bcf::kInt32VectorEnd);
+          Store<W>(p + i * W, alive    ? AsBcfInt(e[i])
+                              : i == 0 ? bcf::kInt32Missing
+                                       : bcf::kInt32VectorEnd);
         }
       }
     };
-    if (width == 1) {
-      write.template operator()<1>();
-    } else if (width == 2) {
-      write.template operator()<2>();
+    auto by_width = [&]<int K>() {
+      if (width == 1) {
+        write.template operator()<1, K>();
+      } else if (width == 2) {
+        write.template operator()<2, K>();
+      } else {
+        write.template operator()<4, K>();
+      }
+    };
+    if (w == 1) {
+      by_width.template operator()<1>();
+    } else if (w == 2) {
+      by_width.template operator()<2>();
+    } else if (w == 3 && N >= 3) {
+      by_width.template operator()<(N >= 3 ? 3 : 1)>();
     } else {
-      write.template operator()<4>();
+      by_width.template operator()<N>();
     }
     return 0;
   }
