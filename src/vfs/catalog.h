@@ -4,6 +4,7 @@
 // a parameter. `--help` lists the views from the same tables (KindsHelp in vfs/kinds/registry.h).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -136,6 +137,13 @@ struct ViewSpec {
   // A view listed before this one whose sizing pass sizes this one too, and builds its region
   // indexes (the same records in another form: RecordSource::SpansFromPartner); "" none.
   std::string_view sized_with = "";
+  // Files derived from this view (fragments' coverage tracks): added beside it by `derive`, which
+  // may make them SpanConsumers of the view (built by its sizing pass); `derived` names them, a
+  // line each. (Plain types: a defaulted std::function or vector member here made g++ 12 fail
+  // with an internal compiler error.)
+  void (*derive)(const Store&, const std::shared_ptr<const text::VirtualTextFile>&,
+                 ViewSink&) = nullptr;
+  std::string_view derived = "";
 };
 
 template <class Store>
@@ -166,6 +174,11 @@ std::vector<std::string> CatalogNames(const Catalog<Store>& catalog) {
     if (v.indexed) {
       const bool bcf = v.preset == text::TabixPreset::kBcf;
       out.push_back(std::string(v.gz) + (bcf ? ".csi" : ".tbi"));
+    }
+    for (size_t at = 0; at < v.derived.size();) {
+      const size_t nl = std::min(v.derived.find('\n', at), v.derived.size());
+      out.emplace_back(v.derived.substr(at, nl - at));
+      at = nl + 1;
     }
   }
   return out;
@@ -206,6 +219,7 @@ void AddViews(const Catalog<Store>& catalog, const Store& store, ViewSink& sink)
     }
     made.emplace_back(v.name, plain);
     if (v.shown) sink.AddView(name, plain);
+    if (v.derive) v.derive(store, plain, sink);
     if (v.gz.empty()) continue;
     const std::string gz = ViewName(v.gz, sink.context().stem);
     sink.AddStoredGz(gz, plain, v.gz_layout);

@@ -44,6 +44,10 @@ const SelectorRow kGroupsCells{
     .exclude = false, .rival = "cells", .group_key = "cells",
     .help = "a folder per group of LISTS/NAME.tsv (BARCODE<TAB>GROUP), each a cells= slice",
     .example = "groups=@clusters"};
+const SelectorRow kScaleTracks{
+    .key = "scale", .selects = Selects::kFields, .item = "scale", .list_ext = "", .exclude = false,
+    .help = "only the coverage tracks, scaled: cpm (depth x 10^6 / lines of fragments.bed)",
+    .example = "scale=cpm"};
 const SelectorRow kRows{
     .key = "rows", .selects = Selects::kNames, .item = "row", .list_ext = ".txt",
     .help = "these rows (rownames.txt) in this order; ^ the others",

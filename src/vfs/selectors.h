@@ -50,6 +50,7 @@ struct SelectorRow {
 namespace selectors {
 extern const SelectorRow kRegionBcftools, kRegionsBcftools, kSamples, kFormat;  // VCF Zarr
 extern const SelectorRow kRegionTabix, kRegionsTabix, kCells, kGroupsCells;     // fragments
+extern const SelectorRow kScaleTracks;                                          // fragments
 extern const SelectorRow kRows, kCols, kGroupsCols;                             // matrices
 extern const SelectorRow kGroupsObs;  // AnnData: groups=obs:COLUMN, or a table as kGroupsCols
 }  // namespace selectors

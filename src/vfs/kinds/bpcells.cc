@@ -8,6 +8,7 @@
 #include "formats/row_access.h"
 #include "io/space_array_store.h"
 #include "text/bed_source.h"
+#include "text/coverage_track.h"
 #include "text/dense_source.h"
 #include "text/h5ad_source.h"
 #include "text/mtx_source.h"
@@ -107,6 +108,26 @@ struct FragmentViews {
   RegionIndexes indexes = RegionIndexes::kTbi;     // kCsi when an end reaches 2^29
   std::shared_ptr<const text::PackedNames> cells;  // one table for both BED views
   std::string Describe() const { return f->Describe(); }
+  // The coverage tracks of `bed` (this folder's fragments.bed): `fed`, built by its sizing pass
+  // when that runs; else by a pass of their own over its record spans (a scale=cpm/ folder's).
+  static void AddTracks(const FragmentViews& s,
+                        const std::shared_ptr<const text::VirtualTextFile>& bed, ViewSink& sink,
+                        bool cpm, bool fed) {
+    text::TrackSet::Options o;
+    o.store = sink.settings().sizing.index;
+    o.key = sink.index_key();
+    o.scratch_dir = sink.settings().index_dir;
+    o.threads = sink.settings().sizing.threads;
+    o.fed = fed;
+    auto set = std::make_shared<const text::TrackSet>(bed, s.f->chr_names(), std::move(o),
+                                                      sink.context().where);
+    if (fed) bed->AddSpanConsumer(set);
+    for (auto file : {text::TrackFile::kCoverageBedGraph, text::TrackFile::kInsertionsBedGraph,
+                      text::TrackFile::kCoverageBigWig, text::TrackFile::kInsertionsBigWig}) {
+      sink.AddView(text::TrackSet::Name(file),
+                   std::make_shared<const text::TrackView>(set, file, cpm));
+    }
+  }
   std::shared_ptr<const text::BedSource> Bed(text::BedSource::Style style,
                                              const std::string& n) const {
     return std::make_shared<const text::BedSource>(f, style, n, tally, group, cells);
@@ -130,7 +151,14 @@ const Catalog<FragmentViews>& FragmentCatalog() {
                           const std::string& n) { return s.Bed(text::BedSource::Style::kBed, n); },
                .gz = "fragments.bed.gz",
                .gz_layout = codec::bgzf::kBedtoolsLayout,
-               .indexed = true},
+               .indexed = true,
+               .derive =
+                   [](const FragmentViews& s,
+                      const std::shared_ptr<const text::VirtualTextFile>& bed, ViewSink& sink) {
+                     FragmentViews::AddTracks(s, bed, sink, /*cpm=*/false, /*fed=*/true);
+                   },
+               .derived = "coverage.bedgraph\ninsertions.bedgraph\ncoverage.bw\ninsertions.bw\n"
+                          "scale=cpm/ (these four, in counts per million)"},
               {.name = "fragments.tsv",
                .size = SizeBy::kRendered,
                .make = [](const FragmentViews& s,
@@ -190,11 +218,12 @@ class MatrixStore : public OpenedStore {
 class FragmentStore : public OpenedStore {
  public:
   FragmentStore(std::shared_ptr<const bp::Fragments> f, std::optional<bool> csi,
-                std::shared_ptr<const text::FragmentTally> tally, size_t group)
+                std::shared_ptr<const text::FragmentTally> tally, size_t group, bool cpm)
       : f_(std::move(f)),
         csi_(csi),
         tally_(std::move(tally)),
         group_(group),
+        cpm_(cpm),
         cells_(std::make_shared<const text::PackedNames>(f_, &f_->cell_names(), '\n')) {}
   StoreContext Context() const override { return {f_->Describe(), ""}; }
   std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
@@ -206,6 +235,13 @@ class FragmentStore : public OpenedStore {
     s.tally = tally_;
     s.group = group_;
     s.cells = cells_;
+    if (cpm_) {
+      // scale=cpm/: only the tracks, piled by a pass of their own over the (unlisted) BED view.
+      const std::string bed = "fragments.bed";
+      FragmentViews::AddTracks(s, sink.MakeText(bed, s.Bed(text::BedSource::Style::kBed, bed)),
+                               sink, /*cpm=*/true, /*fed=*/false);
+      return;
+    }
     s.indexes = Csi() ? RegionIndexes::kCsi : RegionIndexes::kTbi;
     vfs::AddViews(FragmentCatalog(), s, sink);
   }
@@ -228,6 +264,7 @@ class FragmentStore : public OpenedStore {
   std::optional<bool> csi_;
   std::shared_ptr<const text::FragmentTally> tally_;
   size_t group_;
+  bool cpm_;  // a scale=cpm/ folder: the tracks alone, scaled
   std::shared_ptr<const text::PackedNames> cells_;
   mutable std::once_flag csi_once_;
   mutable bool csi_found_ = false;
@@ -372,8 +409,8 @@ std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::Matrix
 std::unique_ptr<OpenedStore> FragmentViewsOf(std::shared_ptr<const bp::Fragments> f,
                                              std::optional<bool> csi,
                                              std::shared_ptr<const text::FragmentTally> tally,
-                                             size_t group) {
-  return std::make_unique<FragmentStore>(std::move(f), csi, std::move(tally), group);
+                                             size_t group, bool cpm) {
+  return std::make_unique<FragmentStore>(std::move(f), csi, std::move(tally), group, cpm);
 }
 
 std::vector<std::string> BpcellsViewNames() {

@@ -38,9 +38,10 @@ std::unique_ptr<OpenedStore> MatrixViewsOf(std::shared_ptr<const formats::Matrix
                                            InlineGroupsFn groups = nullptr);
 // `tally`: a group's of a groups=@NAME folder (its text sizes, found for every group at once).
 // `csi`: a slice's region index (its store's choice); nullopt: found from the store's end_max.
+// `cpm`: a scale=cpm/ folder (only the coverage tracks, scaled).
 std::unique_ptr<OpenedStore> FragmentViewsOf(
     std::shared_ptr<const formats::bpcells::Fragments> f, std::optional<bool> csi = std::nullopt,
-    std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0);
+    std::shared_ptr<const text::FragmentTally> tally = nullptr, size_t group = 0, bool cpm = false);
 // The selectors of their slices (for --help).
 const SelectorRows& MatrixSliceRows();
 const SelectorRows& MatrixSliceRowsWithOwnGroups();  // groups= of a table or the store's own

@@ -23,10 +23,12 @@ class FragmentSliceable : public Sliceable {
         csi_(csi),
         scratch_dir_(std::move(scratch_dir)),
         cells_([f = f_] { return NameChooser(f, &f->cell_names()); }),
-        chrs_([f = f_] { return NameChooser(f, &f->chr_names()); }) {}
+        chrs_([f = f_] { return NameChooser(f, &f->chr_names()); }),
+        scales_(std::vector<std::string>{"cpm"}) {}
 
   const SelectorRows& Rows() const override { return FragmentSliceRows(); }
   const NameChooser& Chooser(const SelectorRow& row) const override {
+    if (&row == &selectors::kScaleTracks) return scales_;
     return (row.selects == Selects::kRegions || row.selects == Selects::kBed ? chrs_ : cells_)
         .get();
   }
@@ -35,9 +37,10 @@ class FragmentSliceable : public Sliceable {
   Result<std::unique_ptr<OpenedStore>> Cut(const std::vector<Chosen>& path,
                                            std::string* canonical) const override {
     bp::FragmentSubset subset = Subset(path);
-    *canonical = Canonical(subset);
+    const bool cpm = Scaled(path);
+    *canonical = Canonical(subset, cpm);
     ASSIGN_OR_RETURN(auto slice, bp::Fragments::Slice(f_, std::move(subset)));
-    return FragmentViewsOf(std::move(slice), csi_);
+    return FragmentViewsOf(std::move(slice), csi_, nullptr, 0, cpm);
   }
 
   // Every group a cells= slice of the same regions; one tally of the regions' fragments sizes
@@ -45,6 +48,7 @@ class FragmentSliceable : public Sliceable {
   Result<GroupCut> CutGroups(const std::vector<Chosen>& path, const Groups& groups,
                              const std::vector<Chosen>& members) const override {
     const bp::FragmentSubset base = Subset(path);
+    const bool cpm = Scaled(path);
     std::vector<int32_t> group_of_cell(f_->cell_names().size(), -1);
     for (size_t g = 0; g < members.size(); ++g) {
       for (uint32_t id : members[g].indices) group_of_cell[id] = static_cast<int32_t>(g);
@@ -59,12 +63,12 @@ class FragmentSliceable : public Sliceable {
     for (size_t g = 0; g < groups.names.size(); ++g) {
       bp::FragmentSubset subset = base;
       subset.cells = members[g].indices;
-      out.canonical.push_back(Canonical(subset));
+      out.canonical.push_back(Canonical(subset, cpm));
       ASSIGN_OR_RETURN(
           auto slice,
           bp::Fragments::Slice(base_slice,
                                bp::FragmentSubset{.regions = {}, .cells = members[g].indices}));
-      out.groups.push_back(FragmentViewsOf(std::move(slice), csi_, tally, g));
+      out.groups.push_back(FragmentViewsOf(std::move(slice), csi_, tally, g, cpm));
     }
     return out;
   }
@@ -73,6 +77,7 @@ class FragmentSliceable : public Sliceable {
   bp::FragmentSubset Subset(const std::vector<Chosen>& path) const {
     bp::FragmentSubset subset;
     for (const Chosen& c : path) {
+      if (c.row == &selectors::kScaleTracks) continue;  // what is shown, not which fragments
       if (c.row->selects == Selects::kNames) {
         subset.cells = c.indices;
         continue;
@@ -84,8 +89,15 @@ class FragmentSliceable : public Sliceable {
     return subset;
   }
 
-  // The subset's identity (any order of the same selectors gives the same).
-  static std::string Canonical(const bp::FragmentSubset& s) {
+  // scale=cpm/ on the path: only the tracks, scaled (cpm is its one value).
+  static bool Scaled(const std::vector<Chosen>& path) {
+    return std::any_of(path.begin(), path.end(),
+                       [](const Chosen& c) { return c.row == &selectors::kScaleTracks; });
+  }
+
+  // The subset's identity (any order of the same selectors gives the same). Without scale=, the
+  // texts of earlier releases (persisted sizes and indexes stay valid).
+  static std::string Canonical(const bp::FragmentSubset& s, bool cpm) {
     std::string out;
     if (s.regions) {
       std::string regions;
@@ -101,6 +113,7 @@ class FragmentSliceable : public Sliceable {
       out += "regions " + ShortIdentity(regions) + "\n";
     }
     if (s.cells) out += "cells " + IndicesIdentity(*s.cells) + "\n";
+    if (cpm) out += "scale cpm\n";
     return out;
   }
 
@@ -109,13 +122,15 @@ class FragmentSliceable : public Sliceable {
   bool csi_;                 // the store's choice of region index, taken by its slices
   std::string scratch_dir_;  // index_dir: where groups are regrouped (else $TMPDIR)
   LazyChooser cells_, chrs_;
+  NameChooser scales_;
 };
 
 }  // namespace
 
 const SelectorRows& FragmentSliceRows() {
   namespace s = selectors;
-  static const SelectorRows rows{&s::kRegionTabix, &s::kRegionsTabix, &s::kCells, &s::kGroupsCells};
+  static const SelectorRows rows{&s::kRegionTabix, &s::kRegionsTabix, &s::kCells, &s::kGroupsCells,
+                                 &s::kScaleTracks};
   return rows;
 }
 
