@@ -158,7 +158,7 @@ const Catalog<FragmentViews>& FragmentCatalog() {
                      FragmentViews::AddTracks(s, bed, sink, /*cpm=*/false, /*fed=*/true);
                    },
                .derived = "coverage.bedgraph\ninsertions.bedgraph\ncoverage.bw\ninsertions.bw\n"
-                          "scale=cpm/ (these four, in counts per million)"},
+                          "scale=cpm/"},
               {.name = "fragments.tsv",
                .size = SizeBy::kRendered,
                .make = [](const FragmentViews& s,
