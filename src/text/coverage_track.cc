@@ -1,27 +1,14 @@
 #include "text/coverage_track.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <queue>
-#include <sstream>
 #include <thread>
-#include <unordered_map>
 
+#include "text/bigwig_writer.h"
 #include "text/raw_text.h"
 #include "util/log.h"
-
-// The library's remote reading is not used: its curl types are not needed here.
-#define NOCURL
-extern "C" {
-#include <bigWig.h>
-}
 
 namespace omicsfs::text {
 
@@ -71,6 +58,8 @@ Piler::Piler(const std::vector<std::string>* contigs)
       seen_(contigs->size(), false) {
   piles_.contigs.resize(contigs->size());
 }
+
+Piler::~Piler() = default;
 
 Status Piler::Switch(const std::string& contig) {
   // Chromosomes come in view order: a handful per view, so a scan beats a map.
@@ -175,14 +164,6 @@ std::string BedGraph(const std::vector<std::string>& names, const Piles& piles, 
   }
   return out;
 }
-
-// A scratch file removed when it goes out of scope.
-struct Scratch {
-  std::string path;
-  ~Scratch() {
-    if (!path.empty()) ::unlink(path.c_str());
-  }
-};
 
 }  // namespace
 
@@ -294,61 +275,24 @@ Result<std::shared_ptr<const Piles>> TrackSet::EnsurePiles() const {
 }
 
 Result<std::string> TrackSet::BigWig(const Piles& piles, bool insertions, bool cpm) const {
-  std::string dir = options_.scratch_dir;
-  if (dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-  }
-  std::string path = dir + "/.omicsfs-track-XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return IoError(dir + ": cannot make a scratch file for a bigWig", EIO);
-  ::close(fd);
-  Scratch scratch{path};
-  const std::string where =
-      Describe(insertions ? TrackFile::kInsertionsBigWig : TrackFile::kCoverageBigWig, cpm);
-  bigWigFile_t* fp = bwOpen(path.c_str(), nullptr, "w");
-  if (fp == nullptr) return IoError(where + ": libBigWig cannot write " + path, EIO);
-  std::vector<const char*> names;
-  std::vector<uint32_t> lengths;
+  std::vector<BigWigChrom> chroms(contigs_.size());
   for (size_t c = 0; c < contigs_.size(); ++c) {
-    names.push_back(contigs_[c].c_str());
-    lengths.push_back(
-        static_cast<uint32_t>(std::clamp<uint64_t>(piles.contigs[c].max_end, 1, UINT32_MAX)));
-  }
-  bool ok = bwCreateHdr(fp, 10) == 0;
-  if (ok) {
-    fp->cl = bwCreateChromList(names.data(), lengths.data(), static_cast<int64_t>(names.size()));
-    ok = fp->cl != nullptr && bwWriteHdr(fp) == 0;
-  }
-  std::vector<uint32_t> starts, ends;
-  std::vector<float> values;
-  for (size_t c = 0; ok && c < contigs_.size(); ++c) {
+    chroms[c].name = contigs_[c];
+    chroms[c].size =
+        static_cast<uint32_t>(std::clamp<uint64_t>(piles.contigs[c].max_end, 1, UINT32_MAX));
     const auto& runs = insertions ? piles.contigs[c].insertions : piles.contigs[c].coverage;
-    if (runs.empty()) continue;
-    starts.resize(runs.size());
-    ends.resize(runs.size());
-    values.resize(runs.size());
-    for (size_t i = 0; i < runs.size(); ++i) {
-      starts[i] = runs[i].begin;
-      ends[i] = runs[i].end;
-      values[i] = cpm ? CpmValue(runs[i].depth, piles.lines) : static_cast<float>(runs[i].depth);
-    }
-    const char* chrom = names[c];
-    ok = bwAddIntervals(fp, &chrom, starts.data(), ends.data(), values.data(), 1) == 0;
-    // Appended in batches: libBigWig counts them in 32 bits.
-    for (size_t at = 1; ok && at < runs.size();) {
-      const auto m = static_cast<uint32_t>(std::min<size_t>(runs.size() - at, 1u << 20));
-      ok = bwAppendIntervals(fp, starts.data() + at, ends.data() + at, values.data() + at, m) == 0;
-      at += m;
+    chroms[c].runs.reserve(runs.size());
+    for (const TrackRun& r : runs) {
+      chroms[c].runs.push_back(
+          {r.begin, r.end, cpm ? CpmValue(r.depth, piles.lines) : static_cast<float>(r.depth)});
     }
   }
-  bwClose(fp);
-  if (!ok) return IoError(where + ": libBigWig failed to write " + path, EIO);
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) return IoError(where + ": cannot read back " + path, EIO);
-  return bytes.str();
+  auto bytes = WriteBigWig(chroms);
+  if (!bytes.ok()) {
+    return std::move(bytes).status().WithContext(
+        Describe(insertions ? TrackFile::kInsertionsBigWig : TrackFile::kCoverageBigWig, cpm));
+  }
+  return bytes;
 }
 
 Result<std::string> TrackSet::Render(const Piles& piles, TrackFile file, bool cpm) const {

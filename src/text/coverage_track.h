@@ -1,7 +1,7 @@
 // Coverage tracks of a fragments view: coverage.bedgraph (fragment pile-up, what `bedtools
 // genomecov -bg` writes for the view's BED lines), insertions.bedgraph (Tn5 cut sites: each
 // fragment's `start` and `end − 1`, as BPCells, ArchR and Signac count them) and their bigWig
-// twins (libBigWig, with zoom levels), raw or scaled to counts per million lines.
+// twins (text/bigwig_writer.h, with zoom levels), raw or scaled to counts per million lines.
 //
 // The four files of a folder come from one pile-up of the view's record spans (its BED form's
 // [start, end)), built by the view's sizing pass when that runs (a TrackSet is a SpanConsumer
@@ -27,6 +27,7 @@ namespace omicsfs::text {
 // Runs of equal depth (zero depth not kept), per contig of a view, in text order.
 struct TrackRun {
   uint32_t begin = 0, end = 0, depth = 0;
+  bool operator==(const TrackRun&) const = default;
 };
 struct PiledContig {
   std::vector<TrackRun> coverage, insertions;
@@ -42,6 +43,7 @@ struct Piles {
 class Piler {
  public:
   explicit Piler(const std::vector<std::string>* contigs);
+  ~Piler();
   Status Add(const ChunkSpans& spans);
   // The piles; Add no more after it.
   Result<Piles> Finish();
@@ -67,7 +69,6 @@ class TrackSet : public SpanConsumer, public std::enable_shared_from_this<TrackS
   struct Options {
     const IndexStore* store = nullptr;  // persistence (optional)
     std::string key;                    // the folder's persisted-index key; empty = not persisted
-    std::string scratch_dir;            // where bigWigs are written while built (else $TMPDIR)
     unsigned threads = 0;               // the own pass's (0: hardware concurrency)
     // A SpanConsumer of `bed`: its sizing pass, when it runs, piles the tracks (else `bed` is
     // never sized for them: its text would be rendered for nothing).

@@ -116,7 +116,6 @@ struct FragmentViews {
     text::TrackSet::Options o;
     o.store = sink.settings().sizing.index;
     o.key = sink.index_key();
-    o.scratch_dir = sink.settings().index_dir;
     o.threads = sink.settings().sizing.threads;
     o.fed = fed;
     auto set = std::make_shared<const text::TrackSet>(bed, s.f->chr_names(), std::move(o),
