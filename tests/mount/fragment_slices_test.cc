@@ -288,7 +288,8 @@ TEST_F(FragmentSlices, BadSelectorsAreErrorFolders) {
       {"cells=@few/groups=@clusters", "cannot both be given"},
       {"region=chr1/region=chr2", "given twice"},
       {"rows=a",
-       "no slice key 'rows' (this store knows region=, regions=@NAME, cells=, groups=@NAME)"},
+       "no slice key 'rows' (this store knows region=, regions=@NAME, cells=, groups=@NAME, "
+       "scale=)"},
   };
   for (const auto& [path, message] : cases) testutil::ExpectOnlyErrorTxt(s + "/" + path, message);
   // The rest of the mount is untouched.
