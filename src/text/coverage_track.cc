@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "text/bigwig_writer.h"
+#include "text/number_format.h"
 #include "text/raw_text.h"
 #include "util/log.h"
 
@@ -165,6 +166,29 @@ std::string BedGraph(const std::vector<std::string>& names, const Piles& piles, 
   return out;
 }
 
+// The bytes BedGraph writes, counted: a value's text once per depth (a few hundred differ).
+uint64_t BedGraphLength(const std::vector<std::string>& names, const Piles& piles, bool insertions,
+                        bool cpm) {
+  std::vector<uint8_t> value_len;
+  uint64_t total = 0;
+  for (size_t c = 0; c < piles.contigs.size(); ++c) {
+    const auto& runs = insertions ? piles.contigs[c].insertions : piles.contigs[c].coverage;
+    total += (names[c].size() + 4) * runs.size();
+    for (const TrackRun& r : runs) {
+      if (r.depth >= value_len.size()) value_len.resize(r.depth + 1, 0);
+      uint8_t& v = value_len[r.depth];
+      if (v == 0) {
+        char buf[32];
+        v = static_cast<uint8_t>(
+            cpm ? std::to_chars(buf, buf + sizeof buf, CpmValue(r.depth, piles.lines)).ptr - buf
+                : DecimalDigits(r.depth));
+      }
+      total += DecimalDigits(r.begin) + DecimalDigits(r.end) + v;
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 const char* TrackSet::Name(TrackFile file) { return kNames[static_cast<size_t>(file)]; }
@@ -221,7 +245,39 @@ void TrackSet::KeepPiles(Piles piles) const {
 
 bool TrackSet::Known(TrackFile file, bool cpm) const {
   std::lock_guard lock(mu_);
-  return files_[Slot(file, cpm)] != nullptr;
+  return sizes_[Slot(file, cpm)].has_value();
+}
+
+Result<uint64_t> TrackSet::Size(TrackFile file, bool cpm) const {
+  const size_t slot = Slot(file, cpm);
+  const bool bedgraph =
+      file == TrackFile::kCoverageBedGraph || file == TrackFile::kInsertionsBedGraph;
+  std::shared_ptr<const Piles> piles;
+  {
+    std::lock_guard lock(mu_);
+    if (sizes_[slot]) return *sizes_[slot];
+    piles = piles_;
+  }
+  // Kept in index_dir (a later mount), or no bedGraph: the bytes themselves.
+  if (!bedgraph || (!piles && options_.store != nullptr && !options_.key.empty() &&
+                    options_.store->LoadBlob(KeyOf(file, cpm)))) {
+    ASSIGN_OR_RETURN(cache::Buffer b, Bytes(file, cpm));
+    return b->size();
+  }
+  if (!piles) {
+    std::lock_guard build(build_mu_);
+    auto made = EnsurePiles();
+    if (!made.ok()) {
+      Status st = std::move(made).status().WithContext(Describe(file, cpm));
+      LogError(st.message());
+      return st;
+    }
+    piles = *std::move(made);
+  }
+  const uint64_t n = BedGraphLength(contigs_, *piles, Insertions(file), cpm);
+  std::lock_guard lock(mu_);
+  sizes_[slot] = n;
+  return n;
 }
 
 Result<Piles> TrackSet::OwnPass() const {
@@ -339,13 +395,11 @@ Result<cache::Buffer> TrackSet::Bytes(TrackFile file, bool cpm) const {
   auto buffer = std::make_shared<const std::string>(*std::move(bytes));
   std::lock_guard lock(mu_);
   files_[slot] = buffer;
+  sizes_[slot] = buffer->size();
   return buffer;
 }
 
-Result<uint64_t> TrackView::Size() const {
-  ASSIGN_OR_RETURN(cache::Buffer b, set_->Bytes(file_, cpm_));
-  return b->size();
-}
+Result<uint64_t> TrackView::Size() const { return set_->Size(file_, cpm_); }
 
 Result<std::vector<Piece>> TrackView::Read(uint64_t offset, uint64_t length) const {
   ASSIGN_OR_RETURN(cache::Buffer b, set_->Bytes(file_, cpm_));

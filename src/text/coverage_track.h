@@ -82,6 +82,9 @@ class TrackSet : public SpanConsumer, public std::enable_shared_from_this<TrackS
   std::unique_ptr<SpanBuilder> StartPass() const override;
   // A file's bytes; `cpm`: its values × 10^6 / lines, as float32.
   Result<cache::Buffer> Bytes(TrackFile file, bool cpm) const;
+  // A file's size: a bedGraph's counted from the piles (no text rendered: `ls -l` of a folder
+  // renders none), a bigWig's once built.
+  Result<uint64_t> Size(TrackFile file, bool cpm) const;
   bool Known(TrackFile file, bool cpm) const;
   static const char* Name(TrackFile file);
   std::string Describe(TrackFile file, bool cpm) const;
@@ -102,6 +105,7 @@ class TrackSet : public SpanConsumer, public std::enable_shared_from_this<TrackS
   mutable std::mutex mu_;
   mutable std::shared_ptr<const Piles> piles_;  // by a pass (under mu_)
   mutable cache::Buffer files_[8];              // rendered (under mu_)
+  mutable std::optional<uint64_t> sizes_[8];    // counted or rendered (under mu_)
   mutable std::mutex build_mu_;                 // one own pass or render at a time
 };
 

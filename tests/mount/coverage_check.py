@@ -136,7 +136,11 @@ def check(folder, cpm):
     with tempfile.TemporaryDirectory() as tmp:
         for name, intervals in (("coverage", cov), ("insertions", ins)):
             want = genomecov(intervals, chroms, tmp)
-            got = read(os.path.join(folder, name + ".bedgraph"))
+            path = os.path.join(folder, name + ".bedgraph")
+            size = os.path.getsize(path)  # counted before any text is rendered
+            got = read(path)
+            if len(got) != size:
+                fail("%s: %d bytes read, its size says %d" % (path, len(got), size))
             if got != want:
                 fail("%s/%s.bedgraph differs from bedtools genomecov (%d vs %d bytes)" %
                      (folder, name, len(got), len(want)))
