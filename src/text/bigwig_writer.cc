@@ -157,51 +157,69 @@ void WriteRTree(const std::vector<Section>& sections, uint64_t data_end, Bytes* 
   }
 }
 
-// The zoom records of `chroms` at `reduction` bases per bin (bins aligned to multiples of it,
-// the last clipped to the chromosome's size).
-std::vector<ZoomRecord> Zoom(const std::vector<BigWigChrom>& chroms, uint64_t reduction) {
-  std::vector<ZoomRecord> out;
+// A zoom bin being summed: its chromosome, its number (bins of `reduction` bases from 0), and
+// sums in double (a coarser level is summed from the bins of the finer one: bins nest).
+struct Bin {
+  uint32_t chrom;
+  uint64_t k, valid;
+  float min, max;
+  double sum, squares;
+};
+
+// The bins of `chroms` at `reduction` bases, from the runs.
+std::vector<Bin> BinRuns(const std::vector<BigWigChrom>& chroms, uint64_t reduction) {
+  std::vector<Bin> out;
   for (uint32_t c = 0; c < chroms.size(); ++c) {
-    bool open = false;
-    uint64_t bin = 0;
-    ZoomRecord rec{};
-    double sum = 0, squares = 0;
-    auto close = [&] {
-      if (!open) return;
-      rec.sum = static_cast<float>(sum);
-      rec.sum_squares = static_cast<float>(squares);
-      out.push_back(rec);
-      open = false;
-    };
     for (const BigWigRun& r : chroms[c].runs) {
       for (uint64_t b = r.begin; b < r.end;) {
         const uint64_t k = b / reduction;
-        const uint64_t bin_end = (k + 1) * reduction;
-        const uint64_t e = std::min<uint64_t>(r.end, bin_end);
-        if (!open || k != bin) {
-          close();
-          open = true;
-          bin = k;
-          rec = ZoomRecord{c,
-                           static_cast<uint32_t>(k * reduction),
-                           static_cast<uint32_t>(std::min<uint64_t>(bin_end, chroms[c].size)),
-                           0,
-                           r.value,
-                           r.value,
-                           0,
-                           0};
-          sum = squares = 0;
-        }
+        const uint64_t e = std::min<uint64_t>(r.end, (k + 1) * reduction);
+        if (out.empty() || out.back().chrom != c || out.back().k != k)
+          out.push_back({c, k, 0, r.value, r.value, 0, 0});
+        Bin& bin = out.back();
         const double span = static_cast<double>(e - b);
-        rec.valid += static_cast<uint32_t>(e - b);
-        rec.min = std::min(rec.min, r.value);
-        rec.max = std::max(rec.max, r.value);
-        sum += r.value * span;
-        squares += double{r.value} * r.value * span;
+        bin.valid += e - b;
+        bin.min = std::min(bin.min, r.value);
+        bin.max = std::max(bin.max, r.value);
+        bin.sum += r.value * span;
+        bin.squares += double{r.value} * r.value * span;
         b = e;
       }
     }
-    close();
+  }
+  return out;
+}
+
+// The bins `factor` times coarser, summed from `finer`.
+std::vector<Bin> Coarser(const std::vector<Bin>& finer, uint64_t factor) {
+  std::vector<Bin> out;
+  for (const Bin& f : finer) {
+    const uint64_t k = f.k / factor;
+    if (out.empty() || out.back().chrom != f.chrom || out.back().k != k) {
+      out.push_back({f.chrom, k, f.valid, f.min, f.max, f.sum, f.squares});
+      continue;
+    }
+    Bin& b = out.back();
+    b.valid += f.valid;
+    b.min = std::min(b.min, f.min);
+    b.max = std::max(b.max, f.max);
+    b.sum += f.sum;
+    b.squares += f.squares;
+  }
+  return out;
+}
+
+// The records of bins of `reduction` bases (the last of a chromosome clipped to its size).
+std::vector<ZoomRecord> Records(const std::vector<BigWigChrom>& chroms,
+                                const std::vector<Bin>& bins, uint64_t reduction) {
+  std::vector<ZoomRecord> out;
+  out.reserve(bins.size());
+  for (const Bin& b : bins) {
+    out.push_back(
+        {b.chrom, static_cast<uint32_t>(b.k * reduction),
+         static_cast<uint32_t>(std::min<uint64_t>((b.k + 1) * reduction, chroms[b.chrom].size)),
+         static_cast<uint32_t>(b.valid), b.min, b.max, static_cast<float>(b.sum),
+         static_cast<float>(b.squares)});
   }
   return out;
 }
@@ -226,14 +244,15 @@ Result<std::string> WriteBigWig(const std::vector<BigWigChrom>& chroms) {
   std::vector<std::pair<uint32_t, std::vector<ZoomRecord>>> zooms;
   if (runs > 0) {
     uint64_t before = runs;
-    for (uint64_t reduction = std::max<uint64_t>(10, bases / runs * 10);
-         zooms.size() < kMaxZooms && reduction < UINT32_MAX; reduction *= 4) {
-      auto records = Zoom(chroms, reduction);
-      if (zooms.empty() || records.size() * 2 <= before) {
-        before = records.size();
-        zooms.emplace_back(static_cast<uint32_t>(reduction), std::move(records));
+    uint64_t reduction = std::max<uint64_t>(10, bases / runs * 10);
+    std::vector<Bin> bins = BinRuns(chroms, reduction);
+    for (; zooms.size() < kMaxZooms && reduction < UINT32_MAX; reduction *= 4) {
+      if (zooms.empty() || bins.size() * 2 <= before) {
+        before = bins.size();
+        zooms.emplace_back(static_cast<uint32_t>(reduction), Records(chroms, bins, reduction));
       }
       if (reduction >= longest) break;  // one bin per chromosome
+      bins = Coarser(bins, 4);
     }
   }
 
