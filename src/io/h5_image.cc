@@ -249,10 +249,25 @@ Result<Handle> SpaceOf(const H5Value& v, const std::string& what) {
 
 // The value's elements as libhdf5 takes them in memory for its file type: numbers as they are
 // (little-endian, as in the file: no conversion), vlen strings as pointers, fixed ones padded.
+// data() points into the Buffer itself (fixed, pointers) or the value (numbers): asked for once
+// the Buffer is where it stays, since moving a short std::string moves its bytes (SSO) — a
+// pointer taken before a move read garbage (a 10-byte array of empty fixed strings).
 struct Buffer {
-  const void* data = nullptr;
+  const void* numbers = nullptr;
   std::string fixed;
   std::vector<const char*> pointers;
+  enum class Kind { kNumbers, kFixed, kPointers } kind = Kind::kNumbers;
+  const void* data() const {
+    switch (kind) {
+      case Kind::kFixed:
+        return fixed.data();
+      case Kind::kPointers:
+        return pointers.data();
+      case Kind::kNumbers:
+        break;
+    }
+    return numbers;
+  }
 };
 Result<Buffer> BufferOf(const H5Value& v, const std::string& what) {
   Buffer b;
@@ -261,7 +276,7 @@ Result<Buffer> BufferOf(const H5Value& v, const std::string& what) {
     if (v.bytes.size() != n * TypeSize(v.type))
       return InvalidArgumentError(what + ": " + std::to_string(v.bytes.size()) + " bytes for " +
                                   std::to_string(n) + " elements");
-    b.data = v.bytes.data();
+    b.numbers = v.bytes.data();
     return b;
   }
   if (v.strings.size() != n)
@@ -274,7 +289,7 @@ Result<Buffer> BufferOf(const H5Value& v, const std::string& what) {
         return InvalidArgumentError(what + ": a variable-length string holds a NUL");
       b.pointers.push_back(s.c_str());
     }
-    b.data = b.pointers.data();
+    b.kind = Buffer::Kind::kPointers;
     return b;
   }
   const size_t w = v.strings_as.fixed;
@@ -283,9 +298,11 @@ Result<Buffer> BufferOf(const H5Value& v, const std::string& what) {
     if (v.strings[i].size() > w)
       return InvalidArgumentError(what + ": string '" + v.strings[i] + "' is longer than " +
                                   std::to_string(w) + " bytes");
+    if (v.strings[i].find('\0') != std::string::npos)
+      return InvalidArgumentError(what + ": a fixed-length string holds a NUL");
     std::memcpy(b.fixed.data() + i * w, v.strings[i].data(), v.strings[i].size());
   }
-  b.data = b.fixed.data();
+  b.kind = Buffer::Kind::kFixed;
   return b;
 }
 
@@ -299,7 +316,7 @@ Status WriteAttributes(hid_t obj, const std::vector<H5Attribute>& attributes,
     Handle attr = AttributeHandle(
         H5Acreate2(obj, a.name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
     if (!attr.valid()) return Error(what + ": create");
-    if (a.value.Elements() > 0 && H5Awrite(attr.get(), type.get(), buf.data) < 0)
+    if (a.value.Elements() > 0 && H5Awrite(attr.get(), type.get(), buf.data()) < 0)
       return Error(what + ": write");
   }
   return OkStatus();
@@ -431,6 +448,18 @@ H5Value H5Value::Strings(std::vector<std::string> s, H5Strings as) {
   v.shape = {s.size()};
   v.strings = std::move(s);
   return v;
+}
+
+H5Value H5Value::FixedStrings(std::vector<std::string> s) {
+  H5Strings as;
+  as.fixed = 1;
+  as.utf8 = false;
+  for (const auto& x : s) {
+    // Longer than 4 GiB: refused when the image is built (longer than its width).
+    as.fixed = std::max(as.fixed, static_cast<uint32_t>(std::min<uint64_t>(x.size(), UINT32_MAX)));
+    if (!as.utf8) as.utf8 = std::any_of(x.begin(), x.end(), [](char c) { return (c & 0x80) != 0; });
+  }
+  return Strings(std::move(s), as);
 }
 
 H5Value H5Value::Int64s(const std::vector<int64_t>& v) { return FromHost(H5Type::kInt64, v); }
@@ -589,7 +618,7 @@ Result<H5Image> BuildImage(const H5Plan& plan, const std::string& what) {
         offsets.push_back(H5Dget_offset(set.get()));
       } else if (d.value.Elements() > 0) {
         ASSIGN_OR_RETURN(Buffer buf, BufferOf(d.value, where));
-        if (H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data) < 0)
+        if (H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
           return Error(where + ": write");
       }
       RETURN_IF_ERROR(WriteAttributes(set.get(), d.attributes, where));

@@ -44,8 +44,8 @@ enum class H5Type : uint8_t {
 size_t TypeSize(H5Type type);
 
 // How strings are stored. `fixed` 0: variable length (h5py's `str`, what anndata writes), else
-// `fixed` bytes each, NUL-padded (numpy's `S`, what Cell Ranger writes); `utf8` sets the
-// character set (ASCII otherwise).
+// `fixed` bytes each, NUL-padded (numpy's `S`, what Cell Ranger writes; a string holding a NUL
+// is refused: a reader would cut it there); `utf8` sets the character set (ASCII otherwise).
 struct H5Strings {
   uint32_t fixed = 0;
   bool utf8 = true;
@@ -67,6 +67,11 @@ struct H5Value {
   static H5Value String(std::string s, H5Strings as = {});
   // A 1-D array of strings.
   static H5Value Strings(std::vector<std::string> s, H5Strings as = {});
+  // A 1-D array of fixed-length strings as numpy's `S` dtype stores them (what Cell Ranger
+  // writes): each as wide as the longest, and at least 1 byte (a width of 0 would mean variable
+  // length here, and HDF5 has no 0-byte string type: all-empty strings are 1 byte of NUL each);
+  // ASCII, or UTF-8 when any string holds a byte past 0x7f.
+  static H5Value FixedStrings(std::vector<std::string> s);
   // A 1-D array of numbers from host values (converted to little-endian).
   static H5Value Int64s(const std::vector<int64_t>& v);
   static H5Value Int32s(const std::vector<int32_t>& v);
