@@ -266,6 +266,43 @@ class SlicedMatrix final : public MatrixReader {
 
 }  // namespace
 
+namespace {
+
+class TransposedReader : public MatrixReader {
+ public:
+  explicit TransposedReader(std::shared_ptr<const MatrixReader> m) : m_(std::move(m)) {
+    rows_ = m_->cols();
+    cols_ = m_->rows();
+    row_major_ = !m_->row_major();
+    value_type_ = m_->value_type();
+    nnz_ = m_->nnz();
+    dense_ = m_->dense();
+    if (!dense_) {
+      idxptr_.resize(uint64_t{m_->outer_dim()} + 1);
+      for (uint32_t j = 0; j <= m_->outer_dim(); ++j) idxptr_[j] = m_->MajorBegin(j);
+    }
+    row_names_ = std::shared_ptr<const std::vector<std::string>>(m_, &m_->col_names());
+    col_names_ = std::shared_ptr<const std::vector<std::string>>(m_, &m_->row_names());
+  }
+  const std::string& Describe() const override { return m_->Describe(); }
+  Status ReadEntries(uint64_t n0, uint64_t n1, MatrixEntries* out) const override {
+    return m_->ReadEntries(n0, n1, out);
+  }
+  Result<std::shared_ptr<const MatrixReader>> Slice(MatrixSubset subset) const override {
+    ASSIGN_OR_RETURN(auto s, m_->Slice({std::move(subset.cols), std::move(subset.rows)}));
+    return Transposed(std::move(s));
+  }
+
+ private:
+  std::shared_ptr<const MatrixReader> m_;
+};
+
+}  // namespace
+
+std::shared_ptr<const MatrixReader> Transposed(std::shared_ptr<const MatrixReader> m) {
+  return std::make_shared<const TransposedReader>(std::move(m));
+}
+
 Result<std::shared_ptr<const MatrixReader>> SliceByEntries(
     std::shared_ptr<const MatrixReader> parent, MatrixSubset subset) {
   return SlicedMatrix::Make(std::move(parent), std::move(subset));

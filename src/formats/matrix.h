@@ -127,6 +127,12 @@ std::shared_ptr<const std::vector<std::string>> ChosenNames(const std::vector<st
 Result<std::shared_ptr<const MatrixReader>> SliceByEntries(
     std::shared_ptr<const MatrixReader> parent, MatrixSubset subset);
 
+// The transpose of `m` as a view of the same stored entries: rows and columns (and their names)
+// swapped, so the other storage order (a row-major matrix becomes a col-major one whose majors
+// are the same), no entry read or moved. What turns a column pass into a row pass: RowAccess of
+// Transposed(m) gives a row-major m's columns (10x.h5 of a row-major store).
+std::shared_ptr<const MatrixReader> Transposed(std::shared_ptr<const MatrixReader> m);
+
 // Checks a chosen axis of `n` items: each below n, at most once, at least one (InvalidArgument,
 // naming `where` and the axis, otherwise).
 Status CheckChosen(const std::vector<uint32_t>& chosen, uint32_t n, const char* axis,

@@ -224,6 +224,55 @@ Status RowAccess::Transpose(const std::vector<std::string>& scratch_dirs, uint64
   return OkStatus();
 }
 
+Result<const char*> RowAccess::CopyRecords(uint64_t base, uint64_t n,
+                                           std::unique_ptr<char[]>* buf) const {
+  const MatrixReader& m = *matrix_;
+  const size_t rec = 4 + ValueSize();
+  if (n == 0) return static_cast<const char*>(nullptr);
+  if (block_hash_.empty()) {  // not zero-filled: the read overwrites all of it
+    *buf = std::make_unique_for_overwrite<char[]>(n * rec);
+    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + base * rec, buf->get(), n * rec));
+    return static_cast<const char*>(buf->get());
+  }
+  // Whole blocks, each verified.
+  const uint64_t b0 = base / kBlockRecords, b1 = (base + n - 1) / kBlockRecords + 1;
+  const uint64_t first = b0 * kBlockRecords, last = std::min(b1 * kBlockRecords, m.nnz());
+  *buf = std::make_unique_for_overwrite<char[]>((last - first) * rec);
+  RETURN_IF_ERROR(
+      Records().ReadExact(data_offset_ + first * rec, buf->get(), (last - first) * rec));
+  for (uint64_t b = b0; b < b1; ++b) {
+    const uint64_t from = (b - b0) * kBlockRecords * rec;
+    const uint64_t len = (std::min((b + 1) * kBlockRecords, m.nnz()) - b * kBlockRecords) * rec;
+    if (codec::Hash64(buf->get() + from, len) != block_hash_[b]) {
+      return CorruptError(Records().path() + ": block " + std::to_string(b) +
+                          " of the persisted transposed copy fails its checksum (remove the file "
+                          "or mount with rebuild_index)");
+    }
+  }
+  return static_cast<const char*>(buf->get() + (base - first) * rec);
+}
+
+Status RowAccess::ReadRecords(uint64_t n0, uint64_t n1, MatrixEntries* out) const {
+  const MatrixReader& m = *matrix_;
+  if (n0 > n1 || n1 > m.nnz())
+    return InternalError(m.Describe() + ": records [" + std::to_string(n0) + ", " +
+                         std::to_string(n1) + ") of " + std::to_string(m.nnz()));
+  if (csr_ == nullptr && !persisted_.valid()) return m.ReadEntries(n0, n1, out);
+  const ValueType vt = m.value_type();
+  const uint64_t n = n1 - n0;
+  out->Resize(vt, n);
+  std::unique_ptr<char[]> buf;
+  ASSIGN_OR_RETURN(const char* records, CopyRecords(n0, n, &buf));
+  const size_t rec = 4 + ValueSize(), vb = ValueSize();
+  auto* values = static_cast<char*>(out->Values(vt));
+  for (uint64_t i = 0; i < n; ++i) {
+    const char* p = records + i * rec;
+    std::memcpy(&out->inner[i], p, 4);
+    std::memcpy(values + i * vb, p + 4, vb);
+  }
+  return OkStatus();
+}
+
 Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
   const MatrixReader& m = *matrix_;
   const uint64_t base = row_ptr_[r0], n = row_ptr_[r1] - base;
@@ -257,29 +306,8 @@ Status RowAccess::ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const {
     return OkStatus();
   }
   const size_t rec = 4 + ValueSize();
-  std::unique_ptr<char[]> buf;  // not zero-filled: the read overwrites all of it
-  const char* records;
-  if (block_hash_.empty()) {
-    buf = std::make_unique_for_overwrite<char[]>(n * rec);
-    RETURN_IF_ERROR(Records().ReadExact(data_offset_ + base * rec, buf.get(), n * rec));
-    records = buf.get();
-  } else {  // whole blocks, each verified
-    const uint64_t b0 = base / kBlockRecords, b1 = (base + n - 1) / kBlockRecords + 1;
-    const uint64_t first = b0 * kBlockRecords, last = std::min(b1 * kBlockRecords, m.nnz());
-    buf = std::make_unique_for_overwrite<char[]>((last - first) * rec);
-    RETURN_IF_ERROR(
-        Records().ReadExact(data_offset_ + first * rec, buf.get(), (last - first) * rec));
-    for (uint64_t b = b0; b < b1; ++b) {
-      const uint64_t from = (b - b0) * kBlockRecords * rec;
-      const uint64_t len = (std::min((b + 1) * kBlockRecords, m.nnz()) - b * kBlockRecords) * rec;
-      if (codec::Hash64(buf.get() + from, len) != block_hash_[b]) {
-        return CorruptError(Records().path() + ": block " + std::to_string(b) +
-                            " of the persisted transposed copy fails its checksum (remove the file "
-                            "or mount with rebuild_index)");
-      }
-    }
-    records = buf.get() + (base - first) * rec;
-  }
+  std::unique_ptr<char[]> buf;
+  ASSIGN_OR_RETURN(const char* records, CopyRecords(base, n, &buf));
   for (uint64_t i = 0; i < n; ++i) {
     const char* p = records + i * rec;
     std::memcpy(&out->cols[i], p, 4);

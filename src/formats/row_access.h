@@ -48,7 +48,14 @@ class RowAccess {
       uint64_t memory_budget = 64 << 20, const TransposedCopy& persist = TransposedCopy());
   const MatrixReader& matrix() const { return *matrix_; }
   uint64_t RowNnz(uint32_t r) const { return row_ptr_[r + 1] - row_ptr_[r]; }
+  // The first of row r's entries when the rows are laid end to end (r ≤ rows; RowBegin(rows) is
+  // nnz): what a CSR indptr holds.
+  uint64_t RowBegin(uint32_t r) const { return row_ptr_[r]; }
   Status ReadRows(uint32_t r0, uint32_t r1, RowEntries* out) const;
+  // Entries [n0, n1) of the rows laid end to end (n1 ≤ nnz), across rows or within one, as
+  // MatrixEntries (`inner` = the column): a copy's rows hold their columns ascending; a row-major
+  // matrix read in place gives its entries in the store's order (unsorted where ReadRows sorts).
+  Status ReadRecords(uint64_t n0, uint64_t n1, MatrixEntries* out) const;
 
  private:
   RowAccess() = default;
@@ -60,6 +67,9 @@ class RowAccess {
   std::string Header(const Persist& persist) const;
   uint64_t HeaderSize(const Persist& persist) const;  // of Header() once the block hashes exist
   const File& Records() const { return csr_ ? csr_->file() : persisted_; }
+  // Records [base, base + n) of the copy, each block checked against its hash where the copy has
+  // them: a pointer into `buf` (or into nothing when n is 0).
+  Result<const char*> CopyRecords(uint64_t base, uint64_t n, std::unique_ptr<char[]>* buf) const;
 
   std::shared_ptr<const MatrixReader> matrix_;
   std::vector<uint64_t> row_ptr_;     // rows + 1

@@ -18,6 +18,7 @@
 #include "formats/matrix.h"
 #include "io/h5_image.h"
 #include "text/h5_view.h"
+#include "text/sparse_arrays.h"
 
 namespace omicsfs::text {
 
@@ -27,27 +28,12 @@ Result<io::h5::H5Type> H5adValueType(formats::ValueType t);
 // The plan of matrix.h5ad for `m` (its external datasets: X/indptr, X/indices, X/data).
 Result<io::h5::H5Plan> H5adPlan(const formats::MatrixReader& m);
 
-// X's arrays from the store: indices and data of one block of entries come from one decode,
-// kept in the decode cache for both; indptr from the major pointers.
-class H5adRenderer : public H5ArrayRenderer {
+// X's arrays from the store (text/sparse_arrays.h): the stored majors, int32 pointers and indices
+// where they fit.
+class H5adRenderer : public SparseArraysRenderer {
  public:
-  static constexpr uint64_t kEntriesPerChunk = uint64_t{1} << 18;  // a multiple of 128
-
   H5adRenderer(std::shared_ptr<const formats::MatrixReader> m, cache::CachePool* pool,
                uint64_t entries_per_chunk = kEntriesPerChunk);
-  uint64_t ChunkElements(size_t d) const override;
-  Result<cache::Buffer> Chunk(size_t d, uint64_t k) const override;
-
- private:
-  struct Entries;  // one decoded block: indices and values, as the file stores them
-  Result<std::shared_ptr<const Entries>> Block(uint64_t k) const;
-  Result<std::string> Indptr(uint64_t k) const;
-
-  std::shared_ptr<const formats::MatrixReader> m_;
-  cache::CachePool* pool_;
-  uint64_t owner_;
-  uint64_t per_chunk_;
-  bool wide_indptr_, wide_indices_;
 };
 
 }  // namespace omicsfs::text

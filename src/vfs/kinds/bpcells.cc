@@ -13,6 +13,7 @@
 #include "text/h5ad_source.h"
 #include "text/mtx_source.h"
 #include "text/tabix_index.h"
+#include "text/tenx_h5_source.h"
 #include "text/tsv_source.h"
 
 namespace omicsfs::vfs {
@@ -180,9 +181,10 @@ const Catalog<FragmentViews>& FragmentCatalog() {
   return c;
 }
 
-// The binary view beside the catalog's text views (text/h5ad_source.h): its bytes are an HDF5
-// image and the store's arrays, not text (a ByteView, not a RecordSource).
+// The binary views beside the catalog's text views (text/h5ad_source.h, text/tenx_h5_source.h):
+// their bytes are an HDF5 image and the store's arrays, not text (ByteViews, not RecordSources).
 constexpr const char* kH5adView = "matrix.h5ad";
+constexpr const char* kTenxH5View = "10x.h5";
 
 class MatrixStore : public OpenedStore {
  public:
@@ -207,6 +209,18 @@ class MatrixStore : public OpenedStore {
                  sink.MakeH5File(
                      kH5adView, [m] { return text::H5adPlan(*m); },
                      std::make_shared<const text::H5adRenderer>(m_, sink.settings().pool)));
+    // A row-major store's columns: the transposed copy of its transpose, persisted under the
+    // view's key (a col-major store's 10x.h5 reads the store's own arrays).
+    formats::TransposedCopy columns;
+    if (!s.index_dir.empty() && !sink.index_key().empty() && m_->row_major()) {
+      const auto* index = sink.settings().sizing.index;
+      columns = formats::TransposedCopy::In(s.index_dir, sink.index_key() + "\nview " + kTenxH5View,
+                                            index != nullptr && index->rebuild());
+    }
+    sink.AddView(kTenxH5View,
+                 sink.MakeH5File(
+                     kTenxH5View, [m] { return text::TenxH5Plan(*m); },
+                     text::TenxH5Renderer(m_, sink.settings().pool, {s.index_dir}, columns)));
   }
 
  private:
@@ -416,6 +430,7 @@ std::vector<std::string> BpcellsViewNames() {
   std::vector<std::string> out{"matrix:"};
   for (auto& n : CatalogNames(MatrixCatalog())) out.push_back(std::move(n));
   out.emplace_back(kH5adView);
+  out.emplace_back(kTenxH5View);
   out.emplace_back("fragments:");
   for (auto& n : CatalogNames(FragmentCatalog())) out.push_back(std::move(n));
   return out;
