@@ -43,7 +43,8 @@ TEST(CliTest, LsAndCat) {
   EXPECT_EQ(out, "counts.packed/\ncounts_gzip.h5/\nfrags.packed/\nsample.vcz/\ntiny_3x4.datg/\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples, "counts_gzip.h5/mat"}, &out), 0);
   EXPECT_EQ(out,
-            "10x/\nbarcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.h5ad\nmatrix.mtx\nmatrix.tsv\n"
+            "10x/\n10x.h5\nbarcodes.tsv\ncolnames.txt\ngenes.tsv\nmatrix.h5ad\nmatrix.mtx\n"
+            "matrix.tsv\n"
             "rownames.txt\n");
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "ls", kExamples, "counts_gzip.h5/mat/10x"}, &out), 0);
   EXPECT_EQ(out, "barcodes.tsv.gz\nfeatures.tsv.gz\nmatrix.mtx.gz\n");

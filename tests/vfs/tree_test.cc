@@ -79,14 +79,14 @@ class DiscoverTest : public ::testing::Test {
 TEST_F(DiscoverTest, MirrorsSourceAndReplacesStores) {
   EXPECT_EQ(Names(""), (std::vector<std::string>{"broken", "link", "notes.txt", "sub", "x.h5"}));
   EXPECT_EQ(Names("sub/m.packed"),
-            (std::vector<std::string>{"10x", "barcodes.tsv", "colnames.txt", "genes.tsv",
+            (std::vector<std::string>{"10x", "10x.h5", "barcodes.tsv", "colnames.txt", "genes.tsv",
                                       "matrix.h5ad", "matrix.mtx", "matrix.tsv", "rownames.txt"}));
   EXPECT_EQ(Names("sub/m.packed/10x"),
             (std::vector<std::string>{"barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"}));
   EXPECT_EQ(Names("x.h5/g1/m/10x").size(), 3u);
   EXPECT_EQ(Names("x.h5"), (std::vector<std::string>{"g1", "g2"}));
   EXPECT_EQ(Names("x.h5/g1"), (std::vector<std::string>{"m"}));
-  EXPECT_EQ(Names("x.h5/g1/m").size(), 8u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 9u);
   EXPECT_EQ(Names("broken"), (std::vector<std::string>{"ERROR.txt"}));
   EXPECT_NE(ReadAll("broken/ERROR.txt").find("idxptr"), std::string::npos);
   EXPECT_EQ(ReadAll("notes.txt"), "hello\n");
@@ -159,13 +159,15 @@ namespace omicsfs::vfs {
 namespace {
 
 TEST_F(DiscoverTest, ListingNeverSizes) {
-  EXPECT_EQ(Names("sub/m.packed").size(), 8u);
-  EXPECT_EQ(Names("x.h5/g1/m").size(), 8u);
+  EXPECT_EQ(Names("sub/m.packed").size(), 9u);
+  EXPECT_EQ(Names("x.h5/g1/m").size(), 9u);
   EXPECT_EQ(pool_->Stats().entries, 0u);  // nothing rendered yet
-  // matrix.h5ad's image is not made by a listing either.
-  auto h5ad = tree_->Resolve("sub/m.packed/matrix.h5ad");
-  ASSERT_TRUE(h5ad.ok());
-  EXPECT_FALSE((*tree_->Open(*h5ad, O_RDONLY))->SizeKnown());
+  // The HDF5 views' images are not made by a listing either.
+  for (const char* h5 : {"sub/m.packed/matrix.h5ad", "sub/m.packed/10x.h5"}) {
+    auto ino = tree_->Resolve(h5);
+    ASSERT_TRUE(ino.ok()) << h5;
+    EXPECT_FALSE((*tree_->Open(*ino, O_RDONLY))->SizeKnown()) << h5;
+  }
   auto ino = tree_->Resolve("sub/m.packed/matrix.mtx");
   ASSERT_TRUE(ino.ok());
   EXPECT_FALSE((*tree_->Open(*ino, O_RDONLY))->SizeKnown());
@@ -250,7 +252,7 @@ TEST_F(RescanTest, RemovedAndAddedStores) {
   const Tree::Changes changes = Rescan();
   EXPECT_EQ(Names(""),
             (std::vector<std::string>{"link", "new.packed", "notes.txt", "sub", "x.h5"}));
-  EXPECT_EQ(Names("new.packed").size(), 8u);
+  EXPECT_EQ(Names("new.packed").size(), 9u);
   bool dropped = false;
   for (const auto& [parent, name] : changes.entries)
     dropped |= parent == kRootIno && name == "broken";
