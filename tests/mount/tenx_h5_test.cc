@@ -7,7 +7,9 @@
 //   r-cran-hdf5r): the same dgCMatrix (float32 values differ by < 2^-24 relative: Read10X parses
 //   their shortest decimal text, Read10X_h5 gets the stored float32), names as the corpus has
 //   them;
-// - `h5ls -r` opens every object.
+// - `h5ls -r` opens every object;
+// - every integer value type of an AnnData X (int64, uint64, int16 as int32, uint8 and bool as
+//   uint32), csr and csc, from files anndata writes in the test.
 // The same bytes on two reads, on a second mount sharing index_dir (the image and a row-major
 // store's transposed copy reused, not rewritten), with another index_dir, and from `omicsfs cat`.
 // A damaged store (column-major: its index array; row-major: the pass that makes the copy) fails
@@ -269,6 +271,56 @@ TEST(TenxH5AnnData, FoldersOfAnnDataStores) {
       const std::string at = m->path() + "/" + dir;
       seurat.push_back({at, at + "/rownames.txt", at + "/colnames.txt", "1"});
     }
+    const auto got = ReadWithSeurat(seurat);
+    EXPECT_EQ(got.size(), folders.size());
+    for (const auto& [dir, f] : got) {
+      EXPECT_EQ(f[1], "TRUE") << dir;
+      EXPECT_EQ(f[4], "TRUE") << dir;
+    }
+  }
+}
+
+// Every value type an AnnData X may have (formats/matrix.h: int8/int16 read as int32, uint8/
+// uint16/bool as uint32; int64, uint64), csr and csc, written by anndata into a temp folder.
+// scipy's mmread (the reference) parses integers as C longs: uint64 values stay below 2^63 here.
+TEST(TenxH5AnnData, EveryIntegerValueType) {
+  if (!HavePython()) GTEST_SKIP() << "anndata/h5py/scipy missing: .ci/setup installs them";
+  testutil::TempDir src;
+  const std::string py =
+      "import sys, warnings\n"
+      "import anndata, numpy as np, scipy.sparse as sp\n"
+      "warnings.filterwarnings('ignore')\n"
+      "def mk(name, dtype, fmt, edge):\n"
+      "    x = sp.random(30, 20, density=0.2, format=fmt, random_state=3) * 1000\n"
+      "    x = x.astype(dtype)\n"
+      "    x.data[0] = edge\n"
+      "    a = anndata.AnnData(x, dtype=dtype)\n"
+      "    a.obs_names = ['c%d' % i for i in range(30)]\n"
+      "    a.var_names = ['g%d' % i for i in range(20)]\n"
+      "    a.write_h5ad(sys.argv[1] + '/' + name)\n"
+      "mk('i64_csr.h5ad', np.int64, 'csr', -(2**62))\n"
+      "mk('u64_csc.h5ad', np.uint64, 'csc', 2**53 + 2)\n"
+      "mk('i16_csr.h5ad', np.int16, 'csr', -300)\n"
+      "mk('u8_csc.h5ad', np.uint8, 'csc', 255)\n"
+      "mk('b_csr.h5ad', np.bool_, 'csr', True)\n";
+  std::string out;
+  ASSERT_EQ(RunCommand({"/usr/bin/python3", "-c", py, src.path()}, &out), 0) << out;
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path());
+  ASSERT_NE(m, nullptr);
+  const std::vector<std::pair<std::string, std::string>> folders = {{"i64_csr.h5ad", "int64"},
+                                                                    {"u64_csc.h5ad", "uint64"},
+                                                                    {"i16_csr.h5ad", "int32"},
+                                                                    {"u8_csc.h5ad", "uint32"},
+                                                                    {"b_csr.h5ad", "uint32"}};
+  std::vector<std::string> rows;
+  std::vector<std::array<std::string, 4>> seurat;
+  for (const auto& [dir, dtype] : folders) {
+    const std::string at = m->path() + "/" + dir;
+    rows.push_back(OwnViews(at, dtype));
+    seurat.push_back({at, at + "/rownames.txt", at + "/colnames.txt", "1"});
+  }
+  Check(rows);
+  if (HaveSeurat()) {
     const auto got = ReadWithSeurat(seurat);
     EXPECT_EQ(got.size(), folders.size());
     for (const auto& [dir, f] : got) {
