@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
+#include "formats/row_access.h"
 #include "testutil/store_writer.h"
 
 namespace omicsfs::formats::bpcells {
@@ -297,6 +299,65 @@ TEST(VersionTest, ParsesEveryBpcellsVersion) {
   EXPECT_FALSE(LooksLikeVersion("2"));
   EXPECT_FALSE(LooksLikeVersion("packed-uint-matrix-vX"));
   EXPECT_FALSE(LooksLikeVersion("matrix"));
+}
+
+// Transposed(m): the same entries with the axes swapped (shape, order, names, pointers), its
+// slices the transposes of m's; RowAccess over it reads m's columns (rows ascending in each),
+// whole or as any range of records.
+TEST(MatrixTransposed, AxesSwappedAndColumnsThroughRowAccess) {
+  for (bool row_major : {true, false}) {
+    MatrixSpec spec =
+        testutil::RandomMatrix(57, 23, 0.15, ValueKind::kFloat32, row_major, true, 2, 9);
+    auto opened = Matrix::Open(testutil::ToMemoryStore(testutil::MakeMatrixStore(spec)));
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    std::shared_ptr<const MatrixReader> m = *opened;
+    auto t = Transposed(m);
+    EXPECT_EQ(t->rows(), 23u);
+    EXPECT_EQ(t->cols(), 57u);
+    EXPECT_EQ(t->row_major(), !row_major);
+    EXPECT_EQ(t->nnz(), m->nnz());
+    EXPECT_EQ(t->row_names(), m->col_names());
+    EXPECT_EQ(t->col_names(), m->row_names());
+    for (uint32_t j = 0; j <= m->outer_dim(); ++j) ASSERT_EQ(t->MajorBegin(j), m->MajorBegin(j));
+    auto s = t->Slice({std::vector<uint32_t>{4, 1}, std::vector<uint32_t>{30, 2, 7}});
+    auto want = m->Slice({std::vector<uint32_t>{30, 2, 7}, std::vector<uint32_t>{4, 1}});
+    ASSERT_TRUE(s.ok() && want.ok());
+    EXPECT_EQ((*s)->rows(), 2u);
+    EXPECT_EQ((*s)->cols(), 3u);
+    EXPECT_EQ((*s)->row_names(), (*want)->col_names());
+    MatrixEntries a, b;
+    ASSERT_TRUE((*s)->ReadEntries(0, (*s)->nnz(), &a).ok());
+    ASSERT_TRUE((*want)->ReadEntries(0, (*want)->nnz(), &b).ok());
+    EXPECT_EQ(a.inner, b.inner);
+    EXPECT_EQ(a.f32, b.f32);
+    // m's columns: (row, value) per column, rows ascending.
+    std::vector<std::vector<std::pair<uint32_t, float>>> cols(m->cols());
+    MatrixEntries e;
+    ASSERT_TRUE(m->ReadEntries(0, m->nnz(), &e).ok());
+    for (uint32_t j = 0; j < m->outer_dim(); ++j) {
+      for (uint64_t k = m->MajorBegin(j); k < m->MajorBegin(j + 1); ++k) {
+        const uint32_t r = row_major ? j : e.inner[k], c = row_major ? e.inner[k] : j;
+        cols[c].push_back({r, e.f32[k]});
+      }
+    }
+    for (auto& c : cols) std::sort(c.begin(), c.end());
+    auto access = RowAccess::Build(t, {::testing::TempDir()});
+    ASSERT_TRUE(access.ok()) << access.status().ToString();
+    for (uint64_t n0 : {uint64_t{0}, uint64_t{5}, m->nnz() / 2}) {
+      MatrixEntries got;
+      ASSERT_TRUE((*access)->ReadRecords(n0, m->nnz(), &got).ok());
+      std::vector<std::pair<uint32_t, float>> flat;
+      for (uint32_t c = 0; c < m->cols(); ++c) {
+        EXPECT_EQ((*access)->RowBegin(c + 1) - (*access)->RowBegin(c), cols[c].size());
+        for (const auto& x : cols[c]) flat.push_back(x);
+      }
+      ASSERT_EQ(got.inner.size(), m->nnz() - n0);
+      for (uint64_t i = 0; i < got.inner.size(); ++i) {
+        ASSERT_EQ(got.inner[i], flat[n0 + i].first) << i;
+        ASSERT_EQ(got.f32[i], flat[n0 + i].second) << i;
+      }
+    }
+  }
 }
 
 }  // namespace
