@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "codec/hash.h"
 #include "util/bytes.h"
 #include "util/file.h"
 #include "util/fs.h"
@@ -18,7 +19,15 @@
 namespace omicsfs::text {
 namespace {
 
-constexpr char kMagic[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '1'};
+// The framing's magic; its last digit names the checksum: 1 a byte-wise FNV-1a (~0.3-1 GB/s: 0.2 s
+// and more for a 125 MB bigWig, on save and on every load), 2 XXH3 (~10x faster). Files of
+// either are read; new files are written with 2.
+constexpr char kMagic[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '2'};
+constexpr char kMagicFnv[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '1'};
+
+uint64_t Checksum(std::string_view d, bool fnv) {
+  return fnv ? Fnv1a(d) : codec::Hash64(d.data(), d.size());
+}
 
 }  // namespace
 
@@ -36,7 +45,7 @@ std::string IndexStore::PathFor(const std::string& key, const char* ext) const {
   return dir_ + "/" + name;
 }
 
-// The framing both kinds share: magic, schema, key, count, `count` units of `unit` bytes, FNV-1a.
+// The framing both kinds share: magic, schema, key, count, `count` units of `unit` bytes, checksum.
 // Returns the units' bytes when every check passes (and marks the file used).
 std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const std::string& key,
                                                   uint64_t unit) const {
@@ -45,7 +54,9 @@ std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const
   if (!data.ok()) return std::nullopt;
   std::string& d = *data;
   const size_t head = 8 + 4 + 8 + key.size() + 8;
-  if (d.size() < head + 8 || std::memcmp(d.data(), kMagic, 8) != 0) return std::nullopt;
+  if (d.size() < head + 8) return std::nullopt;
+  const bool fnv = std::memcmp(d.data(), kMagicFnv, 8) == 0;
+  if (!fnv && std::memcmp(d.data(), kMagic, 8) != 0) return std::nullopt;
   uint32_t schema;
   uint64_t key_len, count, sum;
   std::memcpy(&schema, d.data() + 8, 4);
@@ -56,7 +67,7 @@ std::optional<std::string> IndexStore::LoadFramed(const std::string& path, const
   if (count > (d.size() - head - 8) / unit || d.size() != head + unit * count + 8)
     return std::nullopt;
   std::memcpy(&sum, d.data() + d.size() - 8, 8);
-  if (Fnv1a(std::string_view(d).substr(0, d.size() - 8)) != sum) return std::nullopt;
+  if (Checksum(std::string_view(d).substr(0, d.size() - 8), fnv) != sum) return std::nullopt;
   TouchFile(path);  // mtime = last use, for CollectGarbage
   // In place: a blob of tens of MB (an HDF5 view's image) is not copied into fresh memory.
   d.erase(0, head);
@@ -76,7 +87,7 @@ void IndexStore::SaveBlob(const std::string& key, const std::string& bytes) cons
   d += key;
   PutU64(&d, bytes.size());
   d += bytes;
-  PutU64(&d, Fnv1a(d));
+  PutU64(&d, Checksum(d, false));
   WriteAtomically(PathFor(key, ".rix"), key, d);
 }
 
@@ -130,7 +141,7 @@ void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengt
   d += key;
   PutU64(&d, lengths.size());
   d.append(reinterpret_cast<const char*>(lengths.data()), lengths.size() * 8);
-  PutU64(&d, Fnv1a(d));
+  PutU64(&d, Checksum(d, false));
   WriteAtomically(PathFor(key), key, d);
 }
 

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "util/fs.h"
 
@@ -44,6 +46,37 @@ TEST_F(IndexStoreTest, RoundTripAndRejections) {
   EXPECT_FALSE(IndexStore(dir_.string(), /*rebuild=*/true).Load("key a", 3).has_value());
   for (const auto& f : Files()) std::ofstream(dir_ / f, std::ios::binary | std::ios::app) << "x";
   EXPECT_FALSE(s.Load("key a", 3).has_value());  // checksum/length
+}
+
+// Files written before the XXH3 framing (magic OMXIDX01, FNV-1a checksum) still load; a byte of
+// either framing flipped in the payload is rejected.
+TEST_F(IndexStoreTest, EarlierFnvFramingStillLoadsAndBothRejectDamage) {
+  IndexStore s(dir_.string());
+  s.SaveBlob("blob key", "payload bytes");
+  ASSERT_EQ(Files().size(), 1u);
+  const fs::path path = dir_ / Files()[0];
+  std::string d;
+  {
+    std::ifstream in(path, std::ios::binary);
+    d.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_EQ(d.compare(0, 8, "OMXIDX02"), 0);
+  auto write = [&](const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  std::string old = d;
+  old[7] = '1';
+  const uint64_t sum = Fnv1a(std::string_view(old).substr(0, old.size() - 8));
+  std::memcpy(old.data() + old.size() - 8, &sum, 8);
+  write(old);
+  EXPECT_EQ(s.LoadBlob("blob key"), std::optional<std::string>("payload bytes"));
+  for (std::string bytes : {old, d}) {
+    bytes[bytes.size() - 10] ^= 1;  // the payload's last byte but one
+    write(bytes);
+    EXPECT_FALSE(s.LoadBlob("blob key").has_value());
+  }
+  write(d);
+  EXPECT_EQ(s.LoadBlob("blob key"), std::optional<std::string>("payload bytes"));
 }
 
 TEST_F(IndexStoreTest, GarbageCollectionRemovesOnlyOldIndexFiles) {

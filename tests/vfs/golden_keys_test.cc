@@ -316,8 +316,9 @@ IndexFile ParseIndexFile(const std::string& dir, const std::string& name) {
   // index_store.cc: magic, schema (u32), key length, key, count, payload, checksum.
   uint32_t schema;
   uint64_t key_len;
-  if (d.compare(0, 8, "OMXIDX01") != 0 || !Get(d, 8, &schema) || !Get(d, 12, &key_len) ||
-      d.size() < 20 + key_len) {
+  // OMXIDX01: an FNV-1a checksum; OMXIDX02 (written now): XXH3. Keys and names are the same.
+  if ((d.compare(0, 8, "OMXIDX01") != 0 && d.compare(0, 8, "OMXIDX02") != 0) ||
+      !Get(d, 8, &schema) || !Get(d, 12, &key_len) || d.size() < 20 + key_len) {
     f.problem = "bad header";
     return f;
   }
