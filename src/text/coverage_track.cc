@@ -384,7 +384,30 @@ Result<cache::Buffer> TrackSet::Bytes(TrackFile file, bool cpm) const {
       LogError(st.message());
       return st;
     }
+    // A bigWig's twin (coverage, insertions) is wanted next (`ls -l` sizes both, and a bigWig's
+    // size is its bytes): built beside it, on a second thread, from the same piles.
+    const bool bigwig = file == TrackFile::kCoverageBigWig || file == TrackFile::kInsertionsBigWig;
+    const TrackFile twin =
+        Insertions(file) ? TrackFile::kCoverageBigWig : TrackFile::kInsertionsBigWig;
+    const size_t twin_slot = Slot(twin, cpm);
+    unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+    bool with_twin = bigwig && threads > 1;
+    if (with_twin) {
+      std::lock_guard lock(mu_);
+      with_twin = files_[twin_slot] == nullptr;
+    }
+    Result<std::string> twin_bytes = InternalError("not built");
+    std::thread twin_thread;
+    if (with_twin) twin_thread = std::thread([&] { twin_bytes = Render(**piles, twin, cpm); });
     auto rendered = Render(**piles, file, cpm);
+    if (twin_thread.joinable()) twin_thread.join();
+    if (with_twin && twin_bytes.ok()) {
+      if (persist) options_.store->SaveBlob(KeyOf(twin, cpm), *twin_bytes);
+      auto b = std::make_shared<const std::string>(*std::move(twin_bytes));
+      std::lock_guard lock(mu_);
+      files_[twin_slot] = b;
+      sizes_[twin_slot] = b->size();
+    }
     if (!rendered.ok()) {
       LogError(rendered.status().message());
       return rendered.status();

@@ -25,9 +25,7 @@ namespace {
 constexpr char kMagic[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '2'};
 constexpr char kMagicFnv[8] = {'O', 'M', 'X', 'I', 'D', 'X', '0', '1'};
 
-uint64_t Checksum(std::string_view d, bool fnv) {
-  return fnv ? Fnv1a(d) : codec::Hash64(d.data(), d.size());
-}
+uint64_t Checksum(std::string_view d, bool fnv) { return fnv ? Fnv1a(d) : codec::Hash64({d}); }
 
 }  // namespace
 
@@ -81,14 +79,21 @@ std::optional<std::string> IndexStore::LoadBlob(const std::string& key) const {
 
 void IndexStore::SaveBlob(const std::string& key, const std::string& bytes) const {
   if (!enabled()) return;
-  std::string d(kMagic, 8);  // the size index's framing, with bytes for lengths
-  d.append(reinterpret_cast<const char*>(&kIndexSchema), 4);
-  PutU64(&d, key.size());
-  d += key;
-  PutU64(&d, bytes.size());
-  d += bytes;
-  PutU64(&d, Checksum(d, false));
-  WriteAtomically(PathFor(key, ".rix"), key, d);
+  // The size index's framing, with bytes for lengths; the bytes (a bigWig: 100 MB and more)
+  // written from where they are, not copied behind the header first.
+  WriteFramed(PathFor(key, ".rix"), key, bytes.size(), bytes);
+}
+
+void IndexStore::WriteFramed(const std::string& path, const std::string& key, uint64_t count,
+                             std::string_view payload) const {
+  std::string head(kMagic, 8);
+  head.append(reinterpret_cast<const char*>(&kIndexSchema), 4);
+  PutU64(&head, key.size());
+  head += key;
+  PutU64(&head, count);
+  std::string tail;
+  PutU64(&tail, codec::Hash64({head, payload}));
+  WriteAtomically(path, key, {head, payload, tail});
 }
 
 std::optional<std::vector<uint64_t>> IndexStore::Load(const std::string& key,
@@ -135,32 +140,27 @@ void IndexStore::MakeDir() const {
 
 void IndexStore::Save(const std::string& key, const std::vector<uint64_t>& lengths) const {
   if (!enabled()) return;
-  std::string d(kMagic, 8);
-  d.append(reinterpret_cast<const char*>(&kIndexSchema), 4);
-  PutU64(&d, key.size());
-  d += key;
-  PutU64(&d, lengths.size());
-  d.append(reinterpret_cast<const char*>(lengths.data()), lengths.size() * 8);
-  PutU64(&d, Checksum(d, false));
-  WriteAtomically(PathFor(key), key, d);
+  WriteFramed(PathFor(key), key, lengths.size(),
+              std::string_view(reinterpret_cast<const char*>(lengths.data()), lengths.size() * 8));
 }
 
 void IndexStore::WriteAtomically(const std::string& path, const std::string& key,
-                                 const std::string& payload) const {
-  const std::string& d = payload;
+                                 std::initializer_list<std::string_view> pieces) const {
   static std::atomic<bool> warned{false};
   MakeDir();  // removed since the mount began
   const std::string tmp =
       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(Fnv1a(key) & 0xffff);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   bool ok = fd >= 0;
-  for (size_t done = 0; ok && done < d.size();) {
-    ssize_t n = ::write(fd, d.data() + done, d.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      ok = false;
-    else
-      done += static_cast<size_t>(n);
+  for (std::string_view d : pieces) {
+    for (size_t done = 0; ok && done < d.size();) {
+      ssize_t n = ::write(fd, d.data() + done, d.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        ok = false;
+      else
+        done += static_cast<size_t>(n);
+    }
   }
   if (fd >= 0) ok = (::fsync(fd) == 0) && ok, ::close(fd);
   ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;

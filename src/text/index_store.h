@@ -4,8 +4,10 @@
 #pragma once
 
 #include <chrono>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/status.h"
@@ -39,8 +41,11 @@ class IndexStore {
   // The file's payload after its checked header (magic, schema, key), or nullopt.
   std::optional<std::string> LoadFramed(const std::string& path, const std::string& key,
                                         uint64_t unit) const;
+  // The framing (magic, schema, key, count), `payload`, the checksum of both.
+  void WriteFramed(const std::string& path, const std::string& key, uint64_t count,
+                   std::string_view payload) const;
   void WriteAtomically(const std::string& path, const std::string& key,
-                       const std::string& data) const;
+                       std::initializer_list<std::string_view> pieces) const;
 
   std::string dir_;
   bool rebuild_;
