@@ -9,6 +9,7 @@
 #include "text/bigwig_writer.h"
 #include "text/number_format.h"
 #include "text/raw_text.h"
+#include "text/spans_pass.h"
 #include "util/log.h"
 
 namespace omicsfs::text {
@@ -283,33 +284,10 @@ Result<uint64_t> TrackSet::Size(TrackFile file, bool cpm) const {
 Result<Piles> TrackSet::OwnPass() const {
   const RecordSource& source = bed_->source();
   RETURN_IF_ERROR(source.Prepare());
-  const uint64_t n = source.ChunkCount();
-  unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
-  threads = std::max(1u, threads);
   Piler piler(&contigs_);
-  constexpr uint64_t kPerThread = 16;
-  const uint64_t per_batch = threads * kPerThread;
-  std::vector<ChunkSpans> batch(per_batch);
-  std::vector<Status> errors(per_batch);
-  for (uint64_t k0 = 0; k0 < n; k0 += per_batch) {
-    const uint64_t m = std::min<uint64_t>(per_batch, n - k0);
-    auto work = [&](uint64_t t) {
-      cache::CachePool::NotReads not_reads;  // no reader behind the pass
-      for (uint64_t i = t; i < m; i += threads) {
-        batch[i] = ChunkSpans();
-        errors[i] = source.RecordSpans(k0 + i, &batch[i]);
-      }
-    };
-    std::vector<std::thread> pool;
-    for (uint64_t t = 1; t < std::min<uint64_t>(threads, m); ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& t : pool) t.join();
-    for (uint64_t i = 0; i < m; ++i) {
-      if (!errors[i].ok())
-        return std::move(errors[i]).WithContext("chunk " + std::to_string(k0 + i));
-      RETURN_IF_ERROR(piler.Add(batch[i]));
-    }
-  }
+  RETURN_IF_ERROR(
+      ForEachChunkSpans(source, options_.threads,
+                        [&](uint64_t, const ChunkSpans& spans) { return piler.Add(spans); }));
   return piler.Finish();
 }
 

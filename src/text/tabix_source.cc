@@ -1,10 +1,10 @@
 #include "text/tabix_source.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "codec/bgzf.h"
 #include "text/bcf_encode.h"
+#include "text/spans_pass.h"
 #include "util/log.h"
 
 namespace omicsfs::text {
@@ -225,36 +225,12 @@ Result<std::string> TabixIndexSource::Build() const {
   const RecordSource& source = plain_->source();
   ASSIGN_OR_RETURN(const uint64_t text, plain_->Size());
   ASSIGN_OR_RETURN(Shape shape, IndexShape());
-  const uint64_t n = source.ChunkCount();
-  unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
-  threads = std::max(1u, threads);
   TabixPass pass = NewPass(std::move(shape));
-  // Batches of kPerThread chunks per thread (a thread started per chunk cost more than the
-  // chunks of a small view: a group's of a fragments groups=@NAME folder).
-  constexpr uint64_t kPerThread = 16;
-  const uint64_t per_batch = threads * kPerThread;
-  std::vector<ChunkSpans> batch(per_batch);
-  std::vector<Status> errors(per_batch);
-  for (uint64_t k0 = 0; k0 < n; k0 += per_batch) {
-    const uint64_t m = std::min<uint64_t>(per_batch, n - k0);
-    auto work = [&](uint64_t t) {
-      cache::CachePool::NotReads not_reads;  // no reader behind the pass
-      for (uint64_t i = t; i < m; i += threads) {
-        batch[i] = ChunkSpans();
-        errors[i] = source.RecordSpans(k0 + i, &batch[i]);
-      }
-    };
-    std::vector<std::thread> pool;
-    for (uint64_t t = 1; t < std::min<uint64_t>(threads, m); ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& t : pool) t.join();
-    for (uint64_t i = 0; i < m; ++i) {
-      const uint64_t k = k0 + i;
-      if (!errors[i].ok()) return std::move(errors[i]).WithContext("chunk " + std::to_string(k));
-      ASSIGN_OR_RETURN(auto span, plain_->ChunkSpan(k));
-      RETURN_IF_ERROR(Failed(pass.Add(span.first, batch[i])));
-    }
-  }
+  RETURN_IF_ERROR(ForEachChunkSpans(source, options_.threads,
+                                    [&](uint64_t k, const ChunkSpans& spans) -> Status {
+                                      ASSIGN_OR_RETURN(auto span, plain_->ChunkSpan(k));
+                                      return Failed(pass.Add(span.first, spans));
+                                    }));
   auto index = pass.Finish(text);
   if (!index.ok()) return Failed(std::move(index).status());
   return index;
