@@ -25,6 +25,40 @@ const SelectorRow kFormat{
     .key = "format", .selects = Selects::kFields, .item = "FORMAT field", .list_ext = ".txt",
     .help = "only these FORMAT fields (bcftools annotate -x ^FORMAT/...); ^ all but these",
     .example = "format=GT,DP"};
+const SelectorRow kTypes{
+    .key = "types", .selects = Selects::kCondition, .item = "type", .list_ext = "",
+    .help = "records of these types: snps, indels, mnps, other (bcftools view -v); ^ the others (-V)",
+    .example = "types=snps"};
+const SelectorRow kAlleles{
+    .key = "alleles", .selects = Selects::kCondition, .item = "allele count", .list_ext = "",
+    .exclude = false,
+    .help = "records of N, N to M, or at least N alleles, REF included (bcftools view -m N -M M)",
+    .example = "alleles=2"};
+const SelectorRow kFilterNames{
+    .key = "filter", .selects = Selects::kCondition, .item = "FILTER name", .list_ext = "",
+    .exclude = false,
+    .help = "records with any of these FILTERs, . for none (bcftools view -f)",
+    .example = "filter=PASS"};
+const SelectorRow kMinAf{
+    .key = "min-af", .selects = Selects::kCondition, .item = "frequency", .list_ext = "",
+    .exclude = false,
+    .help = "records of allele frequency >= X, of nref|alt1|minor|major|nonmajor (bcftools view -q)",
+    .example = "min-af=0.01:minor"};
+const SelectorRow kMaxAf{
+    .key = "max-af", .selects = Selects::kCondition, .item = "frequency", .list_ext = "",
+    .exclude = false,
+    .help = "records of allele frequency <= X, of nref|alt1|minor|major|nonmajor (bcftools view -Q)",
+    .example = "max-af=0.05"};
+const SelectorRow kInclude{
+    .key = "include", .selects = Selects::kCondition, .item = "expression", .list_ext = ".expr",
+    .exclude = false, .rival = "exclude",
+    .help = "records an expression keeps (bcftools view -i); %2F for /, %25 for %",
+    .example = "include=QUAL>30&&INFO%2FDP>10"};
+const SelectorRow kExclude{
+    .key = "exclude", .selects = Selects::kCondition, .item = "expression", .list_ext = ".expr",
+    .exclude = false, .rival = "include",
+    .help = "records but those an expression names (bcftools view -e), written as for include=",
+    .example = "exclude=GT=\"mis\""};
 const SelectorRow kRegionTabix{
     .key = "region", .selects = Selects::kRegions, .item = "region", .list_ext = "", .exclude = false,
     .style = RegionStyle::kTabix, .rival = "regions",

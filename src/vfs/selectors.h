@@ -25,6 +25,8 @@ enum class Selects {
   kRegions,  // CHR, CHR:BEG, CHR:BEG-END, CHR:BEG- and {CHR}:…, in the row's RegionStyle
   kBed,      // regions from a BED list (0-based, half-open)
   kGroups,   // an ITEM<TAB>GROUP table: a folder per group, each a kNames choice of `axis`
+  kCondition,  // a condition on records (types=snps, min-af=0.01, include=EXPR): the value as
+               // written (or the list's text), read by the kind; the records that pass
 };
 
 // How CHR:BEG reads: bcftools -r (that one position) or tabix (from BEG to the contig's end).
@@ -49,6 +51,8 @@ struct SelectorRow {
 // The rows, one per selector; a kind lists those it knows.
 namespace selectors {
 extern const SelectorRow kRegionBcftools, kRegionsBcftools, kSamples, kFormat;  // VCF Zarr
+extern const SelectorRow kTypes, kAlleles, kFilterNames, kMinAf, kMaxAf;        // VCF Zarr
+extern const SelectorRow kInclude, kExclude;                                    // VCF Zarr
 extern const SelectorRow kRegionTabix, kRegionsTabix, kCells, kGroupsCells;     // fragments
 extern const SelectorRow kScaleTracks;                                          // fragments
 extern const SelectorRow kRows, kCols, kGroupsCols;                             // matrices

@@ -130,6 +130,12 @@ Result<Chosen> Parse(const SliceOrigin& o, const SelectorRow& row, const Selecti
       break;
     case Selects::kGroups:
       return InternalError(c.name + ": a groups table is not a choice");
+    case Selects::kCondition:
+      // Verbatim: `,` and `^` inside an expression are its own.
+      c.value = sel.selector.list.empty() ? sel.selector.value : sel.list_content;
+      c.exclude = sel.selector.exclude;
+      if (c.value.empty()) return InvalidArgumentError(c.name + ": nothing given");
+      break;
   }
   if ((row.selects == Selects::kRegions || row.selects == Selects::kBed) && c.regions.empty()) {
     return InvalidArgumentError(c.name + ": no region given");

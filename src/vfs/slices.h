@@ -51,6 +51,9 @@ struct Chosen {
   std::vector<uint32_t>
       indices;  // kNames: positions in the order chosen; kFields: kept, in store order
   std::vector<RegionAt> regions;  // kRegions, kBed: as given
+  std::string value;              // kCondition: the value as written (without a leading ^), or
+                                  // the list's text
+  bool exclude = false;           // kCondition: the value began with ^
 };
 
 // groups=@NAME: LISTS/NAME.tsv, one `ITEM<TAB>GROUP` line per item (a Seurat/ArchR cluster table).

@@ -335,10 +335,12 @@ TEST_F(Slices, BadSelectorsGiveAFolderWithOnlyErrorTxt) {
       {"colour=blue", "no slice key 'colour'"},
       // Any KEY=VALUE is a selector: another case is told the key.
       {"Samples=NA00001",
-       "no slice key 'Samples' (this store knows region=, regions=@NAME, samples=, format=; keys "
-       "are lower case: samples=)"},
+       "no slice key 'Samples' (this store knows region=, regions=@NAME, samples=, format=, "
+       "types=, "
+       "alleles=, filter=, min-af=, max-af=, include=, exclude=; keys are lower case: samples=)"},
       {"sample=NA00001",
-       "no slice key 'sample' (this store knows region=, regions=@NAME, samples=, format=)"},
+       "no slice key 'sample' (this store knows region=, regions=@NAME, samples=, format=, types=, "
+       "alleles=, filter=, min-af=, max-af=, include=, exclude=)"},
       {"9=x", "no slice key '9'"},
       // A name with what a terminal would not show is quoted with it escaped.
       {"samples=@spaced", "1 of 2 samples are not in sample.vcz: 'NA00001\\x20'"},

@@ -18,9 +18,9 @@ std::vector<std::vector<const SelectorRow*>> AllRowSets() {
   return {VczSliceRows(), MatrixSliceRows(), FragmentSliceRows(), DatgSliceRows()};
 }
 
-// Every row of every kind: a lower-case key (what ParseSelector reads), its help and an example
-// that is a selector of that very key; a kind's keys distinct; rivals that name each other; a
-// group key the kind knows; list extensions where lists are read.
+// Every row of every kind: a lower-case key (words joined by '-') (what ParseSelector reads), its
+// help and an example that is a selector of that very key; a kind's keys distinct; rivals that name
+// each other; a group key the kind knows; list extensions where lists are read.
 TEST(SelectorTable, EveryRowIsComplete) {
   for (const auto& rows : AllRowSets()) {
     std::set<std::string_view> keys;
@@ -28,7 +28,8 @@ TEST(SelectorTable, EveryRowIsComplete) {
       SCOPED_TRACE(std::string(r->key));
       EXPECT_TRUE(keys.insert(r->key).second);
       EXPECT_FALSE(r->help.empty());
-      for (char c : r->key) EXPECT_TRUE(c >= 'a' && c <= 'z');
+      for (char c : r->key) EXPECT_TRUE((c >= 'a' && c <= 'z') || c == '-');  // min-af=
+      EXPECT_TRUE(r->key.front() != '-' && r->key.back() != '-');
       auto example = ParseSelector(r->example);
       ASSERT_TRUE(example.has_value());
       EXPECT_EQ(example->key, r->key);
@@ -50,7 +51,9 @@ TEST(SelectorTable, EveryRowIsComplete) {
 }
 
 TEST(SelectorTable, HelpIsDerivedFromTheRows) {
-  EXPECT_EQ(KeysHelp(VczSliceRows()), "region=, regions=@NAME, samples=, format=");
+  EXPECT_EQ(KeysHelp(VczSliceRows()),
+            "region=, regions=@NAME, samples=, format=, types=, alleles=, filter=, min-af=, "
+            "max-af=, include=, exclude=");
   EXPECT_EQ(KeysHelp(MatrixSliceRows()), "rows=, cols=, groups=@NAME");
   const std::string help = RowsHelp(FragmentSliceRows(), "  ");
   for (const SelectorRow* r : FragmentSliceRows()) {

@@ -245,9 +245,9 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   if (everything || (parts & kAllele)) fixed(allele_, &b.allele);
   if ((everything || (parts & kId)) && id_) fixed(id_, &b.id.emplace());
   if ((parts & kLength) && length_) fixed(length_, &b.length.emplace());
-  if (everything) {
-    if (quality_) fixed(quality_, &b.quality.emplace());
-    if (filter_) fixed(filter_, &b.filter.emplace());
+  if ((everything || (parts & kQuality)) && quality_) fixed(quality_, &b.quality.emplace());
+  if ((everything || (parts & kFilter)) && filter_) fixed(filter_, &b.filter.emplace());
+  if (everything || (parts & kInfo)) {
     b.info.resize(info_.size());
     for (size_t i = 0; i < info_.size(); ++i) {
       reads.push_back([this, &b, i, r0, r1]() -> Status {
@@ -256,15 +256,20 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
       });
     }
   }
-  const bool samples = !samples_.empty() && ((everything && with_samples) || (parts & kGenotype));
-  if (samples && genotype_) per_sample(*genotype_, &b.genotype.emplace());
+  const bool samples =
+      !samples_.empty() && ((everything && with_samples) || (parts & (kGenotype | kFormat)));
+  if (samples && genotype_ && (everything || (parts & kGenotype)))
+    per_sample(*genotype_, &b.genotype.emplace());
   if (samples && everything) {
     if (phased_) per_sample(*phased_, &b.phased.emplace());
     b.format.resize(format_.size());
     for (size_t i = 0; i < format_.size(); ++i) per_sample(format_[i].array, &b.format[i]);
+  } else if (samples && (parts & kFormat)) {
+    b.format.resize(format_.size());
+    for (size_t i = 0; i < format_.size(); ++i) per_sample(format_[i].array, &b.format[i]);
   }
   // The recount needs the chosen samples' GT even where GT is not shown.
-  const bool recounting = everything && recount();
+  const bool recounting = (everything || (parts & kCounts)) && recount();
   std::optional<DenseBlock> hidden_gt;
   if (recounting && !b.genotype) per_sample(*root.genotype_, &hidden_gt.emplace());
   if (reverse) std::reverse(reads.begin(), reads.end());

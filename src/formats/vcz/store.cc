@@ -295,6 +295,16 @@ Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) 
   if ((parts & kLength) && length_) reads.emplace_back(&*length_, &b.length.emplace());
   if ((parts & kGenotype) && genotype_ && !samples_.empty())
     reads.emplace_back(&*genotype_, &b.genotype.emplace());
+  if ((parts & kQuality) && quality_) reads.emplace_back(&*quality_, &b.quality.emplace());
+  if ((parts & kFilter) && filter_) reads.emplace_back(&*filter_, &b.filter.emplace());
+  if (parts & kInfo) {
+    b.info.resize(info_.size());
+    for (size_t i = 0; i < info_.size(); ++i) reads.emplace_back(&info_[i].array, &b.info[i]);
+  }
+  if ((parts & kFormat) && !samples_.empty()) {
+    b.format.resize(format_.size());
+    for (size_t i = 0; i < format_.size(); ++i) reads.emplace_back(&format_[i].array, &b.format[i]);
+  }
   RETURN_IF_ERROR(ReadArrays(reads, v0, v1));
   return b;
 }

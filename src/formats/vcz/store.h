@@ -144,7 +144,12 @@ class Store {
     kId = 4,
     kAllele = 8,
     kGenotype = 16,
-    kLength = 32
+    kLength = 32,
+    kQuality = 64,
+    kFilter = 128,
+    kInfo = 256,     // every INFO field
+    kFormat = 512,   // every FORMAT field but GT (and the phasing), of the store's samples
+    kCounts = 1024,  // (slices that recount) allele_counts and recounted
   };
   static constexpr unsigned kEverything = 1u << 30;  // (slices) every array Read gives
   Result<VariantBlock> ReadParts(uint64_t v0, uint64_t v1, unsigned parts) const;

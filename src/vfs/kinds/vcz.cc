@@ -127,8 +127,8 @@ class VczStore : public OpenedStore {
   VczStore(std::shared_ptr<const Store> store, std::string where, std::string base)
       : store_(std::move(store)), where_(std::move(where)), base_(std::move(base)) {}
   StoreContext Context() const override { return {where_, VczStem(base_)}; }
-  std::shared_ptr<const Sliceable> Slices(const ViewSink&) const override {
-    return VczSlices(store_, where_, base_);
+  std::shared_ptr<const Sliceable> Slices(const ViewSink& sink) const override {
+    return VczSlices(store_, where_, base_, {sink.settings().sizing.index, sink.index_key()});
   }
   void AddViews(ViewSink& sink) const override {
     if (!sink.context().slice) {

@@ -9,6 +9,10 @@
 #include "vfs/kinds/kind.h"
 #include "vfs/slices.h"
 
+namespace omicsfs::text {
+class IndexStore;
+}
+
 namespace omicsfs::vfs {
 
 const StoreKind& VczDirKind();
@@ -24,8 +28,14 @@ std::unique_ptr<OpenedStore> VczViewsOf(std::shared_ptr<const formats::vcz::Stor
                                         std::string where, std::string base);
 // The selectors of its slices (for --help).
 const SelectorRows& VczSliceRows();
+// Where the rows a filter keeps persist: index_dir, under the store's key (empty: memory only).
+struct FilterKeeper {
+  const text::IndexStore* index = nullptr;
+  std::string key;
+};
 // What the slices of `store` select.
 std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const formats::vcz::Store> store,
-                                           std::string where, std::string base);
+                                           std::string where, std::string base,
+                                           FilterKeeper keeper = {});
 
 }  // namespace omicsfs::vfs

@@ -3,10 +3,14 @@
 // (vfs/selectors.h). Each path resolves to a formats::vcz::Subset of the root store; the slice's
 // views are the store's catalog over Store::Slice.
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 
+#include "formats/vcz/filter.h"
 #include "formats/vcz/store.h"
+#include "text/index_store.h"
 #include "vfs/kinds/vcz.h"
 
 namespace omicsfs::vfs {
@@ -36,10 +40,12 @@ std::vector<std::pair<uint64_t, uint64_t>> Intersect(
 
 class VczSliceable : public Sliceable {
  public:
-  VczSliceable(std::shared_ptr<const Store> store, std::string where, std::string base)
+  VczSliceable(std::shared_ptr<const Store> store, std::string where, std::string base,
+               FilterKeeper keeper)
       : store_(std::move(store)),
         where_(std::move(where)),
         base_(std::move(base)),
+        keeper_(std::move(keeper)),
         name_(VczStem(base_) + ".vcz"),
         samples_([s = store_] { return NameChooser(s, &s->samples()); }),
         contigs_([s = store_] { return NameChooser(s, &s->contigs()); }),
@@ -58,6 +64,7 @@ class VczSliceable : public Sliceable {
     const Store& s = *store_;
     Subset subset;
     bool gt_dropped = false;  // format= without GT came before samples=: nothing to recount
+    std::vector<const Chosen*> conditions;
     for (const Chosen& c : path) {
       switch (c.row->selects) {
         case Selects::kRegions:
@@ -91,7 +98,16 @@ class VczSliceable : public Sliceable {
         }
         case Selects::kGroups:
           return InternalError(c.name + ": VCF Zarr has no groups");
+        case Selects::kCondition:
+          conditions.push_back(&c);
+          break;
       }
+    }
+    // Conditions, in any order on the path, see the records the regions chose, the chosen
+    // samples and their recounted AC/AN (bcftools view -s L | bcftools view FILTER), and keep
+    // the records that pass, in the regions' order.
+    if (!conditions.empty()) {
+      ASSIGN_OR_RETURN(subset.runs, Matching(subset, conditions));
     }
     ASSIGN_OR_RETURN(std::shared_ptr<const Store> slice, Store::Slice(store_, subset));
     *canonical = Canonical(*slice->subset());
@@ -126,9 +142,83 @@ class VczSliceable : public Sliceable {
     return out;
   }
 
+  using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
+
+  Result<std::unique_ptr<formats::vcz::RecordTest>> Test(const Chosen& c) const {
+    using namespace formats::vcz;
+    const std::string_view key = c.row->key;
+    if (key == "types") return ParseTypes(c.value, c.exclude);
+    if (key == "alleles") return ParseAlleles(c.value);
+    if (key == "filter") return ParseFilterNames(c.value, *store_);
+    if (key == "min-af" || key == "max-af") return ParseAlleleFrequency(c.value, key == "min-af");
+    return InvalidArgumentError(c.name + ": not supported yet");
+  }
+
+  // The root rows of `subset`'s records that pass every condition, in its order: computed once
+  // per store, records, samples and conditions (kept in memory and index_dir), shared by every
+  // slice that asks the same (format= and the order of the path play no part).
+  Result<Runs> Matching(const Subset& subset, const std::vector<const Chosen*>& conditions) const {
+    std::vector<std::unique_ptr<formats::vcz::RecordTest>> tests;
+    std::vector<std::string> names;
+    for (const Chosen* c : conditions) {
+      auto t = Test(*c);
+      if (!t.ok()) {
+        const std::string m = t.status().message();
+        return Status(t.status().code(), m.starts_with(c->row->key) ? m : c->name + ": " + m);
+      }
+      names.push_back((*t)->Canonical());
+      tests.push_back(std::move(t).value());
+    }
+    std::sort(names.begin(), names.end());
+    Subset seen = subset;
+    seen.format.reset();
+    std::string key = Canonical(seen) + "conditions\n";
+    for (const std::string& n : names) key += n + "\n";
+    {
+      std::lock_guard<std::mutex> lock(memo_mu_);
+      if (auto it = memo_.find(key); it != memo_.end()) return *it->second;
+    }
+    std::optional<Runs> runs;
+    const std::string index_key =
+        keeper_.key.empty() ? "" : keeper_.key + "\nfilter rows 1\n" + key;
+    if (!index_key.empty() && keeper_.index != nullptr && keeper_.index->enabled()) {
+      if (auto bytes = keeper_.index->LoadBlob(index_key); bytes && bytes->size() % 16 == 0) {
+        Runs r(bytes->size() / 16);
+        for (size_t i = 0; i < r.size(); ++i) {
+          std::memcpy(&r[i].first, bytes->data() + 16 * i, 8);
+          std::memcpy(&r[i].second, bytes->data() + 16 * i + 8, 8);
+        }
+        bool sane = true;
+        for (const auto& [b, e] : r) sane = sane && b < e && e <= store_->num_variants();
+        if (sane) runs = std::move(r);
+      }
+    }
+    if (!runs) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const Store> view, Store::Slice(store_, seen));
+      std::vector<const formats::vcz::RecordTest*> raw;
+      for (const auto& t : tests) raw.push_back(t.get());
+      ASSIGN_OR_RETURN(runs, formats::vcz::MatchingRows(*view, raw, name_));
+      if (!index_key.empty() && keeper_.index != nullptr && keeper_.index->enabled()) {
+        std::string bytes(runs->size() * 16, '\0');
+        for (size_t i = 0; i < runs->size(); ++i) {
+          std::memcpy(bytes.data() + 16 * i, &(*runs)[i].first, 8);
+          std::memcpy(bytes.data() + 16 * i + 8, &(*runs)[i].second, 8);
+        }
+        keeper_.index->SaveBlob(index_key, bytes);
+      }
+    }
+    std::lock_guard<std::mutex> lock(memo_mu_);
+    memo_.emplace(key, std::make_shared<const Runs>(*runs));
+    return std::move(*runs);
+  }
+
   std::shared_ptr<const Store> store_;
-  std::string where_, base_, name_;
+  std::string where_, base_;
+  FilterKeeper keeper_;
+  std::string name_;
   LazyChooser samples_, contigs_, fields_;
+  mutable std::mutex memo_mu_;
+  mutable std::map<std::string, std::shared_ptr<const Runs>> memo_;
 };
 
 }  // namespace
@@ -136,13 +226,16 @@ class VczSliceable : public Sliceable {
 const SelectorRows& VczSliceRows() {
   namespace s = selectors;
   static const SelectorRows rows{&s::kRegionBcftools, &s::kRegionsBcftools, &s::kSamples,
-                                 &s::kFormat};
+                                 &s::kFormat,         &s::kTypes,           &s::kAlleles,
+                                 &s::kFilterNames,    &s::kMinAf,           &s::kMaxAf,
+                                 &s::kInclude,        &s::kExclude};
   return rows;
 }
 
 std::shared_ptr<const Sliceable> VczSlices(std::shared_ptr<const Store> store, std::string where,
-                                           std::string base) {
-  return std::make_shared<const VczSliceable>(std::move(store), std::move(where), std::move(base));
+                                           std::string base, FilterKeeper keeper) {
+  return std::make_shared<const VczSliceable>(std::move(store), std::move(where), std::move(base),
+                                              std::move(keeper));
 }
 
 }  // namespace omicsfs::vfs
