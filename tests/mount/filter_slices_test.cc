@@ -61,7 +61,7 @@ std::string Quoted(const std::string& s) {  // for sh -c: single quotes
 }
 
 // A path component's value: '/' and '%' escaped as the selector reads them.
-[[maybe_unused]] std::string Escaped(const std::string& expr) {
+std::string Escaped(const std::string& expr) {
   std::string out;
   for (char c : expr) {
     if (c == '%')
@@ -79,7 +79,12 @@ class FilterSlices : public testutil::SliceSuite<FilterSlices> {
   static void SetUpTestSuite() {
     MakeLists("omicsfs-filter-lists-");
     std::ofstream(lists_ + "/deep.expr") << "INFO/DP>10 && FMT/GQ>=40\n";
-    Mount(kCorpus);
+    // Its own index_dir: the rows a filter keeps are persisted there (a fresh one per run).
+    fs::create_directory(lists_ + "/index");
+    mount_ = MountedFs::Start(OMICSFS_BINARY, kCorpus,
+                              {"-o", "lists=" + lists_ + ",index_dir=" + lists_ + "/index"})
+                 .release();
+    ASSERT_NE(mount_, nullptr);
   }
   static std::vector<std::string> Stores() {
     std::vector<std::string> out;
@@ -222,6 +227,93 @@ TEST_F(FilterSlices, EveryViewIsTheViewOfTheFilteredRecords) {
   fs::remove_all(tmp, ec);
 }
 
+// bcftools -i / -e expressions (INFO and FORMAT fields, missing values, arrays, GT= classes,
+// computed counts, functions, & vs &&), each over several stores: the records bcftools keeps.
+TEST_F(FilterSlices, ExpressionsKeepWhatBcftoolsKeeps) {
+  const std::vector<std::string> everywhere = {
+      "QUAL>30",
+      "QUAL=\".\" || QUAL<20",
+      "GT=\"het\"",
+      "GT=\"hom\" && GT!=\"ref\"",
+      "GT=\"mis\"",
+      "GT=\"alt\"",
+      "N_MISSING>0",
+      "F_MISSING>=0.3",
+      "N_ALT>=2",
+      "MAF<0.05",
+      "MAF[*]<0.05",
+      "AC>1",
+      "AN>=4",
+      "AF[0]>0.1 || AF[1]>0.1",
+      "TYPE=\"snp\" && FILTER=\"PASS\"",
+      "TYPE~\"indel\" || TYPE=\"ref\"",
+      "FILTER!=\"PASS\"",
+      "ID!=\".\"",
+      "strlen(REF)>1 || strlen(ALT)>1",
+      "abs(POS-1000)<900",
+      "REF=\"A\" && ALT=\"G\"",
+      "POS>=100 && POS<=20000",
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> per_store = {
+      {"sample",
+       {"INFO/DP>10", "INFO/DP!=14", "INFO/DP=\".\"", "FMT/DP>5 & FMT/GQ>40",
+        "FMT/DP>5 && FMT/GQ>40", "FMT/HQ[*]>50", "FMT/DP=\".\"", "FMT/DP!=8", "AF[1]>0.4",
+        "INFO/AF=\".\"", "DB=1 || H2=1", "INFO/DP>10 | FMT/GQ>48", "FMT/GQ>40 & GT=\"het\"",
+        "INFO/DP+1>12 && QUAL<40", "FMT/DP*2>10", "AA=\"T\"", "CHROM=\"X\"", "ID=\"rs6054257\""}},
+      {"chr22",
+       {"INFO/DP>1000 && QUAL<100", "FMT/DP>=10 & FMT/GQ>=30", "FMT/AD[*]>20",
+        "INFO/MQ<50 || INFO/FS>10", "MQ=\".\"", "INFO/AC/INFO/AN>0.3", "MAC>=2",
+        "FMT/DP<5 | QUAL<20", "INFO/DP/N_SAMPLES>20"}},
+      {"field_type_combos",
+       {"IIA=\".\"", "IIA<0", "IFA=\".\"", "IF1>0.5", "II2[1]>3", "IS1=\"abc\"", "IS2!=\".\"",
+        "ISA[0]=\"x\"", "IB0=1", "FI2[*]>2", "II1+IF1>3", "FIR>=1 & FF1<2"}},
+  };
+  std::vector<std::pair<std::string, std::string>> cases;  // folder, expression
+  for (const std::string folder : {"sample", "chr22", "chr_m_indels", "1kg_2020_chrM",
+                                   "mixed_ploidy", "triploid", "msprime_diploid"}) {
+    for (const auto& e : everywhere) cases.emplace_back(folder, e);
+  }
+  for (const auto& [folder, exprs] : per_store)
+    for (const auto& e : exprs) cases.emplace_back(folder, e);
+  for (const auto& [folder, e] : cases) {
+    const std::string store = Store(folder), stem = Stem(store);
+    const std::string full = store + "/" + stem + ".vcf";
+    Expect(store, "include=" + Escaped(e), "bcftools view -H -i " + Quoted(e) + " " + full);
+  }
+  // exclude= is -e; a few over one store.
+  const std::string store = Store("sample"), full = store + "/sample.vcf";
+  for (const std::string e : {"GT=\"mis\"", "INFO/DP!=14", "FMT/DP>5 & FMT/GQ>40"})
+    Expect(store, "exclude=" + Escaped(e), "bcftools view -H -e " + Quoted(e) + " " + full);
+  // A list: LISTS/NAME.expr, verbatim ('/' as it is).
+  Expect(store, "include=@deep", "bcftools view -H -i 'INFO/DP>10 && FMT/GQ>=40' " + full);
+}
+
+// Expressions see the slice's samples (and their recounted AC/AN) and its region, in either order.
+TEST_F(FilterSlices, ExpressionsComposeWithSamplesAndRegion) {
+  struct Case {
+    std::string folder, samples, region, expr;
+  };
+  const std::vector<Case> cases = {
+      {"sample", "NA00003,NA00001", "20", "GT=\"het\""},
+      {"sample", "NA00002", "20:1-1230237", "AC>0 && FMT/DP>3"},
+      {"chr22", "HG00262,HG00100,HG00141", "chr22:10510000-10520000", "MAF>=0.1 & N_MISSING=0"},
+      {"chr22", "^HG00100", "chr22:10500000-10600000", "F_MISSING<0.2 && FMT/GQ>30"},
+  };
+  for (const Case& c : cases) {
+    const std::string store = Store(c.folder), stem = Stem(store);
+    const std::string full = store + "/" + stem;
+    const std::string sel = "include=" + Escaped(c.expr);
+    const std::string want_s = "bcftools view -s " + Quoted(c.samples) + " " + full +
+                               ".vcf | bcftools view -H -i " + Quoted(c.expr);
+    Expect(store, "samples=" + c.samples + "/" + sel, want_s);
+    Expect(store, sel + "/samples=" + c.samples, want_s);
+    const std::string want_r = "bcftools view -r " + c.region + " " + full +
+                               ".vcf.gz | bcftools view -H -i " + Quoted(c.expr);
+    Expect(store, "region=" + c.region + "/" + sel, want_r);
+    Expect(store, sel + "/region=" + c.region, want_r);
+  }
+}
+
 // A bad condition is a folder holding only ERROR.txt, one line naming what is wrong.
 TEST_F(FilterSlices, BadConditionsGiveErrorTxt) {
   const std::string store = Store("sample");
@@ -234,6 +326,18 @@ TEST_F(FilterSlices, BadConditionsGiveErrorTxt) {
       {"alleles=^2", "cannot exclude"},
       {"types=snps/types=indels", "given twice"},
       {"types=snps/types=indels", "given twice"},
+      {"include=QUAL>1/exclude=QUAL<1", "cannot both be given"},
+      // Expressions: syntax, an unknown tag, a type mismatch, what is not supported.
+      {"include=QUAL>", "ends too early"},
+      {"include=(QUAL>1", "'(' is not closed"},
+      {"include=INFO%2FNOPE>1", "\"NOPE\" is not defined as INFO"},
+      {"include=DP>1", "ambiguous: both INFO/DP and FORMAT/DP"},
+      {"include=REF>1", "a string compared with a number"},
+      {"include=max(FMT%2FDP)>1", "the function max() is not supported"},
+      {"include=INFO%2FAA~\"T\"", "regular expressions"},
+      {"include=FMT%2FHQ[0:1]>1", "is not supported"},
+      {"include=QUAL", "a value, not a condition"},
+      {"include=@absent", "cannot read"},
   };
   for (const auto& [sel, message] : cases) {
     SCOPED_TRACE(sel);

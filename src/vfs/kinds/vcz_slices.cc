@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "formats/vcz/expr.h"
 #include "formats/vcz/filter.h"
 #include "formats/vcz/store.h"
 #include "text/index_store.h"
@@ -151,7 +152,39 @@ class VczSliceable : public Sliceable {
     if (key == "alleles") return ParseAlleles(c.value);
     if (key == "filter") return ParseFilterNames(c.value, *store_);
     if (key == "min-af" || key == "max-af") return ParseAlleleFrequency(c.value, key == "min-af");
-    return InvalidArgumentError(c.name + ": not supported yet");
+    if (key == "include" || key == "exclude") {
+      ASSIGN_OR_RETURN(std::string text, ExpressionText(c));
+      return ParseExpression(text, key == "exclude", *store_);
+    }
+    return InternalError(c.name + ": no such condition");
+  }
+
+  // An expression as written: inline with %2F for '/' and %25 for '%' (a path cannot hold '/'),
+  // or a list's text as it is (its line ends dropped).
+  static Result<std::string> ExpressionText(const Chosen& c) {
+    if (c.name.find('@') != std::string::npos) {
+      std::string text = c.value;
+      if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+      for (char& ch : text)
+        if (ch == '\r' || ch == '\n') ch = ' ';
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      if (text.empty()) return InvalidArgumentError("the expression is empty");
+      return text;
+    }
+    std::string out;
+    for (size_t i = 0; i < c.value.size(); ++i) {
+      if (c.value[i] == '%' && i + 2 < c.value.size() + 0 &&
+          (c.value.compare(i, 3, "%2F") == 0 || c.value.compare(i, 3, "%2f") == 0)) {
+        out += '/';
+        i += 2;
+      } else if (c.value.compare(i, 3, "%25") == 0) {
+        out += '%';
+        i += 2;
+      } else {
+        out += c.value[i];
+      }
+    }
+    return out;
   }
 
   // The root rows of `subset`'s records that pass every condition, in its order: computed once
@@ -180,7 +213,7 @@ class VczSliceable : public Sliceable {
     }
     std::optional<Runs> runs;
     const std::string index_key =
-        keeper_.key.empty() ? "" : keeper_.key + "\nfilter rows 1\n" + key;
+        keeper_.key.empty() ? "" : keeper_.key + "\nfilter rows 3\n" + key;
     if (!index_key.empty() && keeper_.index != nullptr && keeper_.index->enabled()) {
       if (auto bytes = keeper_.index->LoadBlob(index_key); bytes && bytes->size() % 16 == 0) {
         Runs r(bytes->size() / 16);
