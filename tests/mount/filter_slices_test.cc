@@ -314,6 +314,39 @@ TEST_F(FilterSlices, ExpressionsComposeWithSamplesAndRegion) {
   }
 }
 
+// Files of index_dir that hold the rows of a filter (their key says so).
+size_t KeptFiles(const std::string& dir) {
+  size_t n = 0;
+  for (auto& e : fs::recursive_directory_iterator(dir)) {
+    std::string bytes;
+    if (e.path().extension() == ".rix" && testutil::ReadWhole(e.path().string(), &bytes))
+      n += bytes.find("\nfilter rows ") != std::string::npos;
+  }
+  return n;
+}
+
+// The rows a filter keeps are computed once per store and filter, kept in index_dir, and shared
+// by every slice that asks the same (any order, other FORMAT fields) and by a later mount.
+TEST_F(FilterSlices, KeptRowsAreSharedAndPersisted) {
+  const std::string store = Store("chr22"), stem = Stem(store);
+  const std::string index = lists_ + "/index";
+  const size_t before = KeptFiles(index);
+  const std::string vcf = ReadOrFail(store + "/types=mnps,other/alleles=2-4/" + stem + ".vcf");
+  EXPECT_EQ(KeptFiles(index), before + 2);  // each folder of the path: types=, then both
+  ReadOrFail(store + "/alleles=2-4/types=other,mnps/" + stem + ".vcf");  // + alleles= alone
+  ReadOrFail(store + "/alleles=2-4/format=GT/types=mnps,other/" + stem + ".vcf");
+  EXPECT_EQ(KeptFiles(index), before + 3);  // the same filters: the same rows
+  ReadOrFail(store + "/alleles=2-4/samples=HG00100/types=mnps,other/" + stem + ".vcf");
+  EXPECT_EQ(KeptFiles(index), before + 5);  // other samples: other counts (two folders)
+  // A later mount reads them back (the same bytes).
+  auto again = MountedFs::Start(OMICSFS_BINARY, kCorpus, {"-o", "index_dir=" + index});
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(ReadOrFail(again->path() + "/chr22/" + stem + ".vcz/types=mnps,other/alleles=2-4/" +
+                       stem + ".vcf"),
+            vcf);
+  EXPECT_EQ(KeptFiles(index), before + 5);
+}
+
 // A bad condition is a folder holding only ERROR.txt, one line naming what is wrong.
 TEST_F(FilterSlices, BadConditionsGiveErrorTxt) {
   const std::string store = Store("sample");
