@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "formats/vcz/values.h"
@@ -27,6 +28,16 @@ std::vector<std::string> SplitComma(std::string_view v) {
     from = comma + 1;
   }
   return out;
+}
+
+const Field* FindInfo(const Store& s, std::string_view key, size_t* index) {
+  for (size_t i = 0; i < s.info().size(); ++i) {
+    if (s.info()[i].key == key) {
+      *index = i;
+      return &s.info()[i];
+    }
+  }
+  return nullptr;
 }
 
 char Upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
@@ -157,7 +168,19 @@ class FrequencyTest : public RecordTest {
   FrequencyTest(float af, AlleleType type, bool min, std::string text)
       : af_(af), type_(type), min_(min), text_(std::move(text)) {}
   unsigned Parts(const Store& s) const override {
-    return Store::kInfo | Store::kCounts | (s.has_genotype() ? unsigned{Store::kGenotype} : 0u);
+    size_t i = 0;
+    const bool info = FindInfo(s, "AC", &i) && FindInfo(s, "AN", &i);
+    return Store::kInfo | Store::kCounts |
+           (s.has_genotype() && !info ? unsigned{Store::kGenotype} : 0u);
+  }
+  // GT only where a row has no usable INFO/AC and AN (and no recount).
+  unsigned MoreParts(const Store& s, const VariantBlock& b) const override {
+    if (!s.has_genotype() || b.genotype) return 0;
+    for (uint64_t row = 0; row < b.count; ++row) {
+      if (!b.recounted.empty() && b.recounted[row]) continue;
+      if (!CountsFromInfo(s, b, row, AllelesOf(b, row).size())) return Store::kGenotype;
+    }
+    return 0;
   }
   Status Apply(const Store& s, const VariantBlock& b, std::vector<uint8_t>* keep) const override {
     for (uint64_t row = 0; row < b.count; ++row) {
@@ -210,16 +233,6 @@ class FrequencyTest : public RecordTest {
   std::string text_;
 };
 
-const Field* FindInfo(const Store& s, std::string_view key, size_t* index) {
-  for (size_t i = 0; i < s.info().size(); ++i) {
-    if (s.info()[i].key == key) {
-      *index = i;
-      return &s.info()[i];
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 std::vector<const std::string*> AllelesOf(const VariantBlock& b, uint64_t row) {
@@ -250,6 +263,21 @@ std::vector<int64_t> AlleleCounts(const Store& s, const VariantBlock& b, uint64_
     for (uint64_t a = 0; a < n_allele && a < slots; ++a) ac[a] = b.allele_counts[row * slots + a];
     return ac;
   }
+  if (auto info = CountsFromInfo(s, b, row, n_allele)) return *info;
+  if (b.genotype) {
+    const zarr::DenseBlock& gt = *b.genotype;
+    const uint64_t calls = gt.row_elems;
+    for (uint64_t c = 0; c < calls; ++c) {
+      const int64_t allele = zarr::IntAt(gt, row * calls + c);
+      if (allele >= 0 && static_cast<uint64_t>(allele) < n_allele) ++ac[allele];
+    }
+  }
+  return ac;
+}
+
+std::optional<std::vector<int64_t>> CountsFromInfo(const Store& s, const VariantBlock& b,
+                                                   uint64_t row, uint64_t n_allele) {
+  std::vector<int64_t> ac(std::max<uint64_t>(n_allele, 1), 0);
   size_t ac_i = 0, an_i = 0;
   if (FindInfo(s, "AC", &ac_i) && FindInfo(s, "AN", &an_i) && ac_i < b.info.size() &&
       an_i < b.info.size() && b.info[ac_i].rows > row && b.info[an_i].rows > row) {
@@ -274,20 +302,7 @@ std::vector<int64_t> AlleleCounts(const Store& s, const VariantBlock& b, uint64_
       }
     }
   }
-  if (b.genotype) {
-    const zarr::DenseBlock& gt = *b.genotype;
-    const uint64_t calls = gt.row_elems;
-    bool any = false;
-    for (uint64_t c = 0; c < calls; ++c) {
-      const int64_t allele = zarr::IntAt(gt, row * calls + c);
-      if (allele >= 0 && static_cast<uint64_t>(allele) < n_allele) {
-        ++ac[allele];
-        any = true;
-      }
-    }
-    (void)any;
-  }
-  return ac;
+  return std::nullopt;
 }
 
 Result<std::unique_ptr<RecordTest>> ParseTypes(std::string_view value, bool exclude) {
@@ -406,6 +421,11 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> MatchingRows(
   RETURN_IF_ERROR(ParallelFor(blocks, width, [&](size_t i) -> Status {
     const uint64_t v0 = i * step, v1 = std::min(n, v0 + step);
     ASSIGN_OR_RETURN(VariantBlock b, s.ReadParts(v0, v1, parts));
+    unsigned more = 0;
+    for (const RecordTest* t : tests) more |= t->MoreParts(s, b);
+    if ((more & ~parts) != 0) {
+      ASSIGN_OR_RETURN(b, s.ReadParts(v0, v1, parts | more));
+    }
     std::vector<uint8_t> k(v1 - v0, 1);
     for (const RecordTest* t : tests) RETURN_IF_ERROR(t->Apply(s, b, &k));
     keep[i] = std::move(k);

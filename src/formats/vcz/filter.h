@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,9 @@ class RecordTest {
   virtual ~RecordTest() = default;
   // The Store::Part bits of the arrays it reads (the alleles are always read).
   virtual unsigned Parts(const Store& s) const = 0;
+  // Parts it needs besides, having seen a block read with Parts() (GT for the rows without
+  // INFO/AC and AN): the block is read again with them.
+  virtual unsigned MoreParts(const Store& s, const VariantBlock& b) const { return 0; }
   // keep[row] = 0 for the block's rows that fail it.
   virtual Status Apply(const Store& s, const VariantBlock& b, std::vector<uint8_t>* keep) const = 0;
   // Its identity: the same for any spelling of the same condition.
@@ -44,6 +48,9 @@ int VariantTypes(const std::vector<const std::string*>& alleles);
 // given (or the recount of a samples slice), else from the GT calls; zeros without either.
 std::vector<int64_t> AlleleCounts(const Store& s, const VariantBlock& b, uint64_t row,
                                   uint64_t n_allele);
+// The counts from INFO/AC and AN alone (bcftools' first choice); nullopt where they do not serve.
+std::optional<std::vector<int64_t>> CountsFromInfo(const Store& s, const VariantBlock& b,
+                                                   uint64_t row, uint64_t n_allele);
 // The alleles of a row: REF, then the ALTs shown.
 std::vector<const std::string*> AllelesOf(const VariantBlock& b, uint64_t row);
 
