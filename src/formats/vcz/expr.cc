@@ -580,6 +580,7 @@ Val FieldValue(const Node& n, const Row& r) {
     }
     case F::kInfo: {
       const Field& f = r.store.info()[n.index];
+      if (n.index >= b.info.size()) break;
       const zarr::DenseBlock& blk = b.info[n.index];
       if ((f.key == "AC" || f.key == "AN") && !b.recounted.empty() && b.recounted[row]) {
         // bcftools view -s rewrote them from the chosen samples' calls (AC dropped without ALT).
@@ -639,9 +640,9 @@ Val FieldValue(const Node& n, const Row& r) {
       break;
     }
     case F::kFormat: {
-      const zarr::DenseBlock& blk = b.format[n.index];
       const size_t ns = r.store.samples().size();
-      if (ns == 0) break;
+      if (ns == 0 || n.index >= b.format.size()) break;  // no samples: no FORMAT values
+      const zarr::DenseBlock& blk = b.format[n.index];
       const uint64_t per = blk.row_elems / ns, first = row * blk.row_elems;
       uint64_t width = 0;  // the record's values per sample (BCF pads to the longest)
       for (size_t i = 0; i < ns; ++i) {
