@@ -2,8 +2,10 @@
 // the per-sample arrays cut to the chosen samples by reading only the sample chunks that hold
 // them; the parent's FORMAT column and bcftools' AC/AN recount kept alongside.
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "formats/vcz/store.h"
 #include "formats/vcz/values.h"
@@ -66,6 +68,73 @@ void AppendBlock(VariantBlock* into, VariantBlock&& more) {
   AppendVector(&into->present, std::move(more.present));
   AppendVector(&into->allele_counts, std::move(more.allele_counts));
   AppendVector(&into->recounted, std::move(more.recounted));
+}
+
+// Rows `rows` (ascending, of `b`) of a block.
+DenseBlock GatherRows(const DenseBlock& b, const std::vector<uint64_t>& rows) {
+  DenseBlock out;
+  out.dtype = b.dtype;
+  out.elem_size = b.elem_size;
+  out.row_elems = b.row_elems;
+  out.rows = rows.size();
+  const uint64_t w = b.row_elems;
+  if (zarr::IsString(b.dtype)) {
+    out.strings.reserve(rows.size() * w);
+    for (uint64_t r : rows)
+      out.strings.insert(out.strings.end(), b.strings.begin() + r * w,
+                         b.strings.begin() + (r + 1) * w);
+  } else {
+    const size_t row_bytes = w * b.elem_size;
+    out.bytes.resize(rows.size() * row_bytes);
+    for (size_t i = 0; i < rows.size(); ++i)
+      std::memcpy(out.bytes.data() + i * row_bytes, b.raw() + rows[i] * row_bytes, row_bytes);
+  }
+  return out;
+}
+
+void GatherRows(std::optional<DenseBlock>* b, const std::vector<uint64_t>& rows) {
+  if (*b) **b = GatherRows(**b, rows);
+}
+
+template <typename T>
+std::vector<T> GatherVector(const std::vector<T>& v, uint64_t count,
+                            const std::vector<uint64_t>& rows) {
+  if (v.empty() || count == 0) return {};
+  const uint64_t w = v.size() / count;
+  std::vector<T> out;
+  out.reserve(rows.size() * w);
+  for (uint64_t r : rows) out.insert(out.end(), v.begin() + r * w, v.begin() + (r + 1) * w);
+  return out;
+}
+
+// The rows `rows` (ascending, relative to b.first) of a block read over their covering range.
+VariantBlock GatherBlock(VariantBlock&& b, const std::vector<uint64_t>& rows) {
+  VariantBlock out;
+  out.first = b.first + rows.front();
+  out.count = rows.size();
+  out.contig = GatherRows(b.contig, rows);
+  out.position = GatherRows(b.position, rows);
+  out.allele = GatherRows(b.allele, rows);
+  out.length = std::move(b.length);
+  out.id = std::move(b.id);
+  out.quality = std::move(b.quality);
+  out.filter = std::move(b.filter);
+  out.genotype = std::move(b.genotype);
+  out.phased = std::move(b.phased);
+  GatherRows(&out.length, rows);
+  GatherRows(&out.id, rows);
+  GatherRows(&out.quality, rows);
+  GatherRows(&out.filter, rows);
+  GatherRows(&out.genotype, rows);
+  GatherRows(&out.phased, rows);
+  for (const DenseBlock& x : b.info)
+    out.info.push_back(x.rows ? GatherRows(x, rows) : DenseBlock());
+  for (const DenseBlock& x : b.format)
+    out.format.push_back(x.rows ? GatherRows(x, rows) : DenseBlock());
+  out.present = GatherVector(b.present, b.count, rows);
+  out.allele_counts = GatherVector(b.allele_counts, b.count, rows);
+  out.recounted = GatherVector(b.recounted, b.count, rows);
+  return out;
 }
 
 // Columns `idx` (dimension 1, in that order) of rows [r0, r1) of a per-sample array: each
@@ -200,17 +269,38 @@ Result<VariantBlock> Store::ReadSlice(uint64_t v0, uint64_t v1, bool with_sample
   const auto& runs = *subset_.runs;
   size_t r = std::upper_bound(run_starts_.begin(), run_starts_.end(), v0) - run_starts_.begin();
   r = r == 0 ? 0 : r - 1;
+  // The root rows of [v0, v1), piece by piece.
+  std::vector<std::pair<uint64_t, uint64_t>> pieces;
   for (uint64_t at = v0; at < v1; ++r) {
     while (r < runs.size() && run_starts_[r] + (runs[r].second - runs[r].first) <= at)
       ++r;  // empty runs
     if (r >= runs.size()) return InternalError(Describe() + ": slice rows beyond its runs");
     const uint64_t offset = at - run_starts_[r];
     const uint64_t take = std::min(v1 - at, runs[r].second - runs[r].first - offset);
-    ASSIGN_OR_RETURN(VariantBlock piece,
-                     ReadPiece(runs[r].first + offset, runs[r].first + offset + take, with_samples,
-                               parts, reverse));
-    AppendBlock(&out, std::move(piece));
+    pieces.emplace_back(runs[r].first + offset, runs[r].first + offset + take);
     at += take;
+  }
+  // Pieces ascending within one variants-chunk of the root (a filter's scattered rows) are read
+  // once over their covering range and the rows gathered: one read per chunk, not per piece.
+  const uint64_t chunk = std::max<uint64_t>(1, root_->range_rows());
+  for (size_t i = 0; i < pieces.size();) {
+    size_t j = i + 1;
+    while (j < pieces.size() && pieces[j].first >= pieces[j - 1].second &&
+           (pieces[j].second - 1) / chunk == pieces[i].first / chunk)
+      ++j;
+    if (j == i + 1) {
+      ASSIGN_OR_RETURN(VariantBlock piece,
+                       ReadPiece(pieces[i].first, pieces[i].second, with_samples, parts, reverse));
+      AppendBlock(&out, std::move(piece));
+    } else {
+      const uint64_t b0 = pieces[i].first, b1 = pieces[j - 1].second;
+      ASSIGN_OR_RETURN(VariantBlock cover, ReadPiece(b0, b1, with_samples, parts, reverse));
+      std::vector<uint64_t> rows;
+      for (size_t k = i; k < j; ++k)
+        for (uint64_t x = pieces[k].first; x < pieces[k].second; ++x) rows.push_back(x - b0);
+      AppendBlock(&out, GatherBlock(std::move(cover), rows));
+    }
+    i = j;
   }
   return out;
 }
