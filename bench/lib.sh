@@ -1,6 +1,8 @@
 # Shared helpers of the benchmark scripts (sourced). Needs BUILD, SRC (the mounted source) and MNT.
 BUILD=${BUILD:-build-bench}
+# NO_BUILD=1: BUILD is used as it is (a developer's build keeps its own configuration).
 build_targets() {
+  [ -z "${NO_BUILD:-}" ] || return 0
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$BUILD" -j"$(nproc)" --target omicsfs "$@" >/dev/null
 }
