@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <deque>
 #include <new>
 #include <vector>
 
@@ -285,21 +287,88 @@ void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<
 
 namespace {
 thread_local int t_not_reads = 0;  // NotReads scopes alive on this thread
+
+// What a pass (a NotReads scope) got last, held by its thread until the scope ends (oldest
+// first when the pins are full). A pass renders several chunks from one set of decoded blocks
+// (a VCF variants-chunk's arrays: ~55 MB for 1 000 variants × 5 000 samples); those go to
+// probation, an eighth of the cache (32 MB of 256M), so without the pins each text chunk over
+// the set decoded all of it again (the 20 000 × 5 000 bench cohort's first listing: minutes).
+// Pinned values may outlive their entries: all threads' pins together stay within the pool's
+// pin budget (the limit is process-wide: one daemon, one pool).
+struct Pin {
+  const CachePool* pool;  // compared, never followed
+  CacheKey key;
+  Object value;
+  uint64_t bytes;
+};
+thread_local std::deque<Pin> t_pins;
+thread_local uint64_t t_pinned_bytes = 0;
+std::atomic<uint64_t> g_pinned_bytes{0};
+
+const Object* FindPin(const CachePool* pool, const CacheKey& key) {
+  for (auto it = t_pins.rbegin(); it != t_pins.rend(); ++it)
+    if (it->pool == pool && it->key == key) return &it->value;
+  return nullptr;
+}
+
+void DropOldestPin() {
+  g_pinned_bytes.fetch_sub(t_pins.front().bytes, std::memory_order_relaxed);
+  t_pinned_bytes -= t_pins.front().bytes;
+  t_pins.pop_front();
+}
+
+// `limit`: all threads' pins; a thread's own stay within half of it (two pass threads each hold
+// their block set: measured, one thread holding the whole limit left the other thrashing).
+void AddPin(const CachePool* pool, const CacheKey& key, Object value, uint64_t bytes,
+            uint64_t limit) {
+  if (bytes > limit / 2) return;
+  while (t_pinned_bytes + bytes > limit / 2) DropOldestPin();
+  uint64_t cur = g_pinned_bytes.load(std::memory_order_relaxed);
+  do {
+    while (cur + bytes > limit && !t_pins.empty()) {  // this thread's oldest make room
+      DropOldestPin();
+      cur = g_pinned_bytes.load(std::memory_order_relaxed);
+    }
+    if (cur + bytes > limit) return;  // other passes hold the pins: not pinned
+  } while (!g_pinned_bytes.compare_exchange_weak(cur, cur + bytes, std::memory_order_relaxed));
+  t_pins.push_back({pool, key, std::move(value), bytes});
+  t_pinned_bytes += bytes;
+}
 }  // namespace
 
 CachePool::NotReads::NotReads() { ++t_not_reads; }
-CachePool::NotReads::~NotReads() { --t_not_reads; }
+CachePool::NotReads::~NotReads() {
+  if (--t_not_reads == 0) {
+    while (!t_pins.empty()) DropOldestPin();
+  }
+}
+
+uint64_t CachePool::PinnedBytes() { return g_pinned_bytes.load(std::memory_order_relaxed); }
+
+uint64_t CachePool::pin_budget() const { return policy_ == CachePolicy::kLru ? 0 : budget_ / 2; }
 
 Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeObject& compute) {
-  std::promise<Result<Sized>> promise;
   const bool reading = t_not_reads == 0;
+  if (!reading && pin_budget() > 0) {
+    if (const Object* pinned = FindPin(this, key)) return *pinned;
+    ASSIGN_OR_RETURN(Sized got, GetOrComputeSized(key, compute, reading));
+    AddPin(this, key, got.value, got.bytes, pin_budget());
+    return std::move(got.value);
+  }
+  ASSIGN_OR_RETURN(Sized got, GetOrComputeSized(key, compute, reading));
+  return std::move(got.value);
+}
+
+Result<Sized> CachePool::GetOrComputeSized(const CacheKey& key, const ComputeObject& compute,
+                                           bool reading) {
+  std::promise<Result<Sized>> promise;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {
       Entry& e = it->second;
       ++stats_.hits;
       ++SegmentOf(e.segment).hits;
-      if (!reading) return e.value.value;
+      if (!reading) return e.value;
       if (e.segment == Segment::kProtected) {
         protected_list_.splice(protected_list_.begin(), protected_list_, e.pos);
       } else if (!e.read) {
@@ -307,7 +376,7 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
         if (e.segment == Segment::kAhead) {  // now in probation's share
           MoveLocked(&e, key, Segment::kProbation);
           e.read_at = probation_clock_;
-          Object value = e.value.value;
+          Sized value = e.value;
           EvictLocked();  // `e` itself is probation's newest: it stays
           return value;
         }
@@ -322,7 +391,7 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
         // several requests, a decoded chunk used by each text chunk over it) is one read.
         e.read_at = probation_clock_;
       }
-      return e.value.value;
+      return e.value;
     }
     if (auto it = in_flight_.find(key); it != in_flight_.end()) {
       it->second.read = it->second.read || reading;
@@ -330,13 +399,11 @@ Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeO
       ++stats_.waits;
       lock.unlock();
       const Result<Sized>& r = flight.get();
-      if (!r.ok()) return r.status();
-      return r->value;
+      return r;
     }
     StartLocked(key, reading, &promise, /*pass=*/!reading);
   }
-  ASSIGN_OR_RETURN(Sized sized, RunComputation(key, compute, &promise));
-  return sized.value;
+  return RunComputation(key, compute, &promise);
 }
 
 bool CachePool::ContainsOrPending(const CacheKey& key) const {

@@ -126,6 +126,12 @@ class CachePool {
   // Bytes probation's read and seeded entries may hold (an eighth of the budget; kS3Fifo a
   // tenth; kLru the budget). Read-ahead not yet read may hold up to half the budget besides.
   uint64_t probation_budget() const { return probation_budget_; }
+  // Bytes the passes' threads keep pinned, all together (what each got last, while its NotReads
+  // scope lives), beyond what the cache keeps: half the budget, a thread at most a quarter (none
+  // under kLru, whose entries are all protected).
+  uint64_t pin_budget() const;
+  // Bytes pinned now by all threads' passes.
+  static uint64_t PinnedBytes();
   CacheStats Stats() const;
 
  private:
@@ -157,6 +163,8 @@ class CachePool {
   // `ahead`: made by a computation, which read-ahead started unless `read`.
   void InsertLocked(const CacheKey& key, Sized value, bool read, bool protect,
                     bool ahead);  // requires mu_
+  // GetOrComputeObject's lookup, wait or computation, with the value's footprint.
+  Result<Sized> GetOrComputeSized(const CacheKey& key, const ComputeObject& compute, bool reading);
   Result<Sized> RunComputation(const CacheKey& key, const ComputeObject& compute,
                                std::promise<Result<Sized>>* promise);
   static ComputeObject FromString(const Compute& compute);
