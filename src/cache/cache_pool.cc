@@ -27,13 +27,19 @@ uint64_t ProbationBudget(uint64_t budget, CachePolicy policy) {
   }
   return budget / 8;
 }
+
+uint64_t NextInstance() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 }  // namespace
 
 CachePool::CachePool(uint64_t budget_bytes, double max_entry_fraction, CachePolicy policy)
     : budget_(budget_bytes),
       max_entry_(static_cast<uint64_t>(static_cast<double>(budget_bytes) * max_entry_fraction)),
       policy_(policy),
-      probation_budget_(ProbationBudget(budget_bytes, policy)) {}
+      probation_budget_(ProbationBudget(budget_bytes, policy)),
+      instance_(NextInstance()) {}
 
 namespace {
 std::atomic<CachePool*> g_arena_pool{nullptr};
@@ -296,7 +302,7 @@ thread_local int t_not_reads = 0;  // NotReads scopes alive on this thread
 // Pinned values may outlive their entries: all threads' pins together stay within the pool's
 // pin budget (the limit is process-wide: one daemon, one pool).
 struct Pin {
-  const CachePool* pool;  // compared, never followed
+  uint64_t pool;  // the pool's instance: a later pool at the same address is another
   CacheKey key;
   Object value;
   uint64_t bytes;
@@ -305,7 +311,7 @@ thread_local std::deque<Pin> t_pins;
 thread_local uint64_t t_pinned_bytes = 0;
 std::atomic<uint64_t> g_pinned_bytes{0};
 
-const Object* FindPin(const CachePool* pool, const CacheKey& key) {
+const Object* FindPin(uint64_t pool, const CacheKey& key) {
   for (auto it = t_pins.rbegin(); it != t_pins.rend(); ++it)
     if (it->pool == pool && it->key == key) return &it->value;
   return nullptr;
@@ -319,8 +325,7 @@ void DropOldestPin() {
 
 // `limit`: all threads' pins; a thread's own stay within half of it (two pass threads each hold
 // their block set: measured, one thread holding the whole limit left the other thrashing).
-void AddPin(const CachePool* pool, const CacheKey& key, Object value, uint64_t bytes,
-            uint64_t limit) {
+void AddPin(uint64_t pool, const CacheKey& key, Object value, uint64_t bytes, uint64_t limit) {
   if (bytes > limit / 2) return;
   while (t_pinned_bytes + bytes > limit / 2) DropOldestPin();
   uint64_t cur = g_pinned_bytes.load(std::memory_order_relaxed);
@@ -350,9 +355,9 @@ uint64_t CachePool::pin_budget() const { return policy_ == CachePolicy::kLru ? 0
 Result<Object> CachePool::GetOrComputeObject(const CacheKey& key, const ComputeObject& compute) {
   const bool reading = t_not_reads == 0;
   if (!reading && pin_budget() > 0) {
-    if (const Object* pinned = FindPin(this, key)) return *pinned;
+    if (const Object* pinned = FindPin(instance_, key)) return *pinned;
     ASSIGN_OR_RETURN(Sized got, GetOrComputeSized(key, compute, reading));
-    AddPin(this, key, got.value, got.bytes, pin_budget());
+    AddPin(instance_, key, got.value, got.bytes, pin_budget());
     return std::move(got.value);
   }
   ASSIGN_OR_RETURN(Sized got, GetOrComputeSized(key, compute, reading));

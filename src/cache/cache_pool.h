@@ -194,6 +194,7 @@ class CachePool {
   const uint64_t max_entry_;
   const CachePolicy policy_;
   const uint64_t probation_budget_;
+  const uint64_t instance_;  // this pool among all the process made (pins name it, not `this`)
   mutable std::mutex mu_;
   std::unordered_map<CacheKey, Entry, CacheKeyHash> entries_;
   std::unordered_map<CacheKey, Pending, CacheKeyHash> in_flight_;
