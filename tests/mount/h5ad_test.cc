@@ -34,49 +34,9 @@ bool HaveClients() {
          RunCommand({"/usr/bin/python3", "-c", "import anndata, h5py, scipy"}) == 0;
 }
 
-struct Store {
-  std::string dir;  // below the corpus's bpcells/
-  std::string mtx, rownames, colnames, order, dtype;
-};
-
-// The matrix stores of the corpus manifest, with their references and value types.
-std::vector<Store> MatrixStores() {
-  std::vector<Store> out;
-  std::ifstream f(kCorpus + "/manifest.tsv");
-  std::string line;
-  std::getline(f, line);  // header
-  while (std::getline(f, line)) {
-    std::istringstream ss(line);
-    std::vector<std::string> c(8);
-    for (auto& field : c) std::getline(ss, field, '\t');
-    if (c[3] != "matrix") continue;
-    Store s;
-    s.dir = c[1] == "-" || c[1] == "/" ? c[0] : c[0] + c[1];
-    s.mtx = kCorpus + "/" + c[5];
-    s.rownames = kCorpus + "/" + c[6];
-    s.colnames = kCorpus + "/" + c[7];
-    s.order = c[4];
-    s.dtype = c[2].find("double") != std::string::npos  ? "float64"
-              : c[2].find("float") != std::string::npos ? "float32"
-                                                        : "uint32";
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-// Runs h5ad_check.py over `rows` (its TSV lines); expects "ok N".
-void Check(const std::vector<std::string>& rows) {
-  testutil::TempDir tmp;
-  const std::string list = tmp.path() + "/list.tsv";
-  {
-    std::ofstream f(list);
-    for (const auto& r : rows) f << r << "\n";
-  }
-  std::string out;
-  EXPECT_EQ(RunCommand({"/usr/bin/python3", kCheck, list}, &out, std::chrono::seconds(240)), 0)
-      << out;
-  EXPECT_EQ(out, "ok " + std::to_string(rows.size()) + "\n");
-}
+using Store = testutil::CorpusMatrix;
+std::vector<Store> MatrixStores() { return testutil::CorpusMatrices(kCorpus); }
+void Check(const std::vector<std::string>& rows) { testutil::ExpectPythonCheck(kCheck, rows); }
 
 uint64_t SizeOf(const std::string& path) {
   struct stat st {};

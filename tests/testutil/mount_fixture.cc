@@ -30,6 +30,43 @@ bool WaitPid(pid_t pid, std::chrono::milliseconds timeout, int* status) {
 
 }  // namespace
 
+std::vector<CorpusMatrix> CorpusMatrices(const std::string& bpcells) {
+  std::vector<CorpusMatrix> out;
+  std::ifstream f(bpcells + "/manifest.tsv");
+  std::string line;
+  std::getline(f, line);  // header
+  while (std::getline(f, line)) {
+    std::istringstream ss(line);
+    std::vector<std::string> c(8);
+    for (auto& field : c) std::getline(ss, field, '\t');
+    if (c[3] != "matrix") continue;
+    CorpusMatrix s;
+    s.dir = c[1] == "-" || c[1] == "/" ? c[0] : c[0] + c[1];
+    s.mtx = bpcells + "/" + c[5];
+    s.rownames = bpcells + "/" + c[6];
+    s.colnames = bpcells + "/" + c[7];
+    s.order = c[4];
+    s.dtype = c[2].find("double") != std::string::npos  ? "float64"
+              : c[2].find("float") != std::string::npos ? "float32"
+                                                        : "uint32";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void ExpectPythonCheck(const std::string& script, const std::vector<std::string>& rows) {
+  TempDir tmp;
+  const std::string list = tmp.path() + "/list.tsv";
+  {
+    std::ofstream f(list);
+    for (const auto& r : rows) f << r << "\n";
+  }
+  std::string out;
+  EXPECT_EQ(RunCommand({"/usr/bin/python3", script, list}, &out, std::chrono::seconds(240)), 0)
+      << out;
+  EXPECT_EQ(out, "ok " + std::to_string(rows.size()) + "\n");
+}
+
 int RunCommand(const std::vector<std::string>& argv, std::string* out,
                std::chrono::seconds timeout) {
   int pipefd[2];

@@ -72,6 +72,18 @@ class SharedMountTest : public ::testing::Test {
 int RunCommand(const std::vector<std::string>& argv, std::string* out = nullptr,
                std::chrono::seconds timeout = std::chrono::seconds(120));
 
+// The matrix stores of the corpus manifest (`bpcells`: the corpus's bpcells/ folder): each
+// store's folder below it, its reference MatrixMarket and names, storage order and value type
+// as numpy names it (float64, float32, uint32).
+struct CorpusMatrix {
+  std::string dir, mtx, rownames, colnames, order, dtype;
+};
+std::vector<CorpusMatrix> CorpusMatrices(const std::string& bpcells);
+
+// Runs `script` with Debian's python over `rows` (written as its TSV list, one a line) and
+// expects it to print "ok N" for the N rows (the h5ad and 10x.h5 checks).
+void ExpectPythonCheck(const std::string& script, const std::vector<std::string>& rows);
+
 bool IsMountPoint(const std::string& path);
 // A fresh directory /tmp/PREFIXxxxxxx ("" when it cannot be made).
 std::string MakeTempDir(const char* prefix);
