@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <deque>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #include "util/huge_arena.h"
@@ -301,42 +302,50 @@ thread_local int t_not_reads = 0;  // NotReads scopes alive on this thread
 // the set decoded all of it again (the 20 000 × 5 000 bench cohort's first listing: minutes).
 // Pinned values may outlive their entries: all threads' pins together stay within the pool's
 // pin budget (the limit is process-wide: one daemon, one pool).
-struct Pin {
+struct PinKey {
   uint64_t pool;  // the pool's instance: a later pool at the same address is another
   CacheKey key;
-  Object value;
-  uint64_t bytes;
+  bool operator==(const PinKey&) const = default;
 };
-thread_local std::deque<Pin> t_pins;
+struct PinKeyHash {
+  size_t operator()(const PinKey& k) const {
+    return CacheKeyHash()(k.key) ^ static_cast<size_t>(k.pool * 0x9E3779B97F4A7C15ull);
+  }
+};
+// Found by key (a pass of small blocks pins thousands: no scan per get), dropped oldest first.
+thread_local std::unordered_map<PinKey, Object, PinKeyHash> t_pins;
+thread_local std::deque<std::pair<PinKey, uint64_t>> t_pin_order;  // key, bytes
 thread_local uint64_t t_pinned_bytes = 0;
 std::atomic<uint64_t> g_pinned_bytes{0};
 
 const Object* FindPin(uint64_t pool, const CacheKey& key) {
-  for (auto it = t_pins.rbegin(); it != t_pins.rend(); ++it)
-    if (it->pool == pool && it->key == key) return &it->value;
-  return nullptr;
+  auto it = t_pins.find(PinKey{pool, key});
+  return it == t_pins.end() ? nullptr : &it->second;
 }
 
 void DropOldestPin() {
-  g_pinned_bytes.fetch_sub(t_pins.front().bytes, std::memory_order_relaxed);
-  t_pinned_bytes -= t_pins.front().bytes;
-  t_pins.pop_front();
+  const auto& [key, bytes] = t_pin_order.front();
+  g_pinned_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+  t_pinned_bytes -= bytes;
+  t_pins.erase(key);
+  t_pin_order.pop_front();
 }
 
 // `limit`: all threads' pins; a thread's own stay within half of it (two pass threads each hold
 // their block set: measured, one thread holding the whole limit left the other thrashing).
 void AddPin(uint64_t pool, const CacheKey& key, Object value, uint64_t bytes, uint64_t limit) {
-  if (bytes > limit / 2) return;
+  if (bytes > limit / 2 || FindPin(pool, key) != nullptr) return;  // (pinned by a nested get)
   while (t_pinned_bytes + bytes > limit / 2) DropOldestPin();
   uint64_t cur = g_pinned_bytes.load(std::memory_order_relaxed);
   do {
-    while (cur + bytes > limit && !t_pins.empty()) {  // this thread's oldest make room
+    while (cur + bytes > limit && !t_pin_order.empty()) {  // this thread's oldest make room
       DropOldestPin();
       cur = g_pinned_bytes.load(std::memory_order_relaxed);
     }
     if (cur + bytes > limit) return;  // other passes hold the pins: not pinned
   } while (!g_pinned_bytes.compare_exchange_weak(cur, cur + bytes, std::memory_order_relaxed));
-  t_pins.push_back({pool, key, std::move(value), bytes});
+  t_pins.emplace(PinKey{pool, key}, std::move(value));
+  t_pin_order.emplace_back(PinKey{pool, key}, bytes);
   t_pinned_bytes += bytes;
 }
 }  // namespace
@@ -344,7 +353,7 @@ void AddPin(uint64_t pool, const CacheKey& key, Object value, uint64_t bytes, ui
 CachePool::NotReads::NotReads() { ++t_not_reads; }
 CachePool::NotReads::~NotReads() {
   if (--t_not_reads == 0) {
-    while (!t_pins.empty()) DropOldestPin();
+    while (!t_pin_order.empty()) DropOldestPin();
   }
 }
 
