@@ -602,10 +602,6 @@ Status BcfSource::Render(uint64_t k, std::string* out, ChunkSpans* spans,
     const uint32_t fmt_sample = n_fmt << 24 | (ns & 0xffffff);
     std::memcpy(out->data() + at + 4, &indiv, 4);  // little-endian, as PutU32 writes
     std::memcpy(out->data() + at + 28, &fmt_sample, 4);
-    if (row == 0 && b.count > 1) {  // room for the chunk, from its first record's length
-      const size_t first = out->size() - start;
-      out->reserve(start + first + first * (b.count - 1) * 9 / 8);
-    }
     if (spans != nullptr) {
       const std::string& contig = h->dict.contig_names[rec.rid];
       if (spans->contigs.empty() || spans->contigs.back() != contig)
