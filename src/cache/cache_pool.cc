@@ -357,6 +357,8 @@ CachePool::NotReads::~NotReads() {
   }
 }
 
+bool CachePool::InNotReads() { return t_not_reads > 0; }
+
 uint64_t CachePool::PinnedBytes() { return g_pinned_bytes.load(std::memory_order_relaxed); }
 
 uint64_t CachePool::pin_budget() const { return policy_ == CachePolicy::kLru ? 0 : budget_ / 2; }

@@ -94,6 +94,8 @@ class CachePool {
     NotReads(const NotReads&) = delete;
     NotReads& operator=(const NotReads&) = delete;
   };
+  // Whether a NotReads scope lives on this thread (work handed to other threads takes its kind).
+  static bool InNotReads();
 
   // Computes and keeps `key` unless it is cached or being computed already (then returns at
   // once): for read-ahead, which must never wait on another computation.

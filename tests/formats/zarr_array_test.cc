@@ -3,6 +3,7 @@
 #include <fstream>
 #include <random>
 
+#include "cache/cache_pool.h"
 #include "formats/zarr/array.h"
 #include "io/local/local_space.h"
 #include "io/space_blob_store.h"
@@ -104,6 +105,33 @@ TEST_F(ZarrArrayTest, ColumnRangesAcrossChunkEdges) {
     }
   }
   EXPECT_FALSE(a->ReadRows(0, 1, 3, 11).ok());  // past the columns
+}
+
+// Cached(r0, r1): every chunk rows [r0, r1) need (all of the other dimensions) is in the decode
+// cache; what a read decodes is, and nothing is without a cache.
+TEST_F(ZarrArrayTest, CachedKnowsWhichRowsNeedDecoding) {
+  std::vector<int16_t> values(7 * 10 * 3);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int16_t>(i);
+  ZarrArraySpec spec;
+  spec.dtype = "<i2";
+  spec.shape = {7, 10, 3};
+  spec.chunks = {3, 4, 2};
+  ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), "a", spec, Bytes(values)).ok());
+  auto a = Open("a");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_FALSE(a->Cached(0, 1));  // no cache
+  cache::CachePool pool(64 << 20);
+  a->UseCache(&pool);
+  EXPECT_FALSE(a->Cached(0, 1));
+  EXPECT_TRUE(a->Cached(2, 2));               // no rows
+  ASSERT_TRUE(a->ReadRows(0, 2, 0, 4).ok());  // the first chunk of dimension 1 only
+  EXPECT_FALSE(a->Cached(0, 3));
+  ASSERT_TRUE(a->ReadRows(1, 2).ok());  // every chunk of rows 0..2
+  EXPECT_TRUE(a->Cached(0, 3));
+  EXPECT_FALSE(a->Cached(2, 4));  // row 3 is in the next chunk
+  ASSERT_TRUE(a->ReadRows(6, 7).ok());
+  EXPECT_TRUE(a->Cached(6, 7));
+  EXPECT_FALSE(a->Cached(0, 7));
 }
 
 TEST_F(ZarrArrayTest, Dtypes) {

@@ -314,13 +314,16 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   b.first = r0;
   b.count = r1 - r0;
   std::vector<std::function<Status()>> reads;
+  std::vector<const zarr::ZarrArray*> arrays;  // what they read
   auto fixed = [&](const std::optional<zarr::ZarrArray>& a, DenseBlock* out) {
+    arrays.push_back(&*a);
     reads.push_back([&a, out, r0, r1]() -> Status {
       ASSIGN_OR_RETURN(*out, a->ReadRows(r0, r1));
       return OkStatus();
     });
   };
   auto per_sample = [&](const zarr::ZarrArray& a, DenseBlock* out) {
+    arrays.push_back(&a);
     reads.push_back([&a, out, r0, r1, chosen]() -> Status {
       if (chosen != nullptr) {
         ASSIGN_OR_RETURN(*out, ReadSamples(a, r0, r1, *chosen));
@@ -340,6 +343,7 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   if (everything || (parts & kInfo)) {
     b.info.resize(info_.size());
     for (size_t i = 0; i < info_.size(); ++i) {
+      arrays.push_back(&info_[i].array);
       reads.push_back([this, &b, i, r0, r1]() -> Status {
         ASSIGN_OR_RETURN(b.info[i], info_[i].array.ReadRows(r0, r1));
         return OkStatus();
@@ -364,7 +368,7 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   if (recounting && !b.genotype) per_sample(*root.genotype_, &hidden_gt.emplace());
   if (reverse) std::reverse(reads.begin(), reads.end());
   RETURN_IF_ERROR(
-      ParallelFor(reads.size(), blobs_->Parallelism(), [&](size_t i) { return reads[i](); }));
+      ParallelFor(reads.size(), ReadWidth(arrays, r0, r1), [&](size_t i) { return reads[i](); }));
 
   const DenseBlock* gt = b.genotype ? &*b.genotype : hidden_gt ? &*hidden_gt : nullptr;
   std::vector<uint8_t> gt_present;

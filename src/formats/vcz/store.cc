@@ -4,7 +4,9 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "cache/cache_pool.h"
 #include "io/local/local_space.h"
 #include "io/space_blob_store.h"
 #include "util/parallel.h"
@@ -309,12 +311,26 @@ Result<VariantBlock> Store::ReadParts(uint64_t v0, uint64_t v1, unsigned parts) 
   return b;
 }
 
+unsigned Store::ReadWidth(const std::vector<const zarr::ZarrArray*>& arrays, uint64_t r0,
+                          uint64_t r1) const {
+  const unsigned width = blobs_->Parallelism();
+  if (width > 1 || cache::CachePool::InNotReads()) return width;
+  for (const zarr::ZarrArray* a : arrays) {
+    if (!a->Cached(r0, r1)) return std::max(1u, std::thread::hardware_concurrency());
+  }
+  return width;
+}
+
 Status Store::ReadArrays(
     const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads, uint64_t v0,
     uint64_t v1) const {
-  // Local arrays are read in order on this thread (a read costs no round trip); remote ones
-  // concurrently, so that a record range costs about one round trip, not one per array.
-  return ParallelFor(reads.size(), blobs_->Parallelism(), [&](size_t i) -> Status {
+  // Local arrays are read in order on this thread (a read costs no round trip) unless their
+  // chunks must be decoded first; remote ones concurrently, so that a record range costs about
+  // one round trip, not one per array (ReadWidth).
+  std::vector<const zarr::ZarrArray*> arrays;
+  for (const auto& read : reads) arrays.push_back(read.first);
+  const unsigned width = ReadWidth(arrays, v0, v1);
+  return ParallelFor(reads.size(), width, [&](size_t i) -> Status {
     ASSIGN_OR_RETURN(*reads[i].second, reads[i].first->ReadRows(v0, v1));
     return OkStatus();
   });

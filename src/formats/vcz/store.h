@@ -178,6 +178,13 @@ class Store {
   // Root rows [r0, r1) of one run, per-sample arrays cut to the chosen samples.
   Result<VariantBlock> ReadPiece(uint64_t r0, uint64_t r1, bool with_samples, unsigned parts,
                                  bool reverse) const;
+  // How many threads read rows [r0, r1) of `arrays`: the blob store's parallelism (remote: one
+  // round trip for all), or every core for a read (not a pass) of local chunks not cached yet
+  // (decoding is then what it costs: a region query's first record waits for its variants-chunk
+  // of every array, ~55 MB decoded in a 5 000-sample cohort). Passes already run a chunk per core,
+  // and each keeps what it decoded (the cache's pins are per thread).
+  unsigned ReadWidth(const std::vector<const zarr::ZarrArray*>& arrays, uint64_t r0,
+                     uint64_t r1) const;
   // Rows [v0, v1) of each array into its block.
   Status ReadArrays(const std::vector<std::pair<const zarr::ZarrArray*, zarr::DenseBlock*>>& reads,
                     uint64_t v0, uint64_t v1) const;

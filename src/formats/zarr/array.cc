@@ -219,16 +219,40 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
     ASSIGN_OR_RETURN(DecodedChunk c, decode());
     return std::make_shared<const DecodedChunk>(std::move(c));
   }
-  uint64_t linear = 0;
-  for (size_t d = 0; d < grid.size(); ++d) linear = linear * meta_.GridSize(d) + grid[d];
   return pool_->GetOrComputeAs<DecodedChunk>(
-      {owner_, cache::CacheKind::kSourceBlock, linear}, [&]() -> Result<cache::Sized> {
+      {owner_, cache::CacheKind::kSourceBlock, Linear(grid)}, [&]() -> Result<cache::Sized> {
         ASSIGN_OR_RETURN(DecodedChunk c, decode());
         uint64_t bytes = arena::Footprint(c.bytes.data(), c.bytes.size()) + sizeof(DecodedChunk);
         for (const auto& str : c.strings)
           bytes += sizeof(std::string) + (str.size() > 15 ? str.size() : 0);
         return cache::Sized{std::make_shared<const DecodedChunk>(std::move(c)), bytes};
       });
+}
+
+uint64_t ZarrArray::Linear(const std::vector<uint64_t>& grid) const {
+  uint64_t linear = 0;
+  for (size_t d = 0; d < grid.size(); ++d) linear = linear * meta_.GridSize(d) + grid[d];
+  return linear;
+}
+
+bool ZarrArray::Cached(uint64_t r0, uint64_t r1) const {
+  const size_t nd = meta_.shape.size();
+  if (pool_ == nullptr || r1 > meta_.shape[0]) return false;
+  if (r0 >= r1) return true;
+  for (size_t d = 1; d < nd; ++d) {
+    if (meta_.GridSize(d) == 0) return true;
+  }
+  std::vector<uint64_t> grid(nd, 0);
+  for (grid[0] = r0 / meta_.chunks[0]; grid[0] <= (r1 - 1) / meta_.chunks[0]; ++grid[0]) {
+    for (;;) {  // every chunk of the other dimensions
+      if (!pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, Linear(grid)}))
+        return false;
+      size_t d = nd - 1;
+      while (d >= 1 && ++grid[d] == meta_.GridSize(d)) grid[d--] = 0;
+      if (d == 0) break;
+    }
+  }
+  return true;
 }
 
 Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1) const {

@@ -106,8 +106,13 @@ class ZarrArray {
   // Keeps decoded chunks in the daemon's decode cache (neighbouring record ranges share them).
   void UseCache(cache::CachePool* pool);
 
+  // Whether the decode cache holds (or is computing) every chunk ReadRows(r0, r1) needs; false
+  // without a cache. Callers read a record range's arrays on several cores when it does not.
+  bool Cached(uint64_t r0, uint64_t r1) const;
+
  private:
   Result<std::shared_ptr<const DecodedChunk>> Chunk(const std::vector<uint64_t>& grid) const;
+  uint64_t Linear(const std::vector<uint64_t>& grid) const;
 
   std::shared_ptr<const io::BlobStore> store_;
   std::string path_;
