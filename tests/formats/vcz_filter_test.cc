@@ -58,8 +58,10 @@ class Filters : public ::testing::Test {
     EXPECT_TRUE(b.ok());
     std::string out;
     for (const auto& [begin, end] : *runs)
-      for (uint64_t r = begin; r < end; ++r)
-        out += (out.empty() ? "" : " ") + std::to_string(zarr::IntAt(b->position, r));
+      for (uint64_t r = begin; r < end; ++r) {
+        if (!out.empty()) out += ' ';
+        out += std::to_string(zarr::IntAt(b->position, r));
+      }
     return out;
   }
   static std::string Kept(const std::string& expr, bool exclude = false) {
