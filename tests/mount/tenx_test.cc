@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -38,19 +37,12 @@ struct Store {
 // The matrix stores of the corpus manifest with their expected texts.
 std::vector<Store> MatrixStores() {
   std::vector<Store> out;
-  std::ifstream f(kCorpus + "/manifest.tsv");
-  std::string line;
-  std::getline(f, line);  // header
-  while (std::getline(f, line)) {
-    std::istringstream ss(line);
-    std::vector<std::string> c(8);
-    for (auto& field : c) std::getline(ss, field, '\t');
-    if (c[3] != "matrix") continue;
+  for (const testutil::CorpusMatrix& m : testutil::CorpusMatrices(kCorpus)) {
     Store s;
-    s.dir = c[1] == "-" || c[1] == "/" ? c[0] : c[0] + c[1];
-    s.mtx = ReadMaybeGz(kCorpus + "/" + c[5]);
-    s.rownames = ReadMaybeGz(kCorpus + "/" + c[6]);
-    s.colnames = ReadMaybeGz(kCorpus + "/" + c[7]);
+    s.dir = m.dir;
+    s.mtx = ReadMaybeGz(m.mtx);
+    s.rownames = ReadMaybeGz(m.rownames);
+    s.colnames = ReadMaybeGz(m.colnames);
     std::istringstream header(s.mtx.substr(s.mtx.find('\n') + 1));
     header >> s.rows >> s.cols;
     out.push_back(std::move(s));
