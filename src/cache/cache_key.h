@@ -12,6 +12,8 @@ enum class CacheKind : uint32_t {
   kSourceBlock = 2,  // decoded bytes of a source block
   kMetadata = 3,     // small decoded metadata arrays
   kRemoteBlock = 4,  // one block of a remote object, as fetched (io/cached_byte_source.h)
+  kSourceRaw = 5,    // a source block's stored (compressed) bytes, kept while parts are decoded
+  kSourcePart = 6,   // decoded bytes of one part of a source block (a blosc block of a chunk)
 };
 
 struct CacheKey {

@@ -6,15 +6,24 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
 
 namespace omicsfs::codec {
 
-Result<std::string> BloscDecode(std::string_view in, size_t max_out) {
+namespace {
+
+void BloscInit() {
   static std::once_flag init;
   std::call_once(init, [] { blosc_init(); });
+}
+
+}  // namespace
+
+Result<BloscLayout> BloscInspect(std::string_view in, size_t max_out) {
+  BloscInit();
   if (in.size() < BLOSC_MIN_HEADER_LENGTH) {
     return CorruptError("blosc: " + std::to_string(in.size()) + " bytes is shorter than a header");
   }
@@ -27,13 +36,157 @@ Result<std::string> BloscDecode(std::string_view in, size_t max_out) {
     return CorruptError("blosc: header claims " + std::to_string(nbytes) +
                         " decoded bytes, more than " + std::to_string(max_out));
   }
-  std::string out(nbytes, '\0');
-  if (nbytes == 0) return out;
+  size_t nb = 0, cb = 0, blocksize = 0, typesize = 0;
+  int flags = 0;
+  blosc_cbuffer_sizes(in.data(), &nb, &cb, &blocksize);
+  blosc_cbuffer_metainfo(in.data(), &typesize, &flags);
+  BloscLayout l;
+  l.nbytes = nbytes;
+  l.blocksize = blocksize;
+  l.typesize = typesize;
+  return l;
+}
+
+Result<std::string> BloscDecode(std::string_view in, size_t max_out) {
+  ASSIGN_OR_RETURN(BloscLayout l, BloscInspect(in, max_out));
+  std::string out(l.nbytes, '\0');
+  if (l.nbytes == 0) return out;
   int n = blosc_decompress_ctx(in.data(), out.data(), out.size(), 1);
-  if (n < 0 || static_cast<size_t>(n) != nbytes) {
+  if (n < 0 || static_cast<size_t>(n) != l.nbytes) {
     return CorruptError("blosc: decompression failed (code " + std::to_string(n) + ")");
   }
   return out;
+}
+
+Result<std::string> BloscDecodeRange(std::string_view in, uint64_t offset, uint64_t length) {
+  ASSIGN_OR_RETURN(BloscLayout l, BloscInspect(in));
+  // blosc_getitem checks its own bounds only by printing; refuse what it would refuse, and
+  // ranges it would take in another unit than ours.
+  if (l.typesize == 0 || l.blocksize == 0 || l.blocksize > l.nbytes || offset % l.typesize != 0 ||
+      length % l.typesize != 0 || offset > l.nbytes || length > l.nbytes - offset ||
+      l.nbytes / l.typesize > static_cast<uint64_t>(INT32_MAX)) {
+    return CorruptError(
+        "blosc: bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+        ") cannot be taken from a frame of " + std::to_string(l.nbytes) + " bytes in blocks of " +
+        std::to_string(l.blocksize) + " (items of " + std::to_string(l.typesize) + ")");
+  }
+  std::string out(length, '\0');
+  if (length == 0) return out;
+  const int n = blosc_getitem(in.data(), static_cast<int>(offset / l.typesize),
+                              static_cast<int>(length / l.typesize), out.data());
+  if (n < 0 || static_cast<uint64_t>(n) != length) {
+    return CorruptError("blosc: decompression of bytes [" + std::to_string(offset) + ", " +
+                        std::to_string(offset + length) + ") failed (code " + std::to_string(n) +
+                        ")");
+  }
+  return out;
+}
+
+namespace {
+
+uint32_t Le32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;  // blosc frames are little-endian; so are the machines this builds for
+}
+
+}  // namespace
+
+Result<uint64_t> BloscHeadLength(std::string_view first16, uint64_t frame_size) {
+  if (first16.size() < BLOSC_MIN_HEADER_LENGTH || frame_size < BLOSC_MIN_HEADER_LENGTH)
+    return CorruptError("blosc: " + std::to_string(frame_size) + " bytes is shorter than a header");
+  const uint64_t nbytes = Le32(first16.data() + 4), blocksize = Le32(first16.data() + 8);
+  if ((static_cast<uint8_t>(first16[2]) & BLOSC_MEMCPYED) != 0 || nbytes == 0)
+    return uint64_t{BLOSC_MIN_HEADER_LENGTH};
+  if (blocksize == 0) return CorruptError("blosc: block size 0");
+  const uint64_t blocks = (nbytes + blocksize - 1) / blocksize;
+  if (BLOSC_MIN_HEADER_LENGTH + 4 * blocks > frame_size) {
+    return CorruptError("blosc: a table of " + std::to_string(blocks) + " blocks does not fit in " +
+                        std::to_string(frame_size) + " bytes");
+  }
+  return BLOSC_MIN_HEADER_LENGTH + 4 * blocks;
+}
+
+Result<BloscFrameIndex> BloscIndex(std::string_view head, uint64_t frame_size, size_t max_out) {
+  BloscInit();
+  size_t nbytes = 0;
+  if (head.size() < BLOSC_MIN_HEADER_LENGTH ||
+      blosc_cbuffer_validate(head.data(), frame_size, &nbytes) != 0) {
+    return CorruptError("blosc: invalid header (sizes do not match the " +
+                        std::to_string(frame_size) + " bytes of the frame)");
+  }
+  if (nbytes > max_out) {
+    return CorruptError("blosc: header claims " + std::to_string(nbytes) +
+                        " decoded bytes, more than " + std::to_string(max_out));
+  }
+  BloscFrameIndex x;
+  x.layout.nbytes = nbytes;
+  x.layout.blocksize = Le32(head.data() + 8);
+  x.layout.typesize = static_cast<uint8_t>(head[3]);
+  x.memcpyed = (static_cast<uint8_t>(head[2]) & BLOSC_MEMCPYED) != 0;
+  if (static_cast<uint8_t>(head[0]) != BLOSC_VERSION_FORMAT || x.layout.typesize == 0 ||
+      (nbytes > 0 && (x.layout.blocksize == 0 || x.layout.blocksize > nbytes ||
+                      x.layout.blocksize % x.layout.typesize != 0))) {
+    return CorruptError("blosc: header of version " +
+                        std::to_string(static_cast<uint8_t>(head[0])) + ", blocks of " +
+                        std::to_string(x.layout.blocksize) + " bytes, items of " +
+                        std::to_string(x.layout.typesize) + " cannot be read by parts");
+  }
+  const uint64_t blocks = x.layout.Blocks();
+  if (x.memcpyed) {
+    if (nbytes + BLOSC_MIN_HEADER_LENGTH != frame_size)
+      return CorruptError("blosc: an uncompressed frame of " + std::to_string(frame_size) +
+                          " bytes claims " + std::to_string(nbytes));
+    for (uint64_t b = 0; b < blocks; ++b) {
+      x.start.push_back(BLOSC_MIN_HEADER_LENGTH + b * x.layout.blocksize);
+      x.end.push_back(x.start.back() + x.BlockBytes(b));
+    }
+    return x;
+  }
+  const uint64_t table_end = BLOSC_MIN_HEADER_LENGTH + 4 * blocks;
+  if (head.size() < table_end) return CorruptError("blosc: block table cut short");
+  // Blocks lie back to back but not always in order (c-blosc's threads write them as they
+  // finish): a block ends where the next one in the frame starts.
+  std::vector<uint64_t> sorted;
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint64_t at = Le32(head.data() + BLOSC_MIN_HEADER_LENGTH + 4 * b);
+    if (at < table_end || at + 4 > frame_size) {
+      return CorruptError("blosc: block " + std::to_string(b) + " starts at " + std::to_string(at) +
+                          ", outside the frame's " + std::to_string(frame_size) + " bytes");
+    }
+    x.start.push_back(at);
+    sorted.push_back(at);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return CorruptError("blosc: two blocks start at the same byte");
+  for (uint64_t b = 0; b < blocks; ++b) {
+    auto next = std::upper_bound(sorted.begin(), sorted.end(), x.start[b]);
+    x.end.push_back(next == sorted.end() ? frame_size : *next);
+  }
+  return x;
+}
+
+Result<std::string> BloscDecodeBlock(const BloscFrameIndex& index, std::string_view head,
+                                     std::string_view block, uint64_t b) {
+  const uint64_t blocks = index.layout.Blocks();
+  if (b >= blocks || block.size() != index.end[b] - index.start[b])
+    return InternalError("blosc: block " + std::to_string(b) + " asked with the wrong bytes");
+  if (index.memcpyed) return std::string(block);
+  // A frame of the header, the block table and this one block, its start and the frame's
+  // size rewritten: blosc_getitem decodes block b from it, bounded by its own bytes (a damaged
+  // block cannot make it read past them).
+  const uint64_t table_end = BLOSC_MIN_HEADER_LENGTH + 4 * blocks;
+  std::string frame;
+  frame.reserve(table_end + block.size());
+  frame.append(head.substr(0, table_end));
+  frame.append(block);
+  if (frame.size() > static_cast<uint64_t>(INT32_MAX))
+    return CorruptError("blosc: a block of " + std::to_string(block.size()) + " bytes");
+  const uint32_t size = static_cast<uint32_t>(frame.size()), at = static_cast<uint32_t>(table_end);
+  std::memcpy(frame.data() + 12, &size, 4);
+  std::memcpy(frame.data() + BLOSC_MIN_HEADER_LENGTH + 4 * b, &at, 4);
+  return BloscDecodeRange(frame, b * index.layout.blocksize, index.BlockBytes(b));
 }
 
 Result<std::string> ZlibDecode(std::string_view in, ZlibFormat format, size_t max_out) {

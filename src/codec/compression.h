@@ -3,9 +3,11 @@
 // Corrupt — never UB — on truncated or hostile input.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/status.h"
 
@@ -16,6 +18,40 @@ inline constexpr size_t kMaxDecodedBytes = size_t{1} << 31;
 
 // c-blosc 1.x frame (any inner codec, any shuffle). Size from the validated header.
 Result<std::string> BloscDecode(std::string_view in, size_t max_out = kMaxDecodedBytes);
+
+// What a c-blosc 1.x frame's validated header says: its decoded size, and the size of the blocks
+// it was cut into (each compressed, and shuffled, on its own; the last may be shorter).
+struct BloscLayout {
+  uint64_t nbytes = 0;
+  uint64_t blocksize = 0;
+  uint64_t typesize = 1;
+  uint64_t Blocks() const { return blocksize == 0 ? 0 : (nbytes + blocksize - 1) / blocksize; }
+};
+Result<BloscLayout> BloscInspect(std::string_view in, size_t max_out = kMaxDecodedBytes);
+// Decoded bytes [offset, offset + length) of a frame, decoding only the blocks they lie in
+// (blosc_getitem): a few rows of a large chunk cost their blocks, not the chunk. Offset and
+// length are multiples of the frame's typesize, inside its decoded size.
+Result<std::string> BloscDecodeRange(std::string_view in, uint64_t offset, uint64_t length);
+
+// A frame read by parts (a local chunk file: its header and block table, then the compressed
+// bytes of the blocks a read needs, never the whole). BloscHeadLength says, from the first 16
+// bytes, how many to read for BloscIndex; BloscIndex validates them against the frame's size and
+// says where each block's compressed bytes lie; BloscDecodeBlock decodes one block from them.
+struct BloscFrameIndex {
+  BloscLayout layout;
+  bool memcpyed = false;        // stored uncompressed: block b is bytes 16 + b·blocksize on
+  std::vector<uint64_t> start;  // per block: its compressed bytes [start, end) in the frame
+  std::vector<uint64_t> end;
+  uint64_t BlockBytes(uint64_t b) const {  // decoded
+    return std::min(layout.blocksize, layout.nbytes - b * layout.blocksize);
+  }
+};
+Result<uint64_t> BloscHeadLength(std::string_view first16, uint64_t frame_size);
+Result<BloscFrameIndex> BloscIndex(std::string_view head, uint64_t frame_size,
+                                   size_t max_out = kMaxDecodedBytes);
+// Block b from its compressed bytes (index.start[b] .. index.end[b] of the frame) and the head.
+Result<std::string> BloscDecodeBlock(const BloscFrameIndex& index, std::string_view head,
+                                     std::string_view block, uint64_t b);
 
 enum class ZlibFormat { kZlib, kGzip };
 // zlib stream or gzip member(s); output capped at `max_out`.

@@ -35,24 +35,26 @@ const char* Name(ByteCodecKind k) {
 }  // namespace
 
 Result<std::string> ZarrCodecPipeline::DecodeBytes(std::string_view in, size_t max_out) const {
-  std::string cur(in);
+  if (bytes_codecs.empty()) return std::string(in);
+  std::string cur;  // the last codec's output (the first one reads `in` itself: no copy)
   for (auto it = bytes_codecs.rbegin(); it != bytes_codecs.rend(); ++it) {
+    const std::string_view from = it == bytes_codecs.rbegin() ? in : std::string_view(cur);
     Result<std::string> next = InternalError("no codec");
     switch (*it) {
       case ByteCodecKind::kBlosc:
-        next = BloscDecode(cur, max_out);
+        next = BloscDecode(from, max_out);
         break;
       case ByteCodecKind::kZlib:
-        next = ZlibDecode(cur, ZlibFormat::kZlib, max_out);
+        next = ZlibDecode(from, ZlibFormat::kZlib, max_out);
         break;
       case ByteCodecKind::kGzip:
-        next = ZlibDecode(cur, ZlibFormat::kGzip, max_out);
+        next = ZlibDecode(from, ZlibFormat::kGzip, max_out);
         break;
       case ByteCodecKind::kZstd:
-        next = ZstdDecode(cur, max_out);
+        next = ZstdDecode(from, max_out);
         break;
       case ByteCodecKind::kLz4:
-        next = Lz4PrefixedDecode(cur, max_out);
+        next = Lz4PrefixedDecode(from, max_out);
         break;
     }
     if (!next.ok()) return std::move(next).status();

@@ -20,6 +20,11 @@ struct ZarrCodecPipeline {
 
   // Undoes the byte codecs; `max_out` caps every intermediate size.
   Result<std::string> DecodeBytes(std::string_view in, size_t max_out) const;
+  // True when the chunk is one blosc frame of fixed-size items: a byte range of it can be
+  // decoded alone (BloscDecodeRange).
+  bool DecodesRanges() const {
+    return !vlen_utf8 && bytes_codecs.size() == 1 && bytes_codecs[0] == ByteCodecKind::kBlosc;
+  }
   std::string Describe() const;
 };
 

@@ -26,6 +26,10 @@ class SpaceBlobStore : public BlobStore {
     return names;
   }
   unsigned Parallelism() const override { return space_->Parallelism(); }
+  Result<std::shared_ptr<const ByteSource>> OpenForParts(const std::string& key) const override {
+    if (space_->Parallelism() > 1) return BlobStore::OpenForParts(key);
+    return space_->Open(key);
+  }
   const std::shared_ptr<const ByteSpace>& space() const { return space_; }
 
  private:

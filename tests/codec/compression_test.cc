@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -58,6 +59,106 @@ TEST(BloscTest, RejectsTruncatedCorruptAndOversized) {
   auto r = BloscDecode(flipped);
   EXPECT_TRUE(!r.ok() ||
               r->size() == in.size());  // never UB; data may decode to garbage-free error
+}
+
+// A frame read by parts: every block decoded from the header, the block table and its own bytes
+// alone equals the same bytes of the whole frame decoded; ranges likewise. Every typesize,
+// shuffle, a last block shorter than the others, frames written by two threads (blocks out of
+// order) and frames stored uncompressed.
+TEST(BloscTest, BlocksAndRangesReadByParts) {
+  blosc_init();
+  for (size_t typesize : {1, 2, 4, 8}) {
+    for (int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE, BLOSC_BITSHUFFLE}) {
+      for (int threads : {1, 2}) {
+        for (int clevel : {0, 5}) {
+          const std::string in = Sample(typesize * 10007, static_cast<uint32_t>(typesize));
+          std::string enc(in.size() + BLOSC_MAX_OVERHEAD, '\0');
+          blosc_set_compressor("zstd");
+          blosc_set_blocksize(4096);
+          blosc_set_nthreads(threads);
+          const int n = blosc_compress(clevel, shuffle, typesize, in.size(), in.data(), enc.data(),
+                                       enc.size());
+          blosc_set_blocksize(0);
+          blosc_set_nthreads(1);
+          ASSERT_GT(n, 0);
+          enc.resize(static_cast<size_t>(n));
+          const std::string what = std::to_string(typesize) + "/" + std::to_string(shuffle) + "/" +
+                                   std::to_string(threads) + "/" + std::to_string(clevel);
+          auto head_length = BloscHeadLength(enc.substr(0, 16), enc.size());
+          ASSERT_TRUE(head_length.ok()) << what << ": " << head_length.status().ToString();
+          const std::string head = enc.substr(0, *head_length);
+          auto index = BloscIndex(head, enc.size());
+          ASSERT_TRUE(index.ok()) << what << ": " << index.status().ToString();
+          EXPECT_EQ(index->memcpyed, clevel == 0) << what;
+          const uint64_t bs = index->layout.blocksize, blocks = index->layout.Blocks();
+          ASSERT_GT(blocks, 2u) << what;
+          ASSERT_NE(in.size() % bs, 0u) << what;  // a short last block
+          uint64_t packed = 0;
+          for (uint64_t b = 0; b < blocks; ++b) {
+            packed += index->end[b] - index->start[b];
+            auto block = BloscDecodeBlock(
+                *index, head,
+                std::string_view(enc).substr(index->start[b], index->end[b] - index->start[b]), b);
+            ASSERT_TRUE(block.ok()) << what << " block " << b << ": " << block.status().ToString();
+            ASSERT_TRUE(*block == in.substr(b * bs, bs)) << what << " block " << b;
+          }
+          EXPECT_EQ(packed + *head_length, enc.size()) << what;  // back to back, all of them
+          std::mt19937 rng(7);
+          for (int k = 0; k < 20; ++k) {
+            const uint64_t items = in.size() / typesize;
+            const uint64_t a = rng() % items, len = rng() % (items - a + 1);
+            auto range = BloscDecodeRange(enc, a * typesize, len * typesize);
+            ASSERT_TRUE(range.ok()) << what << ": " << range.status().ToString();
+            ASSERT_TRUE(*range == in.substr(a * typesize, len * typesize)) << what;
+          }
+          if (typesize > 1) {  // not in whole items
+            EXPECT_EQ(BloscDecodeRange(enc, 1, typesize).status().code(), ErrorCode::kCorrupt);
+          }
+          EXPECT_EQ(BloscDecodeRange(enc, 0, in.size() + typesize).status().code(),
+                    ErrorCode::kCorrupt);
+        }
+      }
+    }
+  }
+}
+
+// Damage in a frame read by parts is an error, never a crash or bytes from outside the block.
+TEST(BloscTest, DamagedFramesReadByPartsAreCorrupt) {
+  const std::string in = Sample(4 * 9001, 9);
+  std::string enc(in.size() + BLOSC_MAX_OVERHEAD, '\0');
+  blosc_set_compressor("zstd");
+  blosc_set_blocksize(2048);
+  const int n = blosc_compress(5, BLOSC_SHUFFLE, 4, in.size(), in.data(), enc.data(), enc.size());
+  blosc_set_blocksize(0);
+  ASSERT_GT(n, 0);
+  enc.resize(static_cast<size_t>(n));
+  ASSERT_EQ(static_cast<uint8_t>(enc[2]) & BLOSC_MEMCPYED, 0);
+  const uint64_t head_length = BloscHeadLength(enc.substr(0, 16), enc.size()).value();
+  const std::string head = enc.substr(0, head_length);
+  ASSERT_GT(BloscIndex(head, enc.size())->layout.Blocks(), 2u);
+  // The frame's size must be the header's; a table that does not fit is refused.
+  EXPECT_EQ(BloscIndex(head, enc.size() - 1).status().code(), ErrorCode::kCorrupt);
+  EXPECT_EQ(BloscHeadLength(enc.substr(0, 16), 40).status().code(), ErrorCode::kCorrupt);
+  EXPECT_EQ(BloscHeadLength(enc.substr(0, 8), enc.size()).status().code(), ErrorCode::kCorrupt);
+  // A block starting inside the table, past the end, or where another starts.
+  for (uint32_t at : {uint32_t{20}, static_cast<uint32_t>(enc.size()), uint32_t{0}}) {
+    std::string bad = head;
+    const uint32_t v = at == 0 ? static_cast<uint32_t>(BloscIndex(head, enc.size())->start[1]) : at;
+    std::memcpy(bad.data() + 16, &v, 4);
+    EXPECT_EQ(BloscIndex(bad, enc.size()).status().code(), ErrorCode::kCorrupt) << at;
+  }
+  // A damaged block: its split sizes lie; the decode stays inside the block's own bytes.
+  auto index = BloscIndex(head, enc.size());
+  ASSERT_TRUE(index.ok());
+  std::string block = enc.substr(index->start[2], index->end[2] - index->start[2]);
+  for (size_t i = 0; i < block.size(); i += 5) block[i] = static_cast<char>(0xFF);
+  auto r = BloscDecodeBlock(*index, head, block, 2);
+  EXPECT_TRUE(!r.ok() || r->size() == index->BlockBytes(2));
+  if (!r.ok()) {
+    EXPECT_EQ(r.status().code(), ErrorCode::kCorrupt);
+  }
+  EXPECT_EQ(BloscDecodeBlock(*index, head, block.substr(1), 2).status().code(),
+            ErrorCode::kInternal);  // the caller's bytes are not the block's
 }
 
 TEST(ZlibTest, ZlibAndGzip) {

@@ -43,14 +43,19 @@ std::string EncodeVlen(const std::vector<std::string>& items) {
 }  // namespace
 
 std::string Compress(const std::string& codec, const std::string& data,
-                     const std::string& blosc_cname, int blosc_shuffle, size_t typesize) {
+                     const std::string& blosc_cname, int blosc_shuffle, size_t typesize,
+                     size_t blosc_blocksize, int blosc_threads) {
   if (codec == "none") return data;
   if (codec == "blosc") {
     blosc_init();
     std::string out(data.size() + BLOSC_MAX_OVERHEAD, '\0');
     blosc_set_compressor(blosc_cname.c_str());
+    blosc_set_blocksize(blosc_blocksize);
+    blosc_set_nthreads(blosc_threads);
     int n = blosc_compress(5, blosc_shuffle, std::max<size_t>(typesize, 1), data.size(),
                            data.data(), out.data(), out.size());
+    blosc_set_blocksize(0);
+    blosc_set_nthreads(1);
     out.resize(n > 0 ? static_cast<size_t>(n) : 0);
     return out;
   }
@@ -197,8 +202,9 @@ Status WriteZarrArray(const std::string& dir, const std::string& name, const Zar
       }
       if (vlen) raw = EncodeVlen(items);
       RETURN_IF_ERROR(
-          WriteFile(base + "/" + key, Compress(spec.compressor, raw, spec.blosc_cname,
-                                               spec.blosc_shuffle, std::max<size_t>(item, 1))));
+          WriteFile(base + "/" + key,
+                    Compress(spec.compressor, raw, spec.blosc_cname, spec.blosc_shuffle,
+                             std::max<size_t>(item, 1), spec.blosc_blocksize, spec.blosc_threads)));
     }
     size_t d = nd;
     while (d-- > 0) {

@@ -18,6 +18,8 @@ struct ZarrArraySpec {
   std::string compressor = "blosc";  // blosc | zlib | gzip | zstd | lz4 | none
   std::string blosc_cname = "lz4";
   int blosc_shuffle = 1;
+  size_t blosc_blocksize = 0;  // 0: c-blosc's choice
+  int blosc_threads = 1;       // more: blocks written as threads finish them (out of order)
   char separator = '.';
   nlohmann::json fill_value = nullptr;
   std::vector<std::string> dimension_names;
@@ -51,6 +53,6 @@ Status WriteVczStore(const std::string& dir, const VczSpec& spec);
 // Compresses with the given codec exactly as numcodecs frames it.
 std::string Compress(const std::string& codec, const std::string& data,
                      const std::string& blosc_cname = "lz4", int blosc_shuffle = 1,
-                     size_t typesize = 1);
+                     size_t typesize = 1, size_t blosc_blocksize = 0, int blosc_threads = 1);
 
 }  // namespace omicsfs::testutil

@@ -1,8 +1,10 @@
 #include "formats/zarr/array.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
+#include "codec/compression.h"
 #include "codec/vlen_utf8.h"
 #include "util/huge_arena.h"
 
@@ -202,17 +204,38 @@ DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, Dec
 
 }  // namespace
 
+struct ZarrArray::RawChunk {
+  std::optional<std::string> bytes;  // the stored chunk whole (stores without reads of parts)
+  // Or the stored chunk to read by parts (local files): its blosc header and block table.
+  std::shared_ptr<const io::ByteSource> source;
+  std::string head;
+  codec::BloscFrameIndex index;  // of `bytes` or of `source`'s frame
+  bool absent() const { return !bytes && !source; }
+};
+
+std::string ZarrArray::Where(const std::vector<uint64_t>& grid) const {
+  return store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid);
+}
+
 Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
     const std::vector<uint64_t>& grid) const {
   auto decode = [&]() -> Result<DecodedChunk> {
-    auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
-    if (!raw.ok())
-      return std::move(raw).status().WithContext("array " + path_ + " chunk " +
-                                                 meta_.ChunkKey(grid));
-    auto chunk = DecodeChunk(meta_, *raw);
-    if (!chunk.ok())
-      return std::move(chunk).status().WithContext(store_->Describe() + ": array " + path_ +
-                                                   " chunk " + meta_.ChunkKey(grid));
+    std::shared_ptr<const RawChunk> kept;  // stored bytes already in the cache (read by blocks)
+    std::optional<std::string> read;
+    if (pool_ != nullptr &&
+        pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceRaw, Linear(grid)})) {
+      ASSIGN_OR_RETURN(kept, Raw(grid, Linear(grid)));
+      if (!kept->bytes) kept.reset();  // read by parts: the whole is read below
+    }
+    if (!kept) {
+      auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
+      if (!raw.ok())
+        return std::move(raw).status().WithContext("array " + path_ + " chunk " +
+                                                   meta_.ChunkKey(grid));
+      read = std::move(raw).value();
+    }
+    auto chunk = DecodeChunk(meta_, kept ? kept->bytes : read);
+    if (!chunk.ok()) return std::move(chunk).status().WithContext(Where(grid));
     return Crop(meta_, grid, std::move(chunk).value());
   };
   if (pool_ == nullptr) {
@@ -229,6 +252,143 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
       });
 }
 
+namespace {
+
+// The blosc header and block table of a stored chunk read by parts (into *head), and where its
+// blocks lie.
+Result<codec::BloscFrameIndex> ReadFrameIndex(const io::ByteSource& source, uint64_t expect,
+                                              std::string* head) {
+  const uint64_t size = source.Size();
+  head->resize(std::min<uint64_t>(size, 16));
+  RETURN_IF_ERROR(source.ReadExact(0, head->data(), head->size()));
+  ASSIGN_OR_RETURN(uint64_t length, codec::BloscHeadLength(*head, size));
+  head->resize(length);
+  RETURN_IF_ERROR(source.ReadExact(0, head->data(), head->size()));
+  return codec::BloscIndex(*head, size, expect);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ZarrArray::RawChunk>> ZarrArray::Raw(const std::vector<uint64_t>& grid,
+                                                                  uint64_t linear) const {
+  return pool_->GetOrComputeAs<RawChunk>(
+      {owner_, cache::CacheKind::kSourceRaw, linear}, [&]() -> Result<cache::Sized> {
+        const std::string key = path_ + "/" + meta_.ChunkKey(grid);
+        const uint64_t expect = meta_.ChunkElements() * meta_.item_size;
+        RawChunk r;
+        auto parts = store_->OpenForParts(key);
+        if (parts.ok()) {
+          r.source = std::move(parts).value();
+          if (r.source) {  // the header, then the block table it announces
+            auto index = ReadFrameIndex(*r.source, expect, &r.head);
+            if (!index.ok()) return std::move(index).status().WithContext(Where(grid));
+            r.index = std::move(index).value();
+          }
+        } else if (parts.status().code() == ErrorCode::kUnsupported) {
+          auto got = store_->Get(key);
+          if (!got.ok())
+            return std::move(got).status().WithContext("array " + path_ + " chunk " +
+                                                       meta_.ChunkKey(grid));
+          r.bytes = std::move(got).value();
+          if (r.bytes) {
+            auto layout = codec::BloscInspect(*r.bytes, expect);
+            if (!layout.ok()) return std::move(layout).status().WithContext(Where(grid));
+            r.index.layout = layout.value();
+          }
+        } else {
+          return std::move(parts).status().WithContext("array " + path_ + " chunk " +
+                                                       meta_.ChunkKey(grid));
+        }
+        if (!r.absent() && r.index.layout.nbytes != expect) {
+          return CorruptError("decoded " + std::to_string(r.index.layout.nbytes) +
+                              " bytes, a chunk holds " + std::to_string(expect))
+              .WithContext(Where(grid));
+        }
+        uint64_t bytes = sizeof(RawChunk) + r.head.size() +
+                         (r.index.start.size() + r.index.end.size()) * sizeof(uint64_t);
+        if (r.bytes) bytes += arena::Footprint(r.bytes->data(), r.bytes->size());
+        return cache::Sized{std::make_shared<const RawChunk>(std::move(r)), bytes};
+      });
+}
+
+Result<cache::Buffer> ZarrArray::Block(const std::vector<uint64_t>& grid, uint64_t linear,
+                                       const RawChunk& raw, uint64_t b) const {
+  return pool_->GetOrCompute(
+      {owner_, cache::CacheKind::kSourcePart, (linear << kBlockBits) | b},
+      [&]() -> Result<std::string> {
+        Result<std::string> bytes = std::string();
+        if (raw.bytes) {
+          bytes = codec::BloscDecodeRange(*raw.bytes, b * raw.index.layout.blocksize,
+                                          raw.index.BlockBytes(b));
+        } else {
+          std::string packed(raw.index.end[b] - raw.index.start[b], '\0');
+          Status read = raw.source->ReadExact(raw.index.start[b], packed.data(), packed.size());
+          bytes = read.ok() ? codec::BloscDecodeBlock(raw.index, raw.head, packed, b)
+                            : Result<std::string>(read);
+        }
+        if (!bytes.ok())
+          return std::move(bytes).status().WithContext(Where(grid) + " block " + std::to_string(b));
+        if (meta_.dtype == DType::kBool) {
+          unsigned char other = 0;
+          for (char c : *bytes) other |= static_cast<unsigned char>(c) & 0xFEu;
+          if (other != 0) return CorruptError("bool value other than 0/1").WithContext(Where(grid));
+        }
+        return std::move(bytes).value();
+      });
+}
+
+bool ZarrArray::ByBlocks(uint64_t linear, uint64_t rows, uint64_t extent0) const {
+  const auto& m = meta_;
+  return pool_ != nullptr && rows < extent0 && m.codecs.DecodesRanges() && !IsString(m.dtype) &&
+         m.item_size == m.native_size && (!m.big_endian || m.item_size == 1) &&
+         linear < (uint64_t{1} << (64 - kBlockBits)) && !cache::CachePool::InNotReads() &&
+         !pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear});
+}
+
+Result<ZarrArray::ChunkRowsView> ZarrArray::ChunkRows(const std::vector<uint64_t>& grid,
+                                                      uint64_t lo, uint64_t hi) const {
+  const auto& m = meta_;
+  const uint64_t linear = Linear(grid);
+  const uint64_t extent0 = std::min(m.chunks[0], m.shape[0] - grid[0] * m.chunks[0]);
+  ChunkRowsView v;
+  if (ByBlocks(linear, hi - lo, extent0)) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const RawChunk> raw, Raw(grid, linear));
+    const uint64_t bs = raw->index.layout.blocksize;
+    if (!raw->absent() && raw->index.layout.Blocks() > 1 && bs % m.item_size == 0 &&
+        raw->index.layout.Blocks() <= (uint64_t{1} << kBlockBits)) {
+      std::atomic_ref<uint64_t>(block_hint_).store(bs, std::memory_order_relaxed);
+      const uint64_t row_bytes = m.ChunkElements() / m.chunks[0] * m.item_size;
+      const uint64_t b0 = lo * row_bytes, b1 = hi * row_bytes;
+      const uint64_t first = b0 / bs, last = (b1 - 1) / bs;
+      v.dims = m.chunks;
+      if (first == last) {
+        ASSIGN_OR_RETURN(cache::Buffer block, Block(grid, linear, *raw, first));
+        v.at = block->data() + (b0 - first * bs);
+        v.keep = std::move(block);
+        return v;
+      }
+      auto joined = std::make_shared<std::string>(b1 - b0, '\0');
+      for (uint64_t b = first; b <= last; ++b) {
+        ASSIGN_OR_RETURN(cache::Buffer block, Block(grid, linear, *raw, b));
+        const uint64_t from = std::max(b0, b * bs), to = std::min(b1, b * bs + block->size());
+        std::memcpy(joined->data() + (from - b0), block->data() + (from - b * bs), to - from);
+      }
+      v.at = joined->data();
+      v.keep = std::move(joined);
+      return v;
+    }
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
+  uint64_t row_elems = 1;
+  for (size_t d = 1; d < chunk->shape.size(); ++d) row_elems *= chunk->shape[d];
+  if (chunk->bytes.size() < hi * row_elems * m.native_size)
+    return InternalError("array " + path_ + ": chunk smaller than its rows");
+  v.dims = chunk->shape;
+  v.at = chunk->bytes.data() + lo * row_elems * m.native_size;
+  v.keep = std::move(chunk);
+  return v;
+}
+
 uint64_t ZarrArray::Linear(const std::vector<uint64_t>& grid) const {
   uint64_t linear = 0;
   for (size_t d = 0; d < grid.size(); ++d) linear = linear * meta_.GridSize(d) + grid[d];
@@ -236,19 +396,35 @@ uint64_t ZarrArray::Linear(const std::vector<uint64_t>& grid) const {
 }
 
 bool ZarrArray::Cached(uint64_t r0, uint64_t r1) const {
-  const size_t nd = meta_.shape.size();
-  if (pool_ == nullptr || r1 > meta_.shape[0]) return false;
+  const auto& m = meta_;
+  const size_t nd = m.shape.size();
+  if (pool_ == nullptr || r1 > m.shape[0]) return false;
   if (r0 >= r1) return true;
   for (size_t d = 1; d < nd; ++d) {
-    if (meta_.GridSize(d) == 0) return true;
+    if (m.GridSize(d) == 0) return true;
   }
+  const uint64_t bs = std::atomic_ref<uint64_t>(block_hint_).load(std::memory_order_relaxed);
+  const uint64_t row_bytes = m.ChunkElements() / m.chunks[0] * m.item_size;
   std::vector<uint64_t> grid(nd, 0);
-  for (grid[0] = r0 / meta_.chunks[0]; grid[0] <= (r1 - 1) / meta_.chunks[0]; ++grid[0]) {
+  for (grid[0] = r0 / m.chunks[0]; grid[0] <= (r1 - 1) / m.chunks[0]; ++grid[0]) {
+    const uint64_t origin = grid[0] * m.chunks[0];
+    const uint64_t lo = std::max(r0, origin) - origin,
+                   hi = std::min(r1, origin + m.chunks[0]) - origin;
     for (;;) {  // every chunk of the other dimensions
-      if (!pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, Linear(grid)}))
-        return false;
+      const uint64_t linear = Linear(grid);
+      bool held = pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear});
+      if (!held && bs != 0 && row_bytes != 0 &&
+          ByBlocks(linear, hi - lo, std::min(m.chunks[0], m.shape[0] - origin)) &&
+          pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceRaw, linear})) {
+        held = true;  // the blocks of rows [lo, hi)
+        for (uint64_t b = lo * row_bytes / bs; held && b <= (hi * row_bytes - 1) / bs; ++b) {
+          held = pool_->ContainsOrPending(
+              {owner_, cache::CacheKind::kSourcePart, (linear << kBlockBits) | b});
+        }
+      }
+      if (!held) return false;
       size_t d = nd - 1;
-      while (d >= 1 && ++grid[d] == meta_.GridSize(d)) grid[d--] = 0;
+      while (d >= 1 && ++grid[d] == m.GridSize(d)) grid[d--] = 0;
       if (d == 0) break;
     }
   }
@@ -281,15 +457,17 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
   const uint64_t g0_first = r0 / m.chunks[0], g0_last = (r1 - 1) / m.chunks[0];
   bool one_chunk = !str && all_columns && g0_first == g0_last;
   for (size_t d = 1; d < nd; ++d) one_chunk = one_chunk && m.GridSize(d) == 1;
+  std::optional<ChunkRowsView> first_rows;
   if (one_chunk) {  // rows of one chunk, which holds whole rows: point into it (no copy)
     std::vector<uint64_t> grid(nd, 0);
     grid[0] = g0_first;
-    ASSIGN_OR_RETURN(out.shared, Chunk(grid));
-    const uint64_t skip = (r0 - g0_first * m.chunks[0]) * out.row_elems * m.native_size;
-    if (out.shared->bytes.size() < skip + total * m.native_size)
-      return InternalError("array " + path_ + ": chunk smaller than its rows");
-    out.shared_at = out.shared->bytes.data() + skip;
-    return out;
+    const uint64_t origin = g0_first * m.chunks[0];
+    ASSIGN_OR_RETURN(first_rows, ChunkRows(grid, r0 - origin, r1 - origin));
+    if (std::equal(first_rows->dims.begin() + 1, first_rows->dims.end(), out_dims.begin() + 1)) {
+      out.shared = std::move(first_rows->keep);
+      out.shared_at = first_rows->at;
+      return out;
+    }  // else blocks of an edge chunk, stored wider than the array: copied below
   }
   if (str)
     out.strings.resize(total);
@@ -306,28 +484,49 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
     grid[0] = g0;
     if (nd >= 2) grid[1] = g1_first;
     for (;;) {  // every chunk of the other dimensions
-      ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
-      // The rows [r0, r1) (and columns [c0, c1)) of this (cropped) chunk, placed at its origin
-      // in the output.
-      std::vector<uint64_t> box = chunk->shape;
-      const std::vector<uint64_t> chunk_stride = Strides(chunk->shape);
+      // The rows [r0, r1) (and columns [c0, c1)) of this chunk (cropped to the array), placed at
+      // its origin in the output.
+      std::vector<uint64_t> box(nd);
+      for (size_t d = 0; d < nd; ++d)
+        box[d] = std::min(m.chunks[d], m.shape[d] - grid[d] * m.chunks[d]);
       const uint64_t origin0 = grid[0] * m.chunks[0];
-      const uint64_t row_lo = std::max(r0, origin0),
-                     row_hi = std::min(r1, origin0 + chunk->shape[0]);
+      const uint64_t row_lo = std::max(r0, origin0), row_hi = std::min(r1, origin0 + box[0]);
       box[0] = row_hi - row_lo;
-      uint64_t src0 = (row_lo - origin0) * chunk_stride[0];
+      uint64_t src0 = 0;
       uint64_t dst0 = (row_lo - r0) * out_stride[0];
+      std::vector<uint64_t> chunk_stride;
       if (nd >= 2) {
         const uint64_t origin1 = grid[1] * m.chunks[1];
-        const uint64_t col_lo = std::max(c0, origin1),
-                       col_hi = std::min(c1, origin1 + chunk->shape[1]);
+        const uint64_t col_lo = std::max(c0, origin1), col_hi = std::min(c1, origin1 + box[1]);
         box[1] = col_hi - col_lo;
-        src0 += (col_lo - origin1) * chunk_stride[1];
+        src0 = col_lo - origin1;  // times the stride of dimension 1, below
         dst0 += (col_lo - c0) * out_stride[1];
       }
       for (size_t d = 2; d < nd; ++d) dst0 += grid[d] * m.chunks[d] * out_stride[d];
-      CopyBox(box, chunk_stride, src0, out_stride, dst0,
-              RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
+      if (str) {
+        ASSIGN_OR_RETURN(std::shared_ptr<const DecodedChunk> chunk, Chunk(grid));
+        chunk_stride = Strides(chunk->shape);
+        src0 = (row_lo - origin0) * chunk_stride[0] + (nd >= 2 ? src0 * chunk_stride[1] : 0);
+        CopyBox(box, chunk_stride, src0, out_stride, dst0,
+                RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
+      } else {
+        ChunkRowsView rows;
+        if (first_rows) {
+          rows = std::move(*first_rows);
+          first_rows.reset();
+        } else {
+          ASSIGN_OR_RETURN(rows, ChunkRows(grid, row_lo - origin0, row_hi - origin0));
+        }
+        chunk_stride = Strides(rows.dims);
+        if (nd >= 2) src0 *= chunk_stride[1];
+        const size_t size = m.native_size;
+        char* to = out.bytes.data();
+        const char* from = rows.at;
+        CopyBox(box, chunk_stride, src0, out_stride, dst0,
+                [to, from, size](uint64_t src, uint64_t dst, uint64_t n) {
+                  std::memcpy(to + dst * size, from + src * size, n * size);
+                });
+      }
       // Next chunk over dims 1..nd-1 (dimension 1 within [g1_first, g1_last]).
       size_t d = nd - 1;
       while (d >= 1) {

@@ -25,9 +25,10 @@ struct DenseBlock {
   uint64_t row_elems = 1;            // product of the dimensions after the first
   std::string bytes;                 // numeric types (unless `shared`)
   std::vector<std::string> strings;  // string types
-  // Rows that lie inside one decoded chunk spanning every other dimension are not copied: the
-  // block then points into that chunk (`shared`, kept alive here) at `shared_at`.
-  std::shared_ptr<const DecodedChunk> shared;
+  // Rows that lie inside one decoded chunk (or one decoded blosc block of it) spanning every
+  // other dimension are not copied: the block then points into it (`shared`, kept alive here) at
+  // `shared_at`.
+  std::shared_ptr<const void> shared;
   const char* shared_at = nullptr;
 
   const char* raw() const { return shared ? shared_at : bytes.data(); }
@@ -106,12 +107,38 @@ class ZarrArray {
   // Keeps decoded chunks in the daemon's decode cache (neighbouring record ranges share them).
   void UseCache(cache::CachePool* pool);
 
-  // Whether the decode cache holds (or is computing) every chunk ReadRows(r0, r1) needs; false
-  // without a cache. Callers read a record range's arrays on several cores when it does not.
+  // Whether the decode cache holds (or is computing) every chunk ReadRows(r0, r1) needs (or, for
+  // a read of a few rows, every block of them); false without a cache. Callers read a record
+  // range's arrays on several cores when it does not.
   bool Cached(uint64_t r0, uint64_t r1) const;
 
  private:
+  // A chunk's stored bytes and their blosc layout (no bytes: the chunk is absent, all fill).
+  struct RawChunk;
+  // Rows of one chunk, C order: `at` is the first asked for, in a layout of shape `dims` (the
+  // cropped chunk's, or the stored chunk's when they come from its blosc blocks; dims[0] unused).
+  struct ChunkRowsView {
+    std::shared_ptr<const void> keep;
+    const char* at = nullptr;
+    std::vector<uint64_t> dims;
+  };
+  // Bits of a part's cache index that number the blosc block within its chunk.
+  static constexpr int kBlockBits = 24;
+
   Result<std::shared_ptr<const DecodedChunk>> Chunk(const std::vector<uint64_t>& grid) const;
+  // Rows [lo, hi) (chunk-local) of a numeric chunk: from the decoded chunk, or, for a read of
+  // fewer rows than the chunk holds while the chunk is not decoded, from its blosc blocks alone
+  // (each decoded once and kept in the cache): a region query, `head` or `tail` of a view costs
+  // the blocks of its records, not whole chunks of every array.
+  Result<ChunkRowsView> ChunkRows(const std::vector<uint64_t>& grid, uint64_t lo,
+                                  uint64_t hi) const;
+  // Whether rows [lo, hi) of chunk `linear` (of `extent0` rows) are read by blocks.
+  bool ByBlocks(uint64_t linear, uint64_t rows, uint64_t extent0) const;
+  Result<std::shared_ptr<const RawChunk>> Raw(const std::vector<uint64_t>& grid,
+                                              uint64_t linear) const;
+  Result<cache::Buffer> Block(const std::vector<uint64_t>& grid, uint64_t linear,
+                              const RawChunk& raw, uint64_t b) const;
+  std::string Where(const std::vector<uint64_t>& grid) const;
   uint64_t Linear(const std::vector<uint64_t>& grid) const;
 
   std::shared_ptr<const io::BlobStore> store_;
@@ -119,6 +146,9 @@ class ZarrArray {
   ArrayMetadata meta_;
   cache::CachePool* pool_ = nullptr;
   uint64_t owner_ = 0;
+  // The blosc block size of the chunks read by blocks (the last one's; std::atomic_ref): Cached
+  // uses it to name the blocks of rows before their chunk's stored bytes are at hand.
+  mutable uint64_t block_hint_ = 0;
 };
 
 }  // namespace omicsfs::formats::zarr
