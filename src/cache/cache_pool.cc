@@ -359,6 +359,18 @@ CachePool::NotReads::~NotReads() {
 
 bool CachePool::InNotReads() { return t_not_reads > 0; }
 
+namespace {
+thread_local int t_streaming = 0;  // Streaming scopes (on) alive on this thread
+}  // namespace
+
+CachePool::Streaming::Streaming(bool on) : on_(on) {
+  if (on_) ++t_streaming;
+}
+CachePool::Streaming::~Streaming() {
+  if (on_) --t_streaming;
+}
+bool CachePool::InStreaming() { return t_streaming > 0; }
+
 uint64_t CachePool::PinnedBytes() { return g_pinned_bytes.load(std::memory_order_relaxed); }
 
 uint64_t CachePool::pin_budget() const { return policy_ == CachePolicy::kLru ? 0 : budget_ / 2; }

@@ -96,6 +96,21 @@ class CachePool {
   };
   // Whether a NotReads scope lives on this thread (work handed to other threads takes its kind).
   static bool InNotReads();
+  // A scope (with `on`) for the reads of a long sequential run (a `cat`, a whole-file
+  // conversion): sources that can decode parts of a source block (the blosc blocks of a Zarr
+  // chunk, for a region query or `head`) decode whole blocks instead: the run needs all of them,
+  // and a whole decode costs less per byte. Work handed to other threads takes it along.
+  class Streaming {
+   public:
+    explicit Streaming(bool on);
+    ~Streaming();
+    Streaming(const Streaming&) = delete;
+    Streaming& operator=(const Streaming&) = delete;
+
+   private:
+    bool on_;
+  };
+  static bool InStreaming();
 
   // Computes and keeps `key` unless it is cached or being computed already (then returns at
   // once): for read-ahead, which must never wait on another computation.

@@ -326,7 +326,11 @@ Result<std::string> VirtualTextFile::Render(uint64_t k) const {
   std::string out;
   if (const ChunkIndex* index = ready_.load(std::memory_order_acquire))
     out.reserve(index->ChunkLength(k));
-  RETURN_IF_ERROR(source_->RenderChunk(k, &out));
+  {
+    cache::CachePool::Streaming streaming(run_bytes_.load(std::memory_order_relaxed) >=
+                                          kStreamingBytes);
+    RETURN_IF_ERROR(source_->RenderChunk(k, &out));
+  }
   FitForCache(&out);
   return out;
 }
@@ -389,6 +393,16 @@ Result<std::vector<Piece>> VirtualTextFile::Read(uint64_t offset, uint64_t lengt
   if (offset >= size || length == 0) return pieces;
   uint64_t end = offset + std::min(length, size - offset);
   const uint64_t first = index->Locate(offset);
+  // The run goes on while reads land near where the last one ended (the kernel's concurrent
+  // read-ahead requests arrive out of order, several chunks apart); this read's chunks render
+  // as part of it.
+  const uint64_t last_end = run_end_.exchange(end, std::memory_order_relaxed);
+  const uint64_t gap = offset > last_end ? offset - last_end : last_end - offset;
+  if (gap <= kRunGap) {
+    run_bytes_.fetch_add(end - offset, std::memory_order_relaxed);
+  } else {
+    run_bytes_.store(end - offset, std::memory_order_relaxed);
+  }
   // A read spanning several chunks (the kernel's read-ahead) renders them side by side: all but
   // the first on the read-ahead workers, the first here. The first read of a file warms its
   // neighbours too: `head` and `tail` read on, and neighbouring chunks that share a newly

@@ -349,6 +349,17 @@ TEST_F(ZarrArrayTest, FewRowsReadOnlyTheirBlocks) {
     ASSERT_TRUE(whole.ok());
     EXPECT_EQ(std::string(whole->raw(), all.size()), all);
   }
+  for (bool streaming : {false, true}) {  // a long sequential run decodes whole chunks
+    auto a = Open("a");
+    ASSERT_TRUE(a.ok());
+    cache::CachePool pool(64 << 20);
+    a->UseCache(&pool);
+    cache::CachePool::Streaming scope(streaming);
+    auto two = a->ReadRows(130, 132);
+    ASSERT_TRUE(two.ok());
+    EXPECT_EQ(std::string(two->raw(), 2 * C * P * 2), all.substr(130 * C * P * 2, 2 * C * P * 2));
+    EXPECT_EQ(a->Cached(128, 192), streaming);
+  }
 }
 
 // A stored chunk read by parts that is cut short, or rewritten between two reads of its blocks,

@@ -161,6 +161,45 @@ TEST(VirtualTextFileTest, EmptyFileAndEof) {
 namespace omicsfs::text {
 namespace {
 
+// Chunks of 1 MiB that record whether they were rendered in a CachePool::Streaming scope.
+class StreamingProbe : public RecordSource {
+ public:
+  explicit StreamingProbe(size_t n) : streaming_(n) {
+    for (auto& s : streaming_) s = -1;
+  }
+  uint64_t ChunkCount() const override { return streaming_.size(); }
+  Status RenderChunk(uint64_t k, std::string* out) const override {
+    streaming_[k] = cache::CachePool::InStreaming() ? 1 : 0;
+    out->append(size_t{1} << 20, static_cast<char>('a' + k % 26));
+    return OkStatus();
+  }
+  std::string Describe() const override { return "probe"; }
+  int streaming(uint64_t k) const { return streaming_[k].load(); }
+
+ private:
+  mutable std::vector<std::atomic<int>> streaming_;
+};
+
+// Reads that follow each other (within a few MiB: the kernel's read-ahead requests arrive out of
+// order) make a run; past 64 MiB of it, chunks render in a Streaming scope (a Zarr source then
+// decodes whole chunks, not the blosc blocks a short read needs). A read elsewhere starts anew.
+TEST(VirtualTextFileTest, LongSequentialRunsRenderStreaming) {
+  auto src = std::make_shared<StreamingProbe>(120);
+  cache::CachePool pool(4 << 20);
+  VirtualTextFile f(src, &pool);
+  const uint64_t mib = uint64_t{1} << 20;
+  for (uint64_t half = 0; half < 200; ++half) {
+    // Halves of MiBs, each pair read swapped, as concurrent read-ahead delivers them.
+    ASSERT_TRUE(f.Read((half ^ 1) * (mib / 2), mib / 2).ok());
+  }
+  EXPECT_EQ(src->streaming(0), 0);
+  EXPECT_EQ(src->streaming(10), 0);
+  EXPECT_EQ(src->streaming(70), 1);
+  EXPECT_EQ(src->streaming(99), 1);
+  ASSERT_TRUE(f.Read(2 * mib, 100).ok());  // a jump back: chunk 2 is rendered again, not streaming
+  EXPECT_EQ(src->streaming(2), 0);
+}
+
 TEST(PrefetcherTest, ReadAheadRendersTheNextChunksIntoTheCache) {
   auto src = std::make_shared<FakeSource>(std::vector<size_t>(10, 100));
   cache::CachePool pool(0);  // nothing kept by the sizing pass

@@ -367,8 +367,11 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   std::optional<DenseBlock> hidden_gt;
   if (recounting && !b.genotype) per_sample(*root.genotype_, &hidden_gt.emplace());
   if (reverse) std::reverse(reads.begin(), reads.end());
-  RETURN_IF_ERROR(
-      ParallelFor(reads.size(), ReadWidth(arrays, r0, r1), [&](size_t i) { return reads[i](); }));
+  const bool streaming = cache::CachePool::InStreaming();
+  RETURN_IF_ERROR(ParallelFor(reads.size(), ReadWidth(arrays, r0, r1), [&](size_t i) {
+    cache::CachePool::Streaming scope(streaming);
+    return reads[i]();
+  }));
 
   const DenseBlock* gt = b.genotype ? &*b.genotype : hidden_gt ? &*hidden_gt : nullptr;
   std::vector<uint8_t> gt_present;

@@ -330,7 +330,9 @@ Status Store::ReadArrays(
   std::vector<const zarr::ZarrArray*> arrays;
   for (const auto& read : reads) arrays.push_back(read.first);
   const unsigned width = ReadWidth(arrays, v0, v1);
+  const bool streaming = cache::CachePool::InStreaming();
   return ParallelFor(reads.size(), width, [&](size_t i) -> Status {
+    cache::CachePool::Streaming scope(streaming);
     ASSIGN_OR_RETURN(*reads[i].second, reads[i].first->ReadRows(v0, v1));
     return OkStatus();
   });

@@ -1,7 +1,6 @@
 #include "formats/zarr/array.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #include "codec/compression.h"
@@ -342,6 +341,7 @@ bool ZarrArray::ByBlocks(uint64_t linear, uint64_t rows, uint64_t extent0) const
   return pool_ != nullptr && rows < extent0 && m.codecs.DecodesRanges() && !IsString(m.dtype) &&
          m.item_size == m.native_size && (!m.big_endian || m.item_size == 1) &&
          linear < (uint64_t{1} << (64 - kBlockBits)) && !cache::CachePool::InNotReads() &&
+         !cache::CachePool::InStreaming() &&
          !pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear});
 }
 
@@ -356,7 +356,6 @@ Result<ZarrArray::ChunkRowsView> ZarrArray::ChunkRows(const std::vector<uint64_t
     const uint64_t bs = raw->index.layout.blocksize;
     if (!raw->absent() && raw->index.layout.Blocks() > 1 && bs % m.item_size == 0 &&
         raw->index.layout.Blocks() <= (uint64_t{1} << kBlockBits)) {
-      std::atomic_ref<uint64_t>(block_hint_).store(bs, std::memory_order_relaxed);
       const uint64_t row_bytes = m.ChunkElements() / m.chunks[0] * m.item_size;
       const uint64_t b0 = lo * row_bytes, b1 = hi * row_bytes;
       const uint64_t first = b0 / bs, last = (b1 - 1) / bs;
@@ -403,26 +402,19 @@ bool ZarrArray::Cached(uint64_t r0, uint64_t r1) const {
   for (size_t d = 1; d < nd; ++d) {
     if (m.GridSize(d) == 0) return true;
   }
-  const uint64_t bs = std::atomic_ref<uint64_t>(block_hint_).load(std::memory_order_relaxed);
-  const uint64_t row_bytes = m.ChunkElements() / m.chunks[0] * m.item_size;
   std::vector<uint64_t> grid(nd, 0);
   for (grid[0] = r0 / m.chunks[0]; grid[0] <= (r1 - 1) / m.chunks[0]; ++grid[0]) {
     const uint64_t origin = grid[0] * m.chunks[0];
-    const uint64_t lo = std::max(r0, origin) - origin,
-                   hi = std::min(r1, origin + m.chunks[0]) - origin;
+    const uint64_t rows = std::min(r1, origin + m.chunks[0]) - std::max(r0, origin);
     for (;;) {  // every chunk of the other dimensions
       const uint64_t linear = Linear(grid);
-      bool held = pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear});
-      if (!held && bs != 0 && row_bytes != 0 &&
-          ByBlocks(linear, hi - lo, std::min(m.chunks[0], m.shape[0] - origin)) &&
-          pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceRaw, linear})) {
-        held = true;  // the blocks of rows [lo, hi)
-        for (uint64_t b = lo * row_bytes / bs; held && b <= (hi * row_bytes - 1) / bs; ++b) {
-          held = pool_->ContainsOrPending(
-              {owner_, cache::CacheKind::kSourcePart, (linear << kBlockBits) | b});
-        }
-      }
-      if (!held) return false;
+      // Held, or read by its blosc blocks once its stored bytes are at hand (a few blocks: no
+      // more work than a read of cached rows is worth spreading over threads).
+      const bool cheap =
+          pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear}) ||
+          (ByBlocks(linear, rows, std::min(m.chunks[0], m.shape[0] - origin)) &&
+           pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceRaw, linear}));
+      if (!cheap) return false;
       size_t d = nd - 1;
       while (d >= 1 && ++grid[d] == m.GridSize(d)) grid[d--] = 0;
       if (d == 0) break;

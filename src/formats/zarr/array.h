@@ -107,9 +107,9 @@ class ZarrArray {
   // Keeps decoded chunks in the daemon's decode cache (neighbouring record ranges share them).
   void UseCache(cache::CachePool* pool);
 
-  // Whether the decode cache holds (or is computing) every chunk ReadRows(r0, r1) needs (or, for
-  // a read of a few rows, every block of them); false without a cache. Callers read a record
-  // range's arrays on several cores when it does not.
+  // Whether the decode cache holds (or is computing) every chunk ReadRows(r0, r1) needs, or, for
+  // a read of a few rows, the stored bytes whose blocks it decodes; false without a cache.
+  // Callers read a record range's arrays on several cores when it does not.
   bool Cached(uint64_t r0, uint64_t r1) const;
 
  private:
@@ -146,9 +146,6 @@ class ZarrArray {
   ArrayMetadata meta_;
   cache::CachePool* pool_ = nullptr;
   uint64_t owner_ = 0;
-  // The blosc block size of the chunks read by blocks (the last one's; std::atomic_ref): Cached
-  // uses it to name the blocks of rows before their chunk's stored bytes are at hand.
-  mutable uint64_t block_hint_ = 0;
 };
 
 }  // namespace omicsfs::formats::zarr
