@@ -1,7 +1,7 @@
 // Writes a realistic VCF Zarr store (Zarr v2, blosc zstd, as vcf2zarr lays it out) with the
 // project's test-only Zarr writer: GT + DP + GQ + AD per call, INFO AC/AN/AF/DP, a few
 // multi-allelic sites and missing calls.
-// Usage: gen_vcz OUT.vcz VARIANTS SAMPLES [VARIANT_CHUNK] [SAMPLE_CHUNK]
+// Usage: gen_vcz OUT.vcz VARIANTS SAMPLES [VARIANT_CHUNK] [SAMPLE_CHUNK] [BLOSC_BLOCKSIZE]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,7 +20,9 @@ std::string Bytes(const std::vector<T>& v) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s OUT.vcz VARIANTS SAMPLES [VARIANT_CHUNK] [SAMPLE_CHUNK]\n",
+    std::fprintf(stderr,
+                 "usage: %s OUT.vcz VARIANTS SAMPLES [VARIANT_CHUNK] [SAMPLE_CHUNK] "
+                 "[BLOSC_BLOCKSIZE]\n",
                  argv[0]);
     return 1;
   }
@@ -28,6 +30,9 @@ int main(int argc, char** argv) {
   const uint64_t nv = std::strtoull(argv[2], nullptr, 10), ns = std::strtoull(argv[3], nullptr, 10);
   const uint64_t vc = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1000;
   const uint64_t sc = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 10000;
+  // c-blosc's block size (0: its own choice); small blocks make many blocks per chunk, as large
+  // chunks have them (tests of reads that decode only their blocks).
+  const size_t blocksize = argc > 6 ? std::strtoull(argv[6], nullptr, 10) : 0;
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(0, 1);
   constexpr int kAlleles = 3;  // REF + up to 2 ALT
@@ -109,6 +114,7 @@ int main(int argc, char** argv) {
     a.chunks = std::move(chunks);
     a.dimension_names = std::move(dims);
     a.blosc_cname = "zstd";
+    a.blosc_blocksize = blocksize;
     a.fill_value = a.dtype == "|O" ? nlohmann::json("") : nlohmann::json(nullptr);
     if (!desc.empty()) a.attributes["description"] = desc;
     return a;

@@ -201,7 +201,9 @@ std::vector<std::pair<std::string, std::shared_ptr<const vfs::FileContent>>> Con
           << " entries; " << c.protected_.hits << " hits, " << c.protected_.misses << " misses, "
           << c.protected_.evictions << " evictions; " << c.ghost_entries << " ghost keys, "
           << c.ghost_hits << " ghost hits, " << c.promotions << " promotions; policy " << policy
-          << "\n";
+          << "\n"
+          << "source blocks decoded: " << c.source_blocks << " whole, " << c.source_parts
+          << " parts alone\n";
     }
     const arena::Stats a = arena::GetStats();
     out << "arena: " << (a.enabled ? (a.huge_pages ? "huge pages" : "4 KiB pages") : "off") << ", "

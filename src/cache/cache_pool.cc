@@ -289,6 +289,8 @@ void CachePool::StartLocked(const CacheKey& key, bool read, std::promise<Result<
   if (policy_ != CachePolicy::kLru && p.protect) ++stats_.ghost_hits;
   ++stats_.misses;
   ++(p.protect ? protected_ : probation_).misses;
+  if (key.kind == CacheKind::kSourceBlock) ++stats_.source_blocks;
+  if (key.kind == CacheKind::kSourcePart) ++stats_.source_parts;
   in_flight_.emplace(key, std::move(p));
 }
 

@@ -58,6 +58,10 @@ struct CacheStats {
   uint64_t promotions = 0;     // entries moved from probation to protected by a second read
   uint64_t ghost_entries = 0;  // keys remembered after they left probation having been read
   uint64_t ghost_hits = 0;     // computations of a remembered key (they enter protected)
+  // Computations by kind: source blocks decoded whole (kSourceBlock) and parts of them decoded
+  // alone (kSourcePart: the blosc blocks of Zarr chunks for short reads).
+  uint64_t source_blocks = 0;
+  uint64_t source_parts = 0;
 };
 
 class CachePool {

@@ -6,11 +6,14 @@
 // builds its index in the pass that sizes STEM.vcf; a damaged chunk is EIO on the read that meets
 // it.
 #include <errno.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "testutil/mount_fixture.h"
@@ -233,6 +236,82 @@ TEST(BcfDamage, CorruptChunkIsEio) {
   EXPECT_NE(log.find("call_DP"), std::string::npos) << log;
   EXPECT_NE(log.find("chunk 0/0"), std::string::npos) << log;
   EXPECT_TRUE(ReadWhole(m->path() + "/cohort.vcz/sites.vcf", &got));
+  EXPECT_TRUE(m->alive());
+}
+
+// A cohort whose chunks are cut into many small blosc blocks (as large chunks are): short reads
+// decode only the blocks of their records (a region query, head, tail, random reads), and what
+// they serve equals the same cohort stored one block per chunk (decoded whole): bcftools -r on
+// STEM.bcf and STEM.vcf.gz, the bytes of STEM.vcf, STEM.bcf and the PLINK .bed.
+TEST(BcfBlocks, ReadsOfAFewRecordsDecodeOnlyTheirBlocks) {
+  TempDir src, tmp;
+  for (const char* kind : {"whole", "blocks"}) {
+    const std::string out = src.path() + "/" + kind + "/cohort.vcz";
+    ASSERT_EQ(testutil::RunCommand({OMICSFS_GEN_VCZ, out, "3000", "60", "1000", "25",
+                                    std::string(kind) == "whole" ? "16777216" : "2048"}),
+              0);
+  }
+  // Sized (and indexed) by a first mount: the second one decodes only what its reads need.
+  TempDir idx;
+  const std::vector<std::string> options = {"-o", "cache_size=64M,index_dir=" + idx.path()};
+  {
+    auto first = MountedFs::Start(OMICSFS_BINARY, src.path(), options);
+    ASSERT_NE(first, nullptr);
+    std::string listing;
+    ASSERT_EQ(Sh("ls -l " + Quote(first->path() + "/whole/cohort.vcz") + " " +
+                     Quote(first->path() + "/blocks/cohort.vcz"),
+                 &listing, nullptr, tmp.path()),
+              0);
+  }
+  auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), options);
+  ASSERT_NE(m, nullptr);
+  const std::string whole = m->path() + "/whole/cohort.vcz",
+                    blocks = m->path() + "/blocks/cohort.vcz";
+  std::string vcf;
+  ASSERT_TRUE(ReadWhole(whole + "/cohort.vcf", &vcf));
+  // Regions inside one variants-chunk, across two, at the ends (positions grow ~150 a record).
+  for (const char* region : {"chr1:100000-120000", "chr1:150000-160000", "chr1:10000-13000",
+                             "chr1:440000-460000", "chr1:1-1000000"}) {
+    for (const char* file : {"/cohort.bcf", "/cohort.vcf.gz"}) {
+      std::string a, b;
+      ASSERT_EQ(Sh("bcftools view --no-version -r " + Quote(region) + " " + Quote(whole + file), &a,
+                   nullptr, tmp.path()),
+                0);
+      ASSERT_EQ(Sh("bcftools view --no-version -r " + Quote(region) + " " + Quote(blocks + file),
+                   &b, nullptr, tmp.path()),
+                0);
+      size_t records = 0;
+      for (size_t at = 0; (at = a.find("\nchr1\t", at)) != std::string::npos; ++at) ++records;
+      EXPECT_GT(records, 15u) << region;
+      EXPECT_TRUE(a == b) << region << " " << file;
+    }
+  }
+  // The blocks store's chunks were read by parts (the whole store's have one block each).
+  std::string status;
+  ASSERT_TRUE(ReadWhole(m->path() + "/.omicsfs/status", &status));
+  EXPECT_GT(testutil::NumberBefore(status, " parts alone"), 100) << status;
+  std::string got;
+  ASSERT_EQ(Sh("head -c 300000 " + Quote(blocks + "/cohort.vcf"), &got, nullptr, tmp.path()), 0);
+  EXPECT_TRUE(got == vcf.substr(0, 300000));
+  ASSERT_EQ(Sh("tail -c 300000 " + Quote(blocks + "/cohort.vcf"), &got, nullptr, tmp.path()), 0);
+  EXPECT_TRUE(got == vcf.substr(vcf.size() - 300000));
+  const int fd = ::open((blocks + "/cohort.vcf").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 60; ++i) {
+    const uint64_t off = rng() % vcf.size(), len = 1 + rng() % 40000;
+    std::string buf(len, '\0');
+    const ssize_t n = ::pread(fd, buf.data(), len, static_cast<off_t>(off));
+    ASSERT_GE(n, 0);
+    ASSERT_TRUE(buf.substr(0, n) == vcf.substr(off, len)) << "pread at " << off;
+  }
+  ::close(fd);
+  for (const char* file : {"/cohort.vcf", "/cohort.bcf", "/cohort.bed"}) {
+    std::string a, b;
+    ASSERT_TRUE(ReadWhole(whole + file, &a)) << file;
+    ASSERT_TRUE(ReadWhole(blocks + file, &b)) << file;
+    EXPECT_TRUE(a == b) << file;
+  }
   EXPECT_TRUE(m->alive());
 }
 
