@@ -54,6 +54,9 @@ class ByteSource {
   virtual Status ReadExact(uint64_t offset, void* out, size_t length) const = 0;
   // The whole object; Corrupt when it is larger than `max_bytes`.
   Result<std::string> ReadAll(uint64_t max_bytes) const;
+  // Memory this source holds while it lives (an entry inflated when opened); 0 for sources
+  // that read their bytes when asked. A cache keeping the source counts it.
+  virtual uint64_t ResidentBytes() const { return 0; }
 };
 
 enum class EntryKind { kFile, kDirectory };

@@ -240,9 +240,10 @@ TEST(BcfDamage, CorruptChunkIsEio) {
 }
 
 // A cohort whose chunks are cut into many small blosc blocks (as large chunks are): short reads
-// decode only the blocks of their records (a region query, head, tail, random reads), and what
-// they serve equals the same cohort stored one block per chunk (decoded whole): bcftools -r on
-// STEM.bcf and STEM.vcf.gz, the bytes of STEM.vcf, STEM.bcf and the PLINK .bed.
+// decode only the blocks of their records (a region query, head, tail, random reads), read by
+// parts from the chunk files or from zip members (stored or deflated), and what they serve equals
+// the same cohort stored one block per chunk (decoded whole): bcftools -r on STEM.bcf and
+// STEM.vcf.gz, the bytes of STEM.vcf, STEM.bcf and the PLINK .bed.
 TEST(BcfBlocks, ReadsOfAFewRecordsDecodeOnlyTheirBlocks) {
   TempDir src, tmp;
   for (const char* kind : {"whole", "blocks"}) {
@@ -251,6 +252,25 @@ TEST(BcfBlocks, ReadsOfAFewRecordsDecodeOnlyTheirBlocks) {
                                     std::string(kind) == "whole" ? "16777216" : "2048"}),
               0);
   }
+  // The blocks store zipped too (zarr's ZipStore layout), its members deflated and stored.
+  const std::string zip_py =
+      "import os, sys, zipfile\n"
+      "src, out, method = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
+      "with zipfile.ZipFile(out, 'w', compression=method) as z:\n"
+      "  for root, ds, fs in os.walk(src):\n"
+      "    ds.sort()\n"
+      "    for f in sorted(fs):\n"
+      "      p = os.path.join(root, f)\n"
+      "      z.write(p, os.path.relpath(p, src))\n";
+  for (const char* method : {"8", "0"}) {
+    const std::string dir = src.path() + "/zip" + method;
+    fs::create_directories(dir);
+    ASSERT_EQ(
+        testutil::RunCommand({"/usr/bin/python3", "-c", zip_py, src.path() + "/blocks/cohort.vcz",
+                              dir + "/cohort.vcz.zip", method}),
+        0);
+  }
+  const std::vector<std::string> kinds = {"blocks", "zip8", "zip0"};
   // Sized (and indexed) by a first mount: the second one decodes only what its reads need.
   TempDir idx;
   const std::vector<std::string> options = {"-o", "cache_size=64M,index_dir=" + idx.path()};
@@ -258,38 +278,41 @@ TEST(BcfBlocks, ReadsOfAFewRecordsDecodeOnlyTheirBlocks) {
     auto first = MountedFs::Start(OMICSFS_BINARY, src.path(), options);
     ASSERT_NE(first, nullptr);
     std::string listing;
-    ASSERT_EQ(Sh("ls -l " + Quote(first->path() + "/whole/cohort.vcz") + " " +
-                     Quote(first->path() + "/blocks/cohort.vcz"),
-                 &listing, nullptr, tmp.path()),
-              0);
+    for (const std::string& kind : {std::string("whole"), kinds[0], kinds[1], kinds[2]}) {
+      ASSERT_EQ(Sh("ls -l " + Quote(first->path() + "/" + kind + "/cohort.vcz"), &listing, nullptr,
+                   tmp.path()),
+                0)
+          << kind;
+    }
   }
   auto m = MountedFs::Start(OMICSFS_BINARY, src.path(), options);
   ASSERT_NE(m, nullptr);
-  const std::string whole = m->path() + "/whole/cohort.vcz",
-                    blocks = m->path() + "/blocks/cohort.vcz";
+  const std::string whole = m->path() + "/whole/cohort.vcz";
+  auto store = [&](const std::string& kind) { return m->path() + "/" + kind + "/cohort.vcz"; };
   std::string vcf;
   ASSERT_TRUE(ReadWhole(whole + "/cohort.vcf", &vcf));
   // Regions inside one variants-chunk, across two, at the ends (positions grow ~150 a record).
   for (const char* region : {"chr1:100000-120000", "chr1:150000-160000", "chr1:10000-13000",
                              "chr1:440000-460000", "chr1:1-1000000"}) {
     for (const char* file : {"/cohort.bcf", "/cohort.vcf.gz"}) {
-      std::string a, b;
-      ASSERT_EQ(Sh("bcftools view --no-version -r " + Quote(region) + " " + Quote(whole + file), &a,
-                   nullptr, tmp.path()),
-                0);
-      ASSERT_EQ(Sh("bcftools view --no-version -r " + Quote(region) + " " + Quote(blocks + file),
-                   &b, nullptr, tmp.path()),
-                0);
+      const std::string view = "bcftools view --no-version -r " + Quote(region) + " ";
+      std::string a;
+      ASSERT_EQ(Sh(view + Quote(whole + file), &a, nullptr, tmp.path()), 0);
       size_t records = 0;
       for (size_t at = 0; (at = a.find("\nchr1\t", at)) != std::string::npos; ++at) ++records;
       EXPECT_GT(records, 15u) << region;
-      EXPECT_TRUE(a == b) << region << " " << file;
+      for (const std::string& kind : kinds) {
+        std::string b;
+        ASSERT_EQ(Sh(view + Quote(store(kind) + file), &b, nullptr, tmp.path()), 0) << kind;
+        EXPECT_TRUE(a == b) << kind << " " << region << " " << file;
+      }
     }
   }
-  // The blocks store's chunks were read by parts (the whole store's have one block each).
+  // The blocks stores' chunks were read by parts (the whole store's have one block each).
   std::string status;
   ASSERT_TRUE(ReadWhole(m->path() + "/.omicsfs/status", &status));
-  EXPECT_GT(testutil::NumberBefore(status, " parts alone"), 100) << status;
+  EXPECT_GT(testutil::NumberBefore(status, " parts alone"), 300) << status;
+  const std::string blocks = store("blocks");
   std::string got;
   ASSERT_EQ(Sh("head -c 300000 " + Quote(blocks + "/cohort.vcf"), &got, nullptr, tmp.path()), 0);
   EXPECT_TRUE(got == vcf.substr(0, 300000));
@@ -309,8 +332,10 @@ TEST(BcfBlocks, ReadsOfAFewRecordsDecodeOnlyTheirBlocks) {
   for (const char* file : {"/cohort.vcf", "/cohort.bcf", "/cohort.bed"}) {
     std::string a, b;
     ASSERT_TRUE(ReadWhole(whole + file, &a)) << file;
-    ASSERT_TRUE(ReadWhole(blocks + file, &b)) << file;
-    EXPECT_TRUE(a == b) << file;
+    for (const std::string& kind : kinds) {
+      ASSERT_TRUE(ReadWhole(store(kind) + file, &b)) << kind << file;
+      EXPECT_TRUE(a == b) << kind << file;
+    }
   }
   EXPECT_TRUE(m->alive());
 }

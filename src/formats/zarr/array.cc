@@ -306,6 +306,7 @@ Result<std::shared_ptr<const ZarrArray::RawChunk>> ZarrArray::Raw(const std::vec
         uint64_t bytes = sizeof(RawChunk) + r.head.size() +
                          (r.index.start.size() + r.index.end.size()) * sizeof(uint64_t);
         if (r.bytes) bytes += arena::Footprint(r.bytes->data(), r.bytes->size());
+        if (r.source) bytes += r.source->ResidentBytes();
         return cache::Sized{std::make_shared<const RawChunk>(std::move(r)), bytes};
       });
 }

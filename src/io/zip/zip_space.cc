@@ -316,6 +316,7 @@ class InflatedEntrySource : public ByteSource {
     if (length > 0) std::memcpy(out, bytes_.data() + offset, length);
     return OkStatus();
   }
+  uint64_t ResidentBytes() const override { return bytes_.capacity(); }
 
  private:
   std::string where_;
