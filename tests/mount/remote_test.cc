@@ -352,21 +352,11 @@ TEST_F(RemoteMount, WrongS3CredentialsRefuseTheMount) {
 TEST_F(RemoteMount, ZippedStoresMountLikeTheirFolders) {
   const fs::path dir = fs::temp_directory_path() / fs::unique_path("omicsfs-zips-%%%%%%");
   fs::create_directories(dir);
-  const std::string zip_py =
-      "import os, sys, zipfile\n"
-      "src, out, method = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
-      "with zipfile.ZipFile(out, 'w', compression=method) as z:\n"
-      "  for root, ds, fs in os.walk(src):\n"
-      "    ds.sort()\n"
-      "    for f in sorted(fs):\n"
-      "      p = os.path.join(root, f)\n"
-      "      z.write(p, os.path.relpath(p, src))\n";
   const std::vector<std::pair<std::string, std::string>> zips = {
       {"/vcf-zarr/sample/sample.vcz", "sample.vcz.zip"},                     // deflated
       {"/vcf-zarr/sample_v3_s2/sample_v3_s2.vcz", "sample_v3_s2.vcz.zip"}};  // stored (Zarr v3)
   for (size_t i = 0; i < zips.size(); ++i) {
-    ASSERT_EQ(RunCommand({"/usr/bin/python3", "-c", zip_py, kCorpus + zips[i].first,
-                          (dir / zips[i].second).string(), i == 0 ? "8" : "0"}),
+    ASSERT_EQ(testutil::ZipFolder(kCorpus + zips[i].first, (dir / zips[i].second).string(), i == 0),
               0);
   }
   auto local = MountedFs::Start(OMICSFS_BINARY, dir.string(), {"-o", "rescan=0"});

@@ -349,4 +349,17 @@ std::string Slurp(const std::string& path) {
   return ReadWhole(path, &s) ? s : std::string();
 }
 
+int ZipFolder(const std::string& src, const std::string& out, bool deflate) {
+  const std::string zip_py =
+      "import os, sys, zipfile\n"
+      "src, out, method = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
+      "with zipfile.ZipFile(out, 'w', compression=method) as z:\n"
+      "  for root, ds, fs in os.walk(src):\n"
+      "    ds.sort()\n"
+      "    for f in sorted(fs):\n"
+      "      p = os.path.join(root, f)\n"
+      "      z.write(p, os.path.relpath(p, src))\n";
+  return RunCommand({"/usr/bin/python3", "-c", zip_py, src, out, deflate ? "8" : "0"});
+}
+
 }  // namespace omicsfs::testutil

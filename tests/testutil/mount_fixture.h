@@ -119,6 +119,10 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep);
 void ExpectOnlyErrorTxt(const std::string& dir, const std::string& says);
 // Gunzips a file (or returns it unchanged when it does not end in .gz).
 std::string ReadMaybeGz(const std::string& path);
+
+// Zips the folder `src` into `out` as zarr's ZipStore (and bio2zarr) lay a store out: Python's
+// zipfile, members in sorted order, deflated or stored. Returns the exit status.
+int ZipFolder(const std::string& src, const std::string& out, bool deflate);
 // The number written just before `phrase` in `text` ("... 8 requests in flight ..." with phrase
 // " requests in flight"), as the status file writes its figures; -1 when the phrase is absent.
 long NumberBefore(const std::string& text, const std::string& phrase);
