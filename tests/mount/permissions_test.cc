@@ -19,7 +19,6 @@ using testutil::ReadWhole;
 using testutil::RunCommand;
 
 const std::string kData = OMICSFS_TEST_DATA;
-constexpr uid_t kNobody = 65534;
 
 class Source {
  public:

@@ -92,7 +92,7 @@ TEST(H5FileView, ServesTheImageAndTheRenderedArrays) {
   const uint64_t n = 10000;
   cache::CachePool pool(64 << 20);
   auto r = std::make_shared<TestRenderer>(&pool, n);
-  auto view = std::make_shared<const H5FileView>([n] { return Plan(n); }, r, SizingOptions{},
+  auto view = std::make_shared<const H5FileView>([] { return Plan(n); }, r, SizingOptions{},
                                                  "t.h5 of here");
   EXPECT_FALSE(view->SizeKnown());
   const std::string want = Expected(n);
@@ -122,7 +122,7 @@ TEST(H5FileView, ReadAheadForSequentialReaders) {
   SizingOptions sizing;
   sizing.prefetcher = &prefetcher;
   sizing.readahead_bytes = 4 * 777 * 4;  // four chunks of dataset 1
-  auto view = std::make_shared<const H5FileView>([n] { return Plan(n); }, r, sizing, "t.h5");
+  auto view = std::make_shared<const H5FileView>([] { return Plan(n); }, r, sizing, "t.h5");
   const std::string want = Expected(n);
   auto b = view->Extent(1);
   ASSERT_TRUE(b.ok());
@@ -145,7 +145,7 @@ TEST(H5FileView, AFailingChunkFailsOnlyItsReads) {
   cache::CachePool pool(64 << 20);
   auto r = std::make_shared<TestRenderer>(&pool, n);
   r->fail = true;
-  auto view = std::make_shared<const H5FileView>([n] { return Plan(n); }, r, SizingOptions{},
+  auto view = std::make_shared<const H5FileView>([] { return Plan(n); }, r, SizingOptions{},
                                                  "t.h5 of here");
   const std::string want = Expected(n);
   auto b = view->Extent(1);
@@ -172,7 +172,7 @@ TEST(H5FileView, TheImagePersistsAndIsReused) {
   sizing.index = &index;
   sizing.index_key = "store X\nview t.h5";
   auto r = std::make_shared<TestRenderer>(&pool, n);
-  auto first = std::make_shared<const H5FileView>([n] { return Plan(n); }, r, sizing, "t.h5");
+  auto first = std::make_shared<const H5FileView>([] { return Plan(n); }, r, sizing, "t.h5");
   auto key = first->PersistedKey();
   ASSERT_TRUE(key.ok()) << key.status().ToString();
   EXPECT_TRUE(key->starts_with("store X\nview t.h5\nh5 plan ")) << *key;
@@ -183,13 +183,13 @@ TEST(H5FileView, TheImagePersistsAndIsReused) {
   // A later view serves what index_dir holds (here a marked copy), not an image made anew.
   image->segments[0].bytes[0] ^= 1;
   index.SaveBlob(*key, image->Serialize());
-  auto second = std::make_shared<const H5FileView>([n] { return Plan(n); }, r, sizing, "t.h5");
+  auto second = std::make_shared<const H5FileView>([] { return Plan(n); }, r, sizing, "t.h5");
   const std::string want = Expected(n);
   const std::string got = ReadAll(*second, 0, want.size());
   ASSERT_EQ(got.size(), want.size());
   EXPECT_NE(got[image->segments[0].offset], want[image->segments[0].offset]);
   // Another plan is another key: never served the image of this one.
-  auto other = std::make_shared<const H5FileView>([n] { return Plan(n + 1); }, r, sizing, "t.h5");
+  auto other = std::make_shared<const H5FileView>([] { return Plan(n + 1); }, r, sizing, "t.h5");
   auto other_key = other->PersistedKey();
   ASSERT_TRUE(other_key.ok());
   EXPECT_NE(*other_key, *key);
