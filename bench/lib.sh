@@ -25,8 +25,8 @@ timed_size() { local t0 t1 s; t0=$(now); s=$(stat -c %s "$1"); t1=$(now); echo "
 # of fresh memory (bench/pagecost), and the ceiling of FUSE here: `cat` of 2 GB served from memory
 # by bench/memfs, no decoding (best of REPS, default 3). Needs the pagecost and memfs targets.
 machine_line() {
-  local page_us page_ms huge_ms fuse_s=1e9 dev
-  read -r page_us page_ms huge_ms < <(./"$BUILD"/bench/pagecost)
+  local page_us page_ms huge_ms first_ms fuse_s=1e9 dev
+  read -r page_us page_ms huge_ms first_ms < <(./"$BUILD"/bench/pagecost)
   for _ in $(seq "${REPS:-3}"); do  # a fresh mount each time, as for the views: nothing in the page cache
     ./"$BUILD"/bench/memfs 2000000000 "$MNT" & DAEMON=$!
     for _ in $(seq 500); do mountpoint -q "$MNT" && break; sleep 0.02; done
@@ -36,7 +36,7 @@ machine_line() {
     umount_fs
   done
   FUSE_MBS=$(awk -v s="$fuse_s" 'BEGIN { printf "%.0f", 2000 / s }')
-  echo "machine: fresh 4 KiB page ${page_us} us (256 MiB in ${page_ms} ms; with MADV_HUGEPAGE ${huge_ms} ms); FUSE ceiling (memfs, no decode) ${FUSE_MBS} MB/s; $(nproc) cores"
+  echo "machine: fresh 4 KiB page ${page_us} us (256 MiB in ${page_ms} ms; with MADV_HUGEPAGE ${huge_ms} ms, ${first_ms} ms a new process's first); FUSE ceiling (memfs, no decode) ${FUSE_MBS} MB/s; $(nproc) cores"
 }
 MNT=$(mktemp -d /tmp/omicsfs-bench-XXXXXX)
 trap 'mountpoint -q "$MNT" && fusermount3 -uz "$MNT"; rmdir "$MNT"' EXIT
