@@ -324,11 +324,13 @@ Result<std::string> VirtualTextFile::Render(uint64_t k) const {
   // Renderers append exact bytes (RawText); once sized, the chunk's length is known, so the
   // string is allocated once at its final size (the cache counts size(), so capacity matters).
   std::string out;
-  if (const ChunkIndex* index = ready_.load(std::memory_order_acquire))
-    out.reserve(index->ChunkLength(k));
+  const ChunkIndex* index = ready_.load(std::memory_order_acquire);
+  if (index != nullptr) out.reserve(index->ChunkLength(k));
   {
+    const uint64_t streaming_bytes =
+        index == nullptr ? kStreamingBytes : std::min(kStreamingBytes, index->total_size() / 4);
     cache::CachePool::Streaming streaming(run_bytes_.load(std::memory_order_relaxed) >=
-                                          kStreamingBytes);
+                                          streaming_bytes);
     RETURN_IF_ERROR(source_->RenderChunk(k, &out));
   }
   FitForCache(&out);

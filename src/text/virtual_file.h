@@ -97,9 +97,10 @@ class VirtualTextFile : public ByteView, public std::enable_shared_from_this<Vir
   // The last chunk the previous read touched: read-ahead starts only once reads follow each other
   // (a lone `head`, `tail` or random read renders nothing it did not ask for).
   mutable std::atomic<uint64_t> last_chunk_{UINT64_MAX};
-  // Bytes read in the current run of reads that follow each other: past kStreamingBytes, chunks
-  // render in a CachePool::Streaming scope (a `cat` decodes Zarr chunks whole; a region query or
-  // `head`, shorter, only the blosc blocks of its records).
+  // Bytes read in the current run of reads that follow each other: past kStreamingBytes (or a
+  // quarter of the file, if less), chunks render in a CachePool::Streaming scope (a `cat` or
+  // plink2 decodes Zarr chunks whole; a region query or `head`, shorter, only the blosc blocks
+  // of its records).
   static constexpr uint64_t kStreamingBytes = uint64_t{64} << 20;
   static constexpr uint64_t kRunGap = uint64_t{8} << 20;  // a read this close goes on the run
   mutable std::atomic<uint64_t> run_bytes_{0};

@@ -181,7 +181,8 @@ class StreamingProbe : public RecordSource {
 };
 
 // Reads that follow each other (within a few MiB: the kernel's read-ahead requests arrive out of
-// order) make a run; past 64 MiB of it, chunks render in a Streaming scope (a Zarr source then
+// order) make a run; past 64 MiB of it (or a quarter of the file: 30 MiB here), chunks render in a
+// Streaming scope (a Zarr source then
 // decodes whole chunks, not the blosc blocks a short read needs). A read elsewhere starts anew.
 TEST(VirtualTextFileTest, LongSequentialRunsRenderStreaming) {
   auto src = std::make_shared<StreamingProbe>(120);
