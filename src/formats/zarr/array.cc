@@ -213,7 +213,11 @@ struct ZarrArray::RawChunk {
 };
 
 std::string ZarrArray::Where(const std::vector<uint64_t>& grid) const {
-  return store_->Describe() + ": array " + path_ + " chunk " + meta_.ChunkKey(grid);
+  return store_->Describe() + ": " + ChunkName(grid);
+}
+
+std::string ZarrArray::ChunkName(const std::vector<uint64_t>& grid) const {
+  return "array " + path_ + " chunk " + meta_.ChunkKey(grid);
 }
 
 Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
@@ -228,9 +232,7 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
     }
     if (!kept) {
       auto raw = store_->Get(path_ + "/" + meta_.ChunkKey(grid));
-      if (!raw.ok())
-        return std::move(raw).status().WithContext("array " + path_ + " chunk " +
-                                                   meta_.ChunkKey(grid));
+      if (!raw.ok()) return std::move(raw).status().WithContext(ChunkName(grid));
       read = std::move(raw).value();
     }
     auto chunk = DecodeChunk(meta_, kept ? kept->bytes : read);
@@ -285,9 +287,7 @@ Result<std::shared_ptr<const ZarrArray::RawChunk>> ZarrArray::Raw(const std::vec
           }
         } else if (parts.status().code() == ErrorCode::kUnsupported) {
           auto got = store_->Get(key);
-          if (!got.ok())
-            return std::move(got).status().WithContext("array " + path_ + " chunk " +
-                                                       meta_.ChunkKey(grid));
+          if (!got.ok()) return std::move(got).status().WithContext(ChunkName(grid));
           r.bytes = std::move(got).value();
           if (r.bytes) {
             auto layout = codec::BloscInspect(*r.bytes, expect);
@@ -295,8 +295,7 @@ Result<std::shared_ptr<const ZarrArray::RawChunk>> ZarrArray::Raw(const std::vec
             r.index.layout = layout.value();
           }
         } else {
-          return std::move(parts).status().WithContext("array " + path_ + " chunk " +
-                                                       meta_.ChunkKey(grid));
+          return std::move(parts).status().WithContext(ChunkName(grid));
         }
         if (!r.absent() && r.index.layout.nbytes != expect) {
           return CorruptError("decoded " + std::to_string(r.index.layout.nbytes) +
@@ -337,13 +336,12 @@ Result<cache::Buffer> ZarrArray::Block(const std::vector<uint64_t>& grid, uint64
       });
 }
 
-bool ZarrArray::ByBlocks(uint64_t linear, uint64_t rows, uint64_t extent0) const {
+bool ZarrArray::PartsFit(uint64_t linear, uint64_t rows, uint64_t extent0) const {
   const auto& m = meta_;
   return pool_ != nullptr && rows < extent0 && m.codecs.DecodesRanges() && !IsString(m.dtype) &&
          m.item_size == m.native_size && (!m.big_endian || m.item_size == 1) &&
          linear < (uint64_t{1} << (64 - kBlockBits)) && !cache::CachePool::InNotReads() &&
-         !cache::CachePool::InStreaming() &&
-         !pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear});
+         !cache::CachePool::InStreaming();
 }
 
 Result<ZarrArray::ChunkRowsView> ZarrArray::ChunkRows(const std::vector<uint64_t>& grid,
@@ -352,7 +350,8 @@ Result<ZarrArray::ChunkRowsView> ZarrArray::ChunkRows(const std::vector<uint64_t
   const uint64_t linear = Linear(grid);
   const uint64_t extent0 = std::min(m.chunks[0], m.shape[0] - grid[0] * m.chunks[0]);
   ChunkRowsView v;
-  if (ByBlocks(linear, hi - lo, extent0)) {
+  if (PartsFit(linear, hi - lo, extent0) &&
+      !pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear})) {
     ASSIGN_OR_RETURN(std::shared_ptr<const RawChunk> raw, Raw(grid, linear));
     const uint64_t bs = raw->index.layout.blocksize;
     if (!raw->absent() && raw->index.layout.Blocks() > 1 && bs % m.item_size == 0 &&
@@ -413,7 +412,7 @@ bool ZarrArray::Cached(uint64_t r0, uint64_t r1) const {
       // more work than a read of cached rows is worth spreading over threads).
       const bool cheap =
           pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceBlock, linear}) ||
-          (ByBlocks(linear, rows, std::min(m.chunks[0], m.shape[0] - origin)) &&
+          (PartsFit(linear, rows, std::min(m.chunks[0], m.shape[0] - origin)) &&
            pool_->ContainsOrPending({owner_, cache::CacheKind::kSourceRaw, linear}));
       if (!cheap) return false;
       size_t d = nd - 1;

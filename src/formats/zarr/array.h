@@ -132,13 +132,15 @@ class ZarrArray {
   // the blocks of its records, not whole chunks of every array.
   Result<ChunkRowsView> ChunkRows(const std::vector<uint64_t>& grid, uint64_t lo,
                                   uint64_t hi) const;
-  // Whether rows [lo, hi) of chunk `linear` (of `extent0` rows) are read by blocks.
-  bool ByBlocks(uint64_t linear, uint64_t rows, uint64_t extent0) const;
+  // Whether a read of `rows` rows of chunk `linear` (of `extent0` rows) may decode its blosc
+  // blocks alone (it does when the chunk is not decoded whole already).
+  bool PartsFit(uint64_t linear, uint64_t rows, uint64_t extent0) const;
   Result<std::shared_ptr<const RawChunk>> Raw(const std::vector<uint64_t>& grid,
                                               uint64_t linear) const;
   Result<cache::Buffer> Block(const std::vector<uint64_t>& grid, uint64_t linear,
                               const RawChunk& raw, uint64_t b) const;
-  std::string Where(const std::vector<uint64_t>& grid) const;
+  std::string Where(const std::vector<uint64_t>& grid) const;      // store: array A chunk K
+  std::string ChunkName(const std::vector<uint64_t>& grid) const;  // array A chunk K
   uint64_t Linear(const std::vector<uint64_t>& grid) const;
 
   std::shared_ptr<const io::BlobStore> store_;
