@@ -65,7 +65,7 @@ TEST_F(ZarrArrayTest, EveryCompressorSeparatorAndFormatWithInnerChunks) {
             ASSERT_TRUE(b.ok()) << comp << " " << sep << " v" << format << ": "
                                 << b.status().ToString();
             ASSERT_EQ(b->row_elems, 15u);
-            ASSERT_EQ(b->bytes, Bytes(values).substr(r0 * 15 * 4, (r1 - r0) * 15 * 4))
+            ASSERT_EQ(b->bytes(), Bytes(values).substr(r0 * 15 * 4, (r1 - r0) * 15 * 4))
                 << comp << sep << format;
           }
         }
@@ -165,7 +165,7 @@ TEST_F(ZarrArrayTest, Dtypes) {
     ASSERT_TRUE(a.ok()) << cases[i].dtype << ": " << a.status().ToString();
     auto b = a->ReadAll();
     ASSERT_TRUE(b.ok()) << cases[i].dtype;
-    EXPECT_EQ(b->bytes, cases[i].native) << cases[i].dtype;
+    EXPECT_EQ(b->bytes(), cases[i].native) << cases[i].dtype;
   }
 }
 
@@ -218,10 +218,10 @@ TEST_F(ZarrArrayTest, AbsentChunksAreFill) {
   ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), "f", spec, Bytes(v)).ok());
   auto a = Open("f");
   ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->ReadAll()->bytes, Bytes(std::vector<int8_t>{1, 2, 3, -2, -2, -2, 7}));
+  EXPECT_EQ(a->ReadAll()->bytes(), Bytes(std::vector<int8_t>{1, 2, 3, -2, -2, -2, 7}));
   spec.fill_value = nullptr;  // zarr-python 3 reads a null fill as 0
   ASSERT_TRUE(testutil::WriteZarrArray(dir_.string(), "g", spec, Bytes(v)).ok());
-  EXPECT_EQ(Open("g")->ReadAll()->bytes, Bytes(std::vector<int8_t>{1, 2, 3, 0, 0, 0, 7}));
+  EXPECT_EQ(Open("g")->ReadAll()->bytes(), Bytes(std::vector<int8_t>{1, 2, 3, 0, 0, 0, 7}));
 }
 
 TEST_F(ZarrArrayTest, RefusesWhatItCannotReadWithTheReason) {

@@ -22,15 +22,14 @@ void Append(DenseBlock* into, DenseBlock&& more) {
     *into = std::move(more);
     return;
   }
-  if (into->shared) {  // points into a decoded chunk: copy before growing
-    into->bytes.assign(into->raw(), into->rows * into->row_elems * into->elem_size);
-    into->shared.reset();
-    into->shared_at = nullptr;
-  }
   if (zarr::IsString(into->dtype)) {
     std::move(more.strings.begin(), more.strings.end(), std::back_inserter(into->strings));
-  } else {
-    into->bytes.append(more.raw(), more.rows * more.row_elems * more.elem_size);
+  } else {  // a buffer of both (a block is appended to once or twice: one per root chunk met)
+    const std::string_view a = into->bytes(), b = more.bytes();
+    const std::shared_ptr<const void> keep = std::move(into->owner);  // holds `a` until copied
+    char* to = into->Allocate(a.size() + b.size());
+    std::memcpy(to, a.data(), a.size());
+    std::memcpy(to + a.size(), b.data(), b.size());
   }
   into->rows += more.rows;
 }
@@ -85,9 +84,9 @@ DenseBlock GatherRows(const DenseBlock& b, const std::vector<uint64_t>& rows) {
                          b.strings.begin() + (r + 1) * w);
   } else {
     const size_t row_bytes = w * b.elem_size;
-    out.bytes.resize(rows.size() * row_bytes);
+    char* to = out.Allocate(rows.size() * row_bytes);
     for (size_t i = 0; i < rows.size(); ++i)
-      std::memcpy(out.bytes.data() + i * row_bytes, b.raw() + rows[i] * row_bytes, row_bytes);
+      std::memcpy(to + i * row_bytes, b.raw() + rows[i] * row_bytes, row_bytes);
   }
   return out;
 }
@@ -162,10 +161,11 @@ Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r
   for (size_t d = 2; d < a.meta().shape.size(); ++d) per_sample *= a.meta().shape[d];
   out.row_elems = idx.size() * per_sample;
   const bool str = zarr::IsString(out.dtype);
+  char* to = nullptr;
   if (str)
     out.strings.resize(out.rows * out.row_elems);
   else
-    out.bytes.resize(out.rows * out.row_elems * out.elem_size);
+    to = out.Allocate(out.rows * out.row_elems * out.elem_size);
   for (size_t j = 0; j < idx.size(); ++j) {
     const uint64_t chunk = idx[j] / per_chunk;
     const DenseBlock& from = blocks.at(chunk);
@@ -176,7 +176,7 @@ Result<DenseBlock> ReadSamples(const zarr::ZarrArray& a, uint64_t r0, uint64_t r
       if (str) {
         std::copy_n(from.strings.begin() + src, per_sample, out.strings.begin() + dst);
       } else {
-        std::memcpy(out.bytes.data() + dst * out.elem_size, from.raw() + src * out.elem_size,
+        std::memcpy(to + dst * out.elem_size, from.raw() + src * out.elem_size,
                     per_sample * out.elem_size);
       }
     }

@@ -168,13 +168,13 @@ void CopyBox(const std::vector<uint64_t>& extent, const std::vector<uint64_t>& s
 }
 
 // Copies elements of `from` to `to` (bytes of `size` each, or strings).
-auto RunCopier(const DecodedChunk& from, std::string* to_bytes,
+auto RunCopier(const DecodedChunk& from, char* to_bytes,
                std::vector<std::string>* to_strings, size_t size, bool str) {
   return [&from, to_bytes, to_strings, size, str](uint64_t src, uint64_t dst, uint64_t n) {
     if (str) {
       std::copy_n(from.strings.begin() + src, n, to_strings->begin() + dst);
     } else {
-      std::memcpy(to_bytes->data() + dst * size, from.bytes.data() + src * size, n * size);
+      std::memcpy(to_bytes + dst * size, from.bytes.data() + src * size, n * size);
     }
   };
 }
@@ -197,7 +197,7 @@ DecodedChunk Crop(const ArrayMetadata& m, const std::vector<uint64_t>& grid, Dec
   else
     out.bytes.resize(total * m.native_size);
   CopyBox(extent, Strides(m.chunks), 0, Strides(extent), 0,
-          RunCopier(full, &out.bytes, &out.strings, m.native_size, str));
+          RunCopier(full, out.bytes.data(), &out.strings, m.native_size, str));
   return out;
 }
 
@@ -456,15 +456,16 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
     const uint64_t origin = g0_first * m.chunks[0];
     ASSIGN_OR_RETURN(first_rows, ChunkRows(grid, r0 - origin, r1 - origin));
     if (std::equal(first_rows->dims.begin() + 1, first_rows->dims.end(), out_dims.begin() + 1)) {
-      out.shared = std::move(first_rows->keep);
-      out.shared_at = first_rows->at;
+      out.owner = std::move(first_rows->keep);
+      out.at = first_rows->at;
       return out;
     }  // else blocks of an edge chunk, stored wider than the array: copied below
   }
+  char* to = nullptr;
   if (str)
     out.strings.resize(total);
   else
-    out.bytes.resize(total * m.native_size);
+    to = out.Allocate(total * m.native_size);
 
   const std::vector<uint64_t> out_stride = Strides(out_dims);
   // Chunks along dimension 1 that hold columns [c0, c1) (all chunks of the other dimensions).
@@ -500,7 +501,7 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
         chunk_stride = Strides(chunk->shape);
         src0 = (row_lo - origin0) * chunk_stride[0] + (nd >= 2 ? src0 * chunk_stride[1] : 0);
         CopyBox(box, chunk_stride, src0, out_stride, dst0,
-                RunCopier(*chunk, &out.bytes, &out.strings, m.native_size, str));
+                RunCopier(*chunk, nullptr, &out.strings, m.native_size, str));
       } else {
         ChunkRowsView rows;
         if (first_rows) {
@@ -512,7 +513,6 @@ Result<DenseBlock> ZarrArray::ReadRows(uint64_t r0, uint64_t r1, uint64_t c0, ui
         chunk_stride = Strides(rows.dims);
         if (nd >= 2) src0 *= chunk_stride[1];
         const size_t size = m.native_size;
-        char* to = out.bytes.data();
         const char* from = rows.at;
         CopyBox(box, chunk_stride, src0, out_stride, dst0,
                 [to, from, size](uint64_t src, uint64_t dst, uint64_t n) {
