@@ -168,8 +168,8 @@ void CopyBox(const std::vector<uint64_t>& extent, const std::vector<uint64_t>& s
 }
 
 // Copies elements of `from` to `to` (bytes of `size` each, or strings).
-auto RunCopier(const DecodedChunk& from, char* to_bytes,
-               std::vector<std::string>* to_strings, size_t size, bool str) {
+auto RunCopier(const DecodedChunk& from, char* to_bytes, std::vector<std::string>* to_strings,
+               size_t size, bool str) {
   return [&from, to_bytes, to_strings, size, str](uint64_t src, uint64_t dst, uint64_t n) {
     if (str) {
       std::copy_n(from.strings.begin() + src, n, to_strings->begin() + dst);
