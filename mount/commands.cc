@@ -83,6 +83,7 @@ Status OpenSource(const Options& o, cache::CachePool* pool, bool defer_threads,
   r.s3_endpoint = o.s3_endpoint;
   r.s3_region = o.s3_region;
   r.s3_anonymous = o.s3_anonymous;
+  if (o.s3_parts) r.s3_parts_min = *o.s3_parts;
   r.http.ca_file = o.ca_file;
   r.http.connect_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.http_timeout_s * 1000));
   r.http.low_speed_time = r.http.connect_timeout;

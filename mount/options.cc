@@ -88,6 +88,12 @@ Status ApplyOptionValue(const std::string& opt, const std::string& key, const st
     o->s3_region = value;
   } else if (key == "s3_anonymous") {
     o->s3_anonymous = true;
+  } else if (key == "s3_parts") {
+    if (value == "0") {
+      o->s3_parts = 0;
+    } else {
+      ASSIGN_OR_RETURN(o->s3_parts, ParseSize(value));
+    }
   } else if (key == "ca_file") {
     if (value.empty()) return InvalidArgumentError("needs a PEM file");
     o->ca_file = Absolute(value);
@@ -352,6 +358,10 @@ options:
      s3_endpoint=URL   an S3-compatible service instead of AWS (path-style requests)
      s3_region=R       the region requests are signed for (default us-east-1)
      s3_anonymous      unsigned requests (public buckets)
+     s3_parts=SIZE     from a distant server (first byte in 2 ms or more), a Zarr chunk the
+                       listing says is SIZE or larger is read by the blosc blocks a short read
+                       needs (a region query), not whole (default 4M; 0 = whole; a near
+                       server's chunks are always read so)
      ca_file=PATH      trust this PEM certificate for https (e.g. a self-signed server)
      http_timeout=SECONDS  connect timeout, and how long a transfer may stall (default 20)
      http_retries=N    retries, with backoff, after 5xx, 429, timeouts, cut transfers (default 4)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,11 @@ struct Options {
   // are those of the sources); this turns that off explicitly.
   bool no_default_permissions = false;
   // Remote SOURCEs (s3://, http(s)://). Credentials never come from the command line.
-  std::string s3_endpoint;     // -o s3_endpoint=URL (any S3-compatible service)
-  std::string s3_region;       // -o s3_region=R
-  bool s3_anonymous = false;   // -o s3_anonymous (public buckets: unsigned requests)
+  std::string s3_endpoint;    // -o s3_endpoint=URL (any S3-compatible service)
+  std::string s3_region;      // -o s3_region=R
+  bool s3_anonymous = false;  // -o s3_anonymous (public buckets: unsigned requests)
+  // -o s3_parts=SIZE: listed objects this large read by parts (0: never); unset: the default.
+  std::optional<uint64_t> s3_parts;
   std::string ca_file;         // -o ca_file=PATH: trust this PEM for https (self-signed servers)
   double http_timeout_s = 20;  // -o http_timeout=SECONDS: connect, and a stalled transfer
   int http_retries = 4;        // -o http_retries=N: attempts after the first

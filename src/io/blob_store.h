@@ -22,8 +22,9 @@ class BlobStore {
   // Gets worth having in flight at once for one reader (ByteSpace::Parallelism).
   virtual unsigned Parallelism() const { return 1; }
   // The object under `key` for positional reads of parts of it (nullptr when absent), where a
-  // part costs less than the whole and no round trip of its own (local files, zip entries).
-  // Unsupported elsewhere (remote objects: one request for the whole beats one per part).
+  // reader that needs a few parts pays less for them than for the whole (ByteSpace::
+  // OpenForParts: local files, zip entries, a near server's objects, large listed S3 objects).
+  // Unsupported elsewhere (small objects of a distant server: one request beats one per part).
   virtual Result<std::shared_ptr<const ByteSource>> OpenForParts(const std::string& key) const {
     return UnsupportedError(Describe() + ": no reads of parts of " + key);
   }

@@ -67,6 +67,11 @@ Status CheckKey(const ByteSpace& space, const std::string& key) {
   return InvalidArgumentError(space.Describe() + ": bad key '" + key + "'");
 }
 
+Result<std::shared_ptr<const ByteSource>> ByteSpace::OpenForParts(const std::string& key) const {
+  if (Parallelism() == 1) return Open(key);
+  return UnsupportedError(Where(key) + ": read whole (a request per part would cost more)");
+}
+
 namespace {
 
 class PrefixSpace : public ByteSpace {
@@ -97,6 +102,10 @@ class PrefixSpace : public ByteSpace {
     return all;
   }
   unsigned Parallelism() const override { return base_->Parallelism(); }
+  Result<std::shared_ptr<const ByteSource>> OpenForParts(const std::string& key) const override {
+    RETURN_IF_ERROR(CheckKey(*this, key));
+    return base_->OpenForParts(prefix_ + "/" + key);
+  }
 
  private:
   std::shared_ptr<const ByteSpace> base_;

@@ -94,6 +94,13 @@ class ByteSpace {
   // costs no round trip (local files, memory, zip entries); more on remote backends, so that a
   // reader needing several objects (a Zarr record range's arrays) overlaps their latencies.
   virtual unsigned Parallelism() const { return 1; }
+  // The object under `key` for a reader that needs a few ranges of it (a Zarr chunk's header and
+  // some of its blosc blocks; nullptr when absent), where that beats one Get of the whole: where
+  // a range costs no round trip (Parallelism() 1), Open(key); a remote backend opens objects it
+  // knows, without a request, to be large enough, reads going straight to the server (the
+  // reader keeps what it decodes: no block cache to fetch a MiB around each range).
+  // Unsupported elsewhere.
+  virtual Result<std::shared_ptr<const ByteSource>> OpenForParts(const std::string& key) const;
 };
 
 // A ByteSpace seen from one of its folders: keys are relative to `prefix` (which ValidKey

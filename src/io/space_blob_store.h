@@ -27,8 +27,7 @@ class SpaceBlobStore : public BlobStore {
   }
   unsigned Parallelism() const override { return space_->Parallelism(); }
   Result<std::shared_ptr<const ByteSource>> OpenForParts(const std::string& key) const override {
-    if (space_->Parallelism() > 1) return BlobStore::OpenForParts(key);
-    return space_->Open(key);
+    return space_->OpenForParts(key);
   }
   const std::shared_ptr<const ByteSpace>& space() const { return space_; }
 

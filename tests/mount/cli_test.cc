@@ -32,6 +32,7 @@ TEST(CliTest, ExitCodes) {
   EXPECT_EQ(RunCommand({OMICSFS_BINARY}), 1);
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "--bogus", "a", "b"}), 1);
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-o", "cache_size=lots", kExamples, "/tmp"}), 1);
+  EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-o", "s3_parts=some", kExamples, "/tmp"}), 1);
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-f", "/nonexistent/source", "/tmp"}), 2);
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "-f", kExamples, "/nonexistent/mountpoint"}), 3);
   EXPECT_EQ(RunCommand({OMICSFS_BINARY, "cat", kExamples, "no/such/file"}), 1);

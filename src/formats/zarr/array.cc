@@ -256,15 +256,18 @@ Result<std::shared_ptr<const DecodedChunk>> ZarrArray::Chunk(
 namespace {
 
 // The blosc header and block table of a stored chunk read by parts (into *head), and where its
-// blocks lie.
+// blocks lie. The first read takes room for the table of a chunk of up to ~1 000 blocks, so
+// that a remote chunk's costs one request, not two (the header, then the table it announces).
 Result<codec::BloscFrameIndex> ReadFrameIndex(const io::ByteSource& source, uint64_t expect,
                                               std::string* head) {
+  constexpr uint64_t kFirstRead = 4096;
   const uint64_t size = source.Size();
-  head->resize(std::min<uint64_t>(size, 16));
+  head->resize(std::min<uint64_t>(size, kFirstRead));
   RETURN_IF_ERROR(source.ReadExact(0, head->data(), head->size()));
   ASSIGN_OR_RETURN(uint64_t length, codec::BloscHeadLength(*head, size));
+  const uint64_t have = head->size();
   head->resize(length);
-  RETURN_IF_ERROR(source.ReadExact(0, head->data(), head->size()));
+  if (length > have) RETURN_IF_ERROR(source.ReadExact(have, head->data() + have, length - have));
   return codec::BloscIndex(*head, size, expect);
 }
 
@@ -311,7 +314,8 @@ Result<std::shared_ptr<const ZarrArray::RawChunk>> ZarrArray::Raw(const std::vec
 }
 
 Result<cache::Buffer> ZarrArray::Block(const std::vector<uint64_t>& grid, uint64_t linear,
-                                       const RawChunk& raw, uint64_t b) const {
+                                       const RawChunk& raw, uint64_t b,
+                                       const PackedSpan& span) const {
   return pool_->GetOrCompute(
       {owner_, cache::CacheKind::kSourcePart, (linear << kBlockBits) | b},
       [&]() -> Result<std::string> {
@@ -320,8 +324,15 @@ Result<cache::Buffer> ZarrArray::Block(const std::vector<uint64_t>& grid, uint64
           bytes = codec::BloscDecodeRange(*raw.bytes, b * raw.index.layout.blocksize,
                                           raw.index.BlockBytes(b));
         } else {
-          std::string packed(raw.index.end[b] - raw.index.start[b], '\0');
-          Status read = raw.source->ReadExact(raw.index.start[b], packed.data(), packed.size());
+          const uint64_t start = raw.index.start[b], end = raw.index.end[b];
+          std::string packed;
+          Status read;
+          if (start >= span.at && end <= span.at + span.bytes.size()) {  // read with its neighbours
+            packed.assign(span.bytes, start - span.at, end - start);
+          } else {
+            packed.resize(end - start);
+            read = raw.source->ReadExact(start, packed.data(), packed.size());
+          }
           bytes = read.ok() ? codec::BloscDecodeBlock(raw.index, raw.head, packed, b)
                             : Result<std::string>(read);
         }
@@ -361,14 +372,35 @@ Result<ZarrArray::ChunkRowsView> ZarrArray::ChunkRows(const std::vector<uint64_t
       const uint64_t first = b0 / bs, last = (b1 - 1) / bs;
       v.dims = m.chunks;
       if (first == last) {
-        ASSIGN_OR_RETURN(cache::Buffer block, Block(grid, linear, *raw, first));
+        ASSIGN_OR_RETURN(cache::Buffer block, Block(grid, linear, *raw, first, PackedSpan()));
         v.at = block->data() + (b0 - first * bs);
         v.keep = std::move(block);
         return v;
       }
+      // Read by parts: the compressed bytes of the blocks not held yet in one read where they
+      // lie together (c-blosc writes them in order, unless its threads did), not one each (a
+      // remote chunk: one ranged GET).
+      PackedSpan span;
+      if (raw->source) {
+        uint64_t lo_at = UINT64_MAX, hi_at = 0, wanted = 0;
+        for (uint64_t b = first; b <= last; ++b) {
+          if (pool_->ContainsOrPending(
+                  {owner_, cache::CacheKind::kSourcePart, (linear << kBlockBits) | b}))
+            continue;
+          lo_at = std::min(lo_at, raw->index.start[b]);
+          hi_at = std::max(hi_at, raw->index.end[b]);
+          wanted += raw->index.end[b] - raw->index.start[b];
+        }
+        if (wanted > 0 && hi_at - lo_at <= 2 * wanted) {
+          span.at = lo_at;
+          span.bytes.resize(hi_at - lo_at);
+          Status read = raw->source->ReadExact(lo_at, span.bytes.data(), span.bytes.size());
+          if (!read.ok()) return std::move(read).WithContext(Where(grid));
+        }
+      }
       auto joined = std::make_shared<std::string>(b1 - b0, '\0');
       for (uint64_t b = first; b <= last; ++b) {
-        ASSIGN_OR_RETURN(cache::Buffer block, Block(grid, linear, *raw, b));
+        ASSIGN_OR_RETURN(cache::Buffer block, Block(grid, linear, *raw, b, span));
         const uint64_t from = std::max(b0, b * bs), to = std::min(b1, b * bs + block->size());
         std::memcpy(joined->data() + (from - b0), block->data() + (from - b * bs), to - from);
       }

@@ -150,8 +150,14 @@ class ZarrArray {
   bool PartsFit(uint64_t linear, uint64_t rows, uint64_t extent0) const;
   Result<std::shared_ptr<const RawChunk>> Raw(const std::vector<uint64_t>& grid,
                                               uint64_t linear) const;
+  // Compressed bytes of a chunk read by parts, [at, at + bytes.size()) of the stored chunk.
+  struct PackedSpan {
+    uint64_t at = 0;
+    std::string bytes;
+  };
+  // Block b decoded (cached), its compressed bytes taken from `span` when it holds them.
   Result<cache::Buffer> Block(const std::vector<uint64_t>& grid, uint64_t linear,
-                              const RawChunk& raw, uint64_t b) const;
+                              const RawChunk& raw, uint64_t b, const PackedSpan& span) const;
   std::string Where(const std::vector<uint64_t>& grid) const;      // store: array A chunk K
   std::string ChunkName(const std::vector<uint64_t>& grid) const;  // array A chunk K
   uint64_t Linear(const std::vector<uint64_t>& grid) const;

@@ -63,6 +63,7 @@ Result<RemoteSource> OpenS3(const std::string& url, const RemoteOptions& o,
   s3o.endpoint = o.s3_endpoint;
   s3o.region = o.s3_region;
   s3o.anonymous = o.s3_anonymous;
+  s3o.parts_min = o.s3_parts_min;
   auto [root, object] = SplitObject(url);
   ASSIGN_OR_RETURN(auto space, s3::ConnectS3(root, s3o, o.http, cache));
   RemoteSource r;

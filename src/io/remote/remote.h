@@ -9,6 +9,7 @@
 #include "io/byte_source.h"
 #include "io/cached_byte_source.h"
 #include "io/http/http_client.h"
+#include "io/s3/s3_byte_space.h"
 
 namespace omicsfs::io {
 
@@ -16,7 +17,8 @@ struct RemoteOptions {
   std::string s3_endpoint;    // -o s3_endpoint=URL ("" = AWS)
   std::string s3_region;      // -o s3_region=R ("" = us-east-1)
   bool s3_anonymous = false;  // -o s3_anonymous: unsigned requests (public buckets)
-  http::HttpOptions http;     // timeouts, retries, TLS (-o ca_file=PATH)
+  uint64_t s3_parts_min = s3::kPartsMinDefault;  // -o s3_parts=SIZE (s3::S3Options::parts_min)
+  http::HttpOptions http;                        // timeouts, retries, TLS (-o ca_file=PATH)
   // Remote bytes are cached under the mount's one budget (nullptr: every read is a request).
   cache::CachePool* pool = nullptr;
   // Read-ahead threads start only at BlockCache::Start (a daemon starts them after it forks).

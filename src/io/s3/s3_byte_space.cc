@@ -313,6 +313,21 @@ Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(
   return out;
 }
 
+Result<std::shared_ptr<const ByteSource>> S3ByteSpace::OpenForParts(const std::string& key) const {
+  if (Parallelism() == 1) return Open(key);  // a near server: through the block cache
+  RETURN_IF_ERROR(CheckKey(*this, key));
+  const std::string object_key = ObjectKey(key);
+  const auto listed = known_->Find(object_key);
+  if (options_.parts_min == 0 || !listed || listed->size < options_.parts_min)
+    return ByteSpace::OpenForParts(key);  // small or unknown: one GET of the whole
+  http::RemoteObject object;
+  object.size = listed->size;
+  object.etag = listed->etag;
+  object.mtime = listed->mtime;
+  return std::shared_ptr<const ByteSource>(std::make_shared<const S3ByteSource>(
+      client_, ObjectUrl(key), Where(key), object_key, std::move(object), known_));
+}
+
 Result<std::shared_ptr<const ByteSource>> S3ByteSpace::Open(const std::string& key) const {
   RETURN_IF_ERROR(CheckKey(*this, key));
   const std::string object_key = ObjectKey(key);
