@@ -325,13 +325,15 @@ Result<cache::Buffer> ZarrArray::Block(const std::vector<uint64_t>& grid, uint64
                                           raw.index.BlockBytes(b));
         } else {
           const uint64_t start = raw.index.start[b], end = raw.index.end[b];
-          std::string packed;
+          std::string own;
+          std::string_view packed;
           Status read;
           if (start >= span.at && end <= span.at + span.bytes.size()) {  // read with its neighbours
-            packed.assign(span.bytes, start - span.at, end - start);
+            packed = std::string_view(span.bytes).substr(start - span.at, end - start);
           } else {
-            packed.resize(end - start);
-            read = raw.source->ReadExact(start, packed.data(), packed.size());
+            own.resize(end - start);
+            read = raw.source->ReadExact(start, own.data(), own.size());
+            packed = own;
           }
           bytes = read.ok() ? codec::BloscDecodeBlock(raw.index, raw.head, packed, b)
                             : Result<std::string>(read);
