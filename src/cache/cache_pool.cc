@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 #include <deque>
+#include <mutex>
 #include <new>
 #include <unordered_map>
 #include <vector>
@@ -320,9 +321,28 @@ thread_local std::deque<std::pair<PinKey, uint64_t>> t_pin_order;  // key, bytes
 thread_local uint64_t t_pinned_bytes = 0;
 std::atomic<uint64_t> g_pinned_bytes{0};
 
+// A HandOff's: the handing thread's pins (read by its workers: that thread changes them only
+// once the hand-off is over) and what its workers got, pinned by it then.
+struct HandedPin {
+  PinKey key;
+  Object value;
+  uint64_t bytes, limit;
+};
+struct PinSinkState {
+  const std::unordered_map<PinKey, Object, PinKeyHash>* handing_pins = nullptr;
+  std::mutex mu;
+  std::vector<HandedPin> got;
+};
+thread_local PinSinkState* t_pin_sink = nullptr;  // set by a Carry within a pass
+
 const Object* FindPin(uint64_t pool, const CacheKey& key) {
   auto it = t_pins.find(PinKey{pool, key});
-  return it == t_pins.end() ? nullptr : &it->second;
+  if (it != t_pins.end()) return &it->second;
+  if (t_pin_sink != nullptr) {
+    auto h = t_pin_sink->handing_pins->find(PinKey{pool, key});
+    if (h != t_pin_sink->handing_pins->end()) return &h->second;
+  }
+  return nullptr;
 }
 
 void DropOldestPin() {
@@ -337,6 +357,11 @@ void DropOldestPin() {
 // their block set: measured, one thread holding the whole limit left the other thrashing).
 void AddPin(uint64_t pool, const CacheKey& key, Object value, uint64_t bytes, uint64_t limit) {
   if (bytes > limit / 2 || FindPin(pool, key) != nullptr) return;  // (pinned by a nested get)
+  if (t_pin_sink != nullptr) {  // a worker's, within a pass: the handing thread pins it
+    std::lock_guard<std::mutex> lock(t_pin_sink->mu);
+    t_pin_sink->got.push_back(HandedPin{PinKey{pool, key}, std::move(value), bytes, limit});
+    return;
+  }
   while (t_pinned_bytes + bytes > limit / 2) DropOldestPin();
   uint64_t cur = g_pinned_bytes.load(std::memory_order_relaxed);
   do {
@@ -372,6 +397,40 @@ CachePool::Streaming::~Streaming() {
   if (on_) --t_streaming;
 }
 bool CachePool::InStreaming() { return t_streaming > 0; }
+
+struct CachePool::HandOff::Sink : PinSinkState {};
+
+CachePool::HandOff::HandOff() : not_reads_(InNotReads()), streaming_(InStreaming()) {
+  if (not_reads_) {
+    sink_ = std::make_unique<Sink>();
+    sink_->handing_pins = &t_pins;
+  }
+}
+
+CachePool::HandOff::~HandOff() {
+  if (!sink_) return;
+  // In the order got; a key two workers got (one computed, one waited) is pinned once.
+  for (HandedPin& h : sink_->got)
+    AddPin(h.key.pool, h.key.key, std::move(h.value), h.bytes, h.limit);
+}
+
+CachePool::Carry::Carry(const HandOff& from) : from_(from), outer_sink_(t_pin_sink) {
+  if (from_.not_reads_) {
+    ++t_not_reads;
+    t_pin_sink = from_.sink_.get();
+  }
+  if (from_.streaming_) ++t_streaming;
+}
+
+CachePool::Carry::~Carry() {
+  if (from_.streaming_) --t_streaming;
+  if (from_.not_reads_) {
+    t_pin_sink = static_cast<PinSinkState*>(outer_sink_);
+    if (--t_not_reads == 0) {
+      while (!t_pin_order.empty()) DropOldestPin();
+    }
+  }
+}
 
 uint64_t CachePool::PinnedBytes() { return g_pinned_bytes.load(std::memory_order_relaxed); }
 

@@ -115,6 +115,38 @@ class CachePool {
     bool on_;
   };
   static bool InStreaming();
+  // Work a thread hands to other threads (ParallelFor) takes that thread's kind: a HandOff on
+  // the handing thread, around the hand-off, and a Carry of it on each worker around its part.
+  // A worker then gets as the handing thread would: not reads within a pass (NotReads), whole
+  // blocks within a sequential run (Streaming), and, within a pass, what the handing thread has
+  // pinned is found pinned, and what the worker gets is pinned by the handing thread when the
+  // HandOff ends (a pass reading a remote store's arrays at once keeps its chunks as a local
+  // pass, reading them on its own thread, does).
+  class Carry;
+  class HandOff {
+   public:
+    HandOff();
+    ~HandOff();
+    HandOff(const HandOff&) = delete;
+    HandOff& operator=(const HandOff&) = delete;
+
+   private:
+    friend class Carry;
+    struct Sink;
+    bool not_reads_, streaming_;
+    std::unique_ptr<Sink> sink_;
+  };
+  class Carry {
+   public:
+    explicit Carry(const HandOff& from);
+    ~Carry();
+    Carry(const Carry&) = delete;
+    Carry& operator=(const Carry&) = delete;
+
+   private:
+    const HandOff& from_;
+    void* outer_sink_;
+  };
 
   // Computes and keeps `key` unless it is cached or being computed already (then returns at
   // once): for read-ahead, which must never wait on another computation.

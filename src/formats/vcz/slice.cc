@@ -367,9 +367,9 @@ Result<VariantBlock> Store::ReadPiece(uint64_t r0, uint64_t r1, bool with_sample
   std::optional<DenseBlock> hidden_gt;
   if (recounting && !b.genotype) per_sample(*root.genotype_, &hidden_gt.emplace());
   if (reverse) std::reverse(reads.begin(), reads.end());
-  const bool streaming = cache::CachePool::InStreaming();
+  const cache::CachePool::HandOff hand_off;
   RETURN_IF_ERROR(ParallelFor(reads.size(), ReadWidth(arrays, r0, r1), [&](size_t i) {
-    cache::CachePool::Streaming scope(streaming);
+    cache::CachePool::Carry scope(hand_off);
     return reads[i]();
   }));
 

@@ -350,9 +350,9 @@ Status Store::ReadArrays(
   std::vector<const zarr::ZarrArray*> arrays;
   for (const auto& read : reads) arrays.push_back(read.first);
   const unsigned width = ReadWidth(arrays, v0, v1);
-  const bool streaming = cache::CachePool::InStreaming();
+  const cache::CachePool::HandOff hand_off;
   return ParallelFor(reads.size(), width, [&](size_t i) -> Status {
-    cache::CachePool::Streaming scope(streaming);
+    cache::CachePool::Carry scope(hand_off);
     ASSIGN_OR_RETURN(*reads[i].second, reads[i].first->ReadRows(v0, v1));
     return OkStatus();
   });

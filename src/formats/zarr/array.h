@@ -148,6 +148,8 @@ class ZarrArray {
   // Whether a read of `rows` rows of chunk `linear` (of `extent0` rows) may decode its blosc
   // blocks alone (it does when the chunk is not decoded whole already).
   bool PartsFit(uint64_t linear, uint64_t rows, uint64_t extent0) const;
+  // A pass or a sequential run decodes chunks whole up to this share of the cache's budget.
+  static constexpr uint64_t kWholeChunkShare = 16;
   Result<std::shared_ptr<const RawChunk>> Raw(const std::vector<uint64_t>& grid,
                                               uint64_t linear) const;
   // Compressed bytes of a chunk read by parts, [at, at + bytes.size()) of the stored chunk.
