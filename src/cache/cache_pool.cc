@@ -398,26 +398,25 @@ CachePool::Streaming::~Streaming() {
 }
 bool CachePool::InStreaming() { return t_streaming > 0; }
 
-struct CachePool::HandOff::Sink : PinSinkState {};
-
 CachePool::HandOff::HandOff() : not_reads_(InNotReads()), streaming_(InStreaming()) {
   if (not_reads_) {
-    sink_ = std::make_unique<Sink>();
-    sink_->handing_pins = &t_pins;
+    auto sink = std::make_shared<PinSinkState>();
+    sink->handing_pins = &t_pins;
+    sink_ = std::move(sink);
   }
 }
 
 CachePool::HandOff::~HandOff() {
   if (!sink_) return;
   // In the order got; a key two workers got (one computed, one waited) is pinned once.
-  for (HandedPin& h : sink_->got)
+  for (HandedPin& h : static_cast<PinSinkState*>(sink_.get())->got)
     AddPin(h.key.pool, h.key.key, std::move(h.value), h.bytes, h.limit);
 }
 
 CachePool::Carry::Carry(const HandOff& from) : from_(from), outer_sink_(t_pin_sink) {
   if (from_.not_reads_) {
     ++t_not_reads;
-    t_pin_sink = from_.sink_.get();
+    t_pin_sink = static_cast<PinSinkState*>(from_.sink_.get());
   }
   if (from_.streaming_) ++t_streaming;
 }

@@ -132,9 +132,8 @@ class CachePool {
 
    private:
     friend class Carry;
-    struct Sink;
     bool not_reads_, streaming_;
-    std::unique_ptr<Sink> sink_;
+    std::shared_ptr<void> sink_;  // within a pass: the pins' hand-off (cache_pool.cc)
   };
   class Carry {
    public:
