@@ -113,11 +113,24 @@ Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeG
 
 Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobStore> blobs,
                                                  cache::CachePool* pool) {
+  ASSIGN_OR_RETURN(json attrs, RootAttributes(*blobs));
+  return OpenWith(std::move(blobs), pool, attrs);
+}
+
+Result<std::shared_ptr<const Store>> Store::OpenIfVcz(std::shared_ptr<const io::BlobStore> blobs,
+                                                      cache::CachePool* pool) {
+  auto attrs = RootAttributes(*blobs);
+  if (!attrs.ok() || !attrs->is_object() || !attrs->contains("vcf_zarr_version"))
+    return std::shared_ptr<const Store>();
+  return OpenWith(std::move(blobs), pool, *attrs);
+}
+
+Result<std::shared_ptr<const Store>> Store::OpenWith(std::shared_ptr<const io::BlobStore> blobs,
+                                                     cache::CachePool* pool, const json& attrs) {
   std::shared_ptr<Store> s(new Store());
   const std::string dir = blobs->Describe();
   s->dir_ = dir;
   s->blobs_ = std::move(blobs);
-  ASSIGN_OR_RETURN(json attrs, RootAttributes(*s->blobs_));
   try {
     if (!attrs.contains("vcf_zarr_version"))
       return UnsupportedError(dir + ": no vcf_zarr_version attribute");

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -82,6 +83,10 @@ class Store {
   // Over any blob store (any ByteSpace through io::SpaceBlobStore; in-memory stores in tests).
   static Result<std::shared_ptr<const Store>> Open(std::shared_ptr<const io::BlobStore> blobs,
                                                    cache::CachePool* pool = nullptr);
+  // Open where Looks would say yes, else nullptr (not a VCF Zarr store: no error): the root's
+  // attributes read once for both (a remote store: one round trip fewer).
+  static Result<std::shared_ptr<const Store>> OpenIfVcz(std::shared_ptr<const io::BlobStore> blobs,
+                                                        cache::CachePool* pool = nullptr);
 
   const std::string& Describe() const { return dir_; }
   uint64_t num_variants() const { return num_variants_; }
@@ -172,6 +177,10 @@ class Store {
   bool recount() const { return root_ && subset_.recount; }
 
  private:
+  // Open, the root's attributes read already.
+  static Result<std::shared_ptr<const Store>> OpenWith(std::shared_ptr<const io::BlobStore> blobs,
+                                                       cache::CachePool* pool,
+                                                       const nlohmann::json& attrs);
   // A slice's rows [v0, v1): the root's rows piece by piece, samples gathered, joined.
   Result<VariantBlock> ReadSlice(uint64_t v0, uint64_t v1, bool with_samples, unsigned parts,
                                  bool reverse) const;

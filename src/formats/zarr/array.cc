@@ -6,6 +6,7 @@
 #include "codec/compression.h"
 #include "codec/vlen_utf8.h"
 #include "util/huge_arena.h"
+#include "util/parallel.h"
 
 namespace omicsfs::formats::zarr {
 namespace {
@@ -109,9 +110,15 @@ Result<ZarrArray> ZarrArray::Open(std::shared_ptr<const io::BlobStore> store,
     if (!meta.ok()) return std::move(meta).status().WithContext("array " + path);
     return FromMetadata(std::move(store), path, std::move(meta).value());
   }
-  ASSIGN_OR_RETURN(auto zarray, store->Get(path + "/.zarray"));
+  // v2: .zarray and .zattrs fetched together (a remote store: one round trip, not two).
+  std::vector<Result<std::optional<std::string>>> got(2, std::optional<std::string>());
+  RETURN_IF_ERROR(ParallelFor(2, store->Parallelism(), [&](size_t i) -> Status {
+    got[i] = store->Get(path + (i == 0 ? "/.zarray" : "/.zattrs"));
+    return OkStatus();
+  }));
+  ASSIGN_OR_RETURN(auto zarray, std::move(got[0]));
   if (!zarray) return NotFoundError("array " + path + ": no .zarray or zarr.json");
-  ASSIGN_OR_RETURN(auto zattrs, store->Get(path + "/.zattrs"));
+  ASSIGN_OR_RETURN(auto zattrs, std::move(got[1]));
   auto meta = ParseV2Metadata(*zarray, zattrs ? *zattrs : "");
   if (!meta.ok()) return std::move(meta).status().WithContext("array " + path);
   return FromMetadata(std::move(store), path, std::move(meta).value());

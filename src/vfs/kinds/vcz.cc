@@ -181,11 +181,14 @@ bool LooksVcz(std::shared_ptr<const io::ByteSpace> space) {
   return Store::Looks(io::SpaceBlobStore(std::move(space), 64 << 20));
 }
 
+// The store's views, or nullptr where the space holds no VCF Zarr store.
 Result<std::unique_ptr<OpenedStore>> OpenVcz(std::shared_ptr<const io::ByteSpace> space,
                                              const Located& at) {
   const std::string where = space->Describe();
-  ASSIGN_OR_RETURN(auto store,
-                   Store::Open(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
+  ASSIGN_OR_RETURN(
+      auto store,
+      Store::OpenIfVcz(std::make_shared<io::SpaceBlobStore>(std::move(space)), at.pool));
+  if (store == nullptr) return std::unique_ptr<OpenedStore>();
   return VczViewsOf(std::move(store), where, at.entry.base);
 }
 
@@ -205,9 +208,7 @@ class VczDirectory : public StoreKind {
   StampScope Scope() const override { return StampScope::kTree; }
   bool Guessed(const Folder& folder) const override { return !folder.CheapPeek(); }
   Result<std::unique_ptr<OpenedStore>> Open(const Located& at) const override {
-    auto space = at.folder.Space(at.entry, &at.stamp);
-    if (!LooksVcz(space)) return std::unique_ptr<OpenedStore>();
-    return OpenVcz(std::move(space), at);
+    return OpenVcz(at.folder.Space(at.entry, &at.stamp), at);
   }
 };
 
@@ -236,7 +237,6 @@ class ZipKind : public StoreKind {
     if (archive == nullptr)
       return NotFoundError(at.folder.Where(at.entry.key) + ": gone since the listing");
     ASSIGN_OR_RETURN(auto space, io::OpenZipSpace(std::move(archive)));
-    if (!LooksVcz(space)) return std::unique_ptr<OpenedStore>();
     return OpenVcz(std::move(space), at);
   }
 };
