@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 namespace omicsfs::cache {
@@ -509,6 +510,52 @@ TEST(CachePoolTest, APassKeepsWhatItGotLastBeyondProbation) {
   EXPECT_FALSE(wrong.load());
   EXPECT_LE(most.load(), pool.pin_budget());
   EXPECT_GT(most.load(), 0u);
+  EXPECT_EQ(CachePool::PinnedBytes(), 0u);
+}
+
+// Work a pass hands to other threads (a remote store's arrays read at once) is the pass's: the
+// workers' gets are not reads, they find what the pass has pinned, and what they get is pinned
+// by the pass when the hand-off ends. Before, a worker was a reader: on a distant S3 each
+// text chunk of a sizing pass fetched again what the pass had got for the one before.
+TEST(CachePoolTest, WorkHandedToOtherThreadsIsThePass) {
+  CachePool pool(2000);  // probation: 250 bytes; a pass's pins: 500
+  int computed = 0;      // one worker at a time: no race on it
+  auto block = [&]() -> Result<std::string> {
+    ++computed;
+    return std::string(100, 'b');
+  };
+  auto on_worker = [](const std::function<void()>& f) { std::thread(f).join(); };
+  {
+    CachePool::NotReads pass;
+    ASSERT_TRUE(pool.GetOrCompute(Key(1), block).ok());  // pinned by the pass
+    for (uint64_t i = 0; i < 3; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+    ASSERT_FALSE(pool.ContainsOrPending(Key(1))) << "left probation: only the pin holds it";
+    {
+      CachePool::HandOff hand_off;
+      on_worker([&] {
+        CachePool::Carry scope(hand_off);
+        EXPECT_TRUE(CachePool::InNotReads());
+        EXPECT_FALSE(CachePool::InStreaming());
+        ASSERT_TRUE(pool.GetOrCompute(Key(1), block).ok());  // the pass's pin
+        ASSERT_TRUE(pool.GetOrCompute(Key(2), block).ok());  // computed here
+      });
+      EXPECT_EQ(computed, 2);
+    }
+    for (uint64_t i = 3; i < 6; ++i) ASSERT_TRUE(pool.GetOrCompute(Scan(i), Hundred).ok());
+    ASSERT_FALSE(pool.ContainsOrPending(Key(2)));
+    ASSERT_TRUE(pool.GetOrCompute(Key(2), block).ok());  // pinned by the pass at the hand-off's end
+    EXPECT_EQ(computed, 2);
+    EXPECT_EQ(pool.Stats().ghost_entries, 0u) << "the worker's gets were not reads";
+  }
+  EXPECT_EQ(CachePool::PinnedBytes(), 0u) << "released with the pass";
+  // A reader's hand-off carries no pass: the worker reads (and a Streaming scope goes along).
+  CachePool::Streaming run(true);
+  CachePool::HandOff hand_off;
+  on_worker([&] {
+    CachePool::Carry scope(hand_off);
+    EXPECT_FALSE(CachePool::InNotReads());
+    EXPECT_TRUE(CachePool::InStreaming());
+  });
   EXPECT_EQ(CachePool::PinnedBytes(), 0u);
 }
 
