@@ -104,21 +104,34 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
 
 Result<ZarrArray> ZarrArray::Open(std::shared_ptr<const io::BlobStore> store,
                                   const std::string& path) {
-  ASSIGN_OR_RETURN(auto v3, store->Get(path + "/zarr.json"));
+  MetadataObjects got{std::optional<std::string>(), std::optional<std::string>(),
+                      std::optional<std::string>()};
+  if (store->Parallelism() > 1) {  // a remote store: the three at once, one round trip
+    RETURN_IF_ERROR(ParallelFor(3, store->Parallelism(), [&](size_t i) -> Status {
+      got[i] = store->Get(path + "/" + kMetadataKeys[i]);
+      return OkStatus();
+    }));
+  } else {  // v3's zarr.json, else v2's two
+    got[0] = store->Get(path + "/zarr.json");
+    if (got[0].ok() && !*got[0]) {
+      got[1] = store->Get(path + "/.zarray");
+      got[2] = store->Get(path + "/.zattrs");
+    }
+  }
+  return FromMetadataObjects(std::move(store), path, std::move(got));
+}
+
+Result<ZarrArray> ZarrArray::FromMetadataObjects(std::shared_ptr<const io::BlobStore> store,
+                                                 const std::string& path, MetadataObjects got) {
+  ASSIGN_OR_RETURN(auto v3, std::move(got[0]));
   if (v3) {
     auto meta = ParseV3Metadata(*v3);
     if (!meta.ok()) return std::move(meta).status().WithContext("array " + path);
     return FromMetadata(std::move(store), path, std::move(meta).value());
   }
-  // v2: .zarray and .zattrs fetched together (a remote store: one round trip, not two).
-  std::vector<Result<std::optional<std::string>>> got(2, std::optional<std::string>());
-  RETURN_IF_ERROR(ParallelFor(2, store->Parallelism(), [&](size_t i) -> Status {
-    got[i] = store->Get(path + (i == 0 ? "/.zarray" : "/.zattrs"));
-    return OkStatus();
-  }));
-  ASSIGN_OR_RETURN(auto zarray, std::move(got[0]));
+  ASSIGN_OR_RETURN(auto zarray, std::move(got[1]));
   if (!zarray) return NotFoundError("array " + path + ": no .zarray or zarr.json");
-  ASSIGN_OR_RETURN(auto zattrs, std::move(got[1]));
+  ASSIGN_OR_RETURN(auto zattrs, std::move(got[2]));
   auto meta = ParseV2Metadata(*zarray, zattrs ? *zattrs : "");
   if (!meta.ok()) return std::move(meta).status().WithContext("array " + path);
   return FromMetadata(std::move(store), path, std::move(meta).value());
