@@ -349,6 +349,38 @@ TEST_P(ByteSpaceConformance, RecursiveListingsGiveEveryObjectOnce) {
   EXPECT_EQ(space_->ListRecursive("../x").status().code(), ErrorCode::kInvalidArgument);
 }
 
+// A folder listed again right after a recursive listing covering it (S3 answers that one from
+// the recursive listing: opening a store lists its root just after its stamp's listing) is
+// listed as before it: the same names, kinds, sizes and versions.
+TEST_P(ByteSpaceConformance, AFolderListsTheSameAfterARecursiveListing) {
+  auto line = [](const std::vector<ListEntry>& entries) {
+    std::string out;
+    for (const auto& e : entries) {
+      out += e.name + (e.kind == EntryKind::kDirectory ? "/" : " " + std::to_string(e.info.size)) +
+             " " + e.info.stamp + "\n";
+    }
+    return out;
+  };
+  const std::vector<std::string> folders = {"", "arr", "arr/sub", "nothing/here"};
+  std::vector<std::string> before;
+  for (const auto& f : folders) {
+    auto l = space_->List(f);
+    ASSERT_TRUE(l.ok()) << f << ": " << l.status().ToString();
+    before.push_back(line(*l));
+  }
+  ASSERT_TRUE(space_->ListRecursive("").ok());
+  for (size_t i = 0; i < folders.size(); ++i) {
+    auto l = space_->List(folders[i]);
+    ASSERT_TRUE(l.ok()) << folders[i] << ": " << l.status().ToString();
+    EXPECT_EQ(line(*l), before[i]) << "folder '" << folders[i] << "'";
+  }
+  auto arr = SubSpace(space_, "arr");
+  ASSERT_TRUE(arr->ListRecursive("").ok());
+  auto sub = arr->List("sub");
+  ASSERT_TRUE(sub.ok());
+  EXPECT_EQ(line(*sub), before[2]);
+}
+
 TEST_P(ByteSpaceConformance, SubSpacesSeeTheirFolderAsRoot) {
   auto sub = SubSpace(space_, "arr");
   EXPECT_EQ(sub->Describe(), space_->Describe() + "/arr");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <ctime>
 #include <iterator>
 #include <set>
@@ -19,6 +20,9 @@ constexpr int kMaxPages = 100;
 // Pages one ListRecursive follows at most: 10 million keys below one store (a cohort's VCF Zarr
 // store of 1 M variant chunks x 10 fields is 10 M keys).
 constexpr int kMaxRecursivePages = 10000;
+// How long a recursive listing answers List for the folders below it (a store opened right after
+// its stamp's listing lists its root: no request). Short: a later List, a rescan's, asks S3.
+constexpr std::chrono::seconds kListingFresh{5};
 
 // "size etag mtime-seconds": one version of one object, the same whether it came from a listing
 // or a HEAD (their Last-Modified texts differ in form: ISO 8601 vs an HTTP date).
@@ -48,6 +52,7 @@ struct S3ByteSpace::Known {
   // Folders (object key prefixes ending in '/', or "" for the bucket) listed recursively: every
   // object below one of them is in `objects`, so a key below one that is not there is absent.
   std::set<std::string> complete;
+  std::map<std::string, std::chrono::steady_clock::time_point> listed_at;  // of each complete one
 
   std::optional<ListedObject> Find(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu);
@@ -63,6 +68,22 @@ struct S3ByteSpace::Known {
     for (size_t slash = key.find('/'); slash != std::string::npos;
          slash = key.find('/', slash + 1)) {
       if (complete.count(key.substr(0, slash + 1))) return true;
+    }
+    return false;
+  }
+  // Whether a complete listing of `full` (a folder's object prefix, ending in '/') or of a
+  // folder above it was made less than kListingFresh ago.
+  bool FreshlyListed(const std::string& full) {
+    std::lock_guard<std::mutex> lock(mu);
+    const auto now = std::chrono::steady_clock::now();
+    auto fresh = [&](const std::string& prefix) {
+      auto it = listed_at.find(prefix);
+      return it != listed_at.end() && complete.count(prefix) && now - it->second < kListingFresh;
+    };
+    if (fresh("")) return true;
+    for (size_t slash = full.find('/'); slash != std::string::npos;
+         slash = full.find('/', slash + 1)) {
+      if (fresh(full.substr(0, slash + 1))) return true;
     }
     return false;
   }
@@ -243,12 +264,42 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
   if (!prefix.empty()) RETURN_IF_ERROR(CheckKey(*this, prefix));
   const std::string folder = ObjectKey(prefix);
   const std::string full = folder.empty() ? folder : folder + "/";
-  auto pages = ListAll(full, options_.max_keys, kMaxPages);
-  if (!pages.ok()) return std::move(pages).status().WithContext(Where(prefix));
   std::map<std::string, ListEntry> entries;
   auto usable = [](const std::string& name) {
     return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
   };
+  auto listing = [&] {
+    std::vector<ListEntry> out;
+    out.reserve(entries.size());
+    for (auto& [name, entry] : entries) out.push_back(std::move(entry));
+    return out;
+  };
+  if (known_->FreshlyListed(full)) {  // the folder's objects are known: its entries from them
+    std::lock_guard<std::mutex> lock(known_->mu);
+    for (auto it = known_->objects.lower_bound(full);
+         it != known_->objects.end() && it->first.compare(0, full.size(), full) == 0; ++it) {
+      const std::string rest = it->first.substr(full.size());
+      const size_t slash = rest.find('/');
+      if (slash == std::string::npos) {
+        if (usable(rest) && !entries.count(rest)) {
+          const ListedObject& o = it->second;
+          entries.emplace(rest,
+                          ListEntry{rest, EntryKind::kFile, InfoFor(o.size, o.etag, o.mtime)});
+        }
+        continue;
+      }
+      const std::string name = rest.substr(0, slash);
+      if (!usable(name)) continue;
+      ListEntry e;
+      e.name = name;
+      e.kind = EntryKind::kDirectory;
+      e.info.perm = 0555;
+      entries[name] = std::move(e);  // a directory wins over a file of the same name
+    }
+    return listing();
+  }
+  auto pages = ListAll(full, options_.max_keys, kMaxPages);
+  if (!pages.ok()) return std::move(pages).status().WithContext(Where(prefix));
   std::lock_guard<std::mutex> lock(known_->mu);
   for (const ListPage& page : *pages) {
     for (const ListedObject& object : page.objects) {
@@ -269,10 +320,7 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
       entries[name] = std::move(e);  // a directory wins over a file of the same name
     }
   }
-  std::vector<ListEntry> out;
-  out.reserve(entries.size());
-  for (auto& [name, entry] : entries) out.push_back(std::move(entry));
-  return out;
+  return listing();
 }
 
 // One paginated listing without a delimiter: 1 request per 1000 keys, where walking List costs
@@ -310,6 +358,7 @@ Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(
     out.push_back(KeyInfo{key, InfoFor(object->size, object->etag, object->mtime)});
   }
   known_->complete.insert(full);
+  known_->listed_at[full] = std::chrono::steady_clock::now();
   return out;
 }
 
