@@ -268,6 +268,18 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
   auto usable = [](const std::string& name) {
     return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
   };
+  auto add_file = [&](const std::string& name, const ListedObject& o) {
+    if (usable(name))  // a folder of the same name wins
+      entries.emplace(name, ListEntry{name, EntryKind::kFile, InfoFor(o.size, o.etag, o.mtime)});
+  };
+  auto add_folder = [&](const std::string& name) {
+    if (!usable(name)) return;
+    ListEntry e;
+    e.name = name;
+    e.kind = EntryKind::kDirectory;
+    e.info.perm = 0555;
+    entries[name] = std::move(e);  // a folder wins over a file of the same name
+  };
   auto listing = [&] {
     std::vector<ListEntry> out;
     out.reserve(entries.size());
@@ -281,20 +293,10 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
       const std::string rest = it->first.substr(full.size());
       const size_t slash = rest.find('/');
       if (slash == std::string::npos) {
-        if (usable(rest) && !entries.count(rest)) {
-          const ListedObject& o = it->second;
-          entries.emplace(rest,
-                          ListEntry{rest, EntryKind::kFile, InfoFor(o.size, o.etag, o.mtime)});
-        }
-        continue;
+        add_file(rest, it->second);
+      } else {
+        add_folder(rest.substr(0, slash));
       }
-      const std::string name = rest.substr(0, slash);
-      if (!usable(name)) continue;
-      ListEntry e;
-      e.name = name;
-      e.kind = EntryKind::kDirectory;
-      e.info.perm = 0555;
-      entries[name] = std::move(e);  // a directory wins over a file of the same name
     }
     return listing();
   }
@@ -303,21 +305,15 @@ Result<std::vector<ListEntry>> S3ByteSpace::List(const std::string& prefix) cons
   std::lock_guard<std::mutex> lock(known_->mu);
   for (const ListPage& page : *pages) {
     for (const ListedObject& object : page.objects) {
-      const std::string name = object.key.substr(std::min(full.size(), object.key.size()));
-      if (object.key.compare(0, full.size(), full) != 0 || !usable(name)) continue;
-      ListEntry e{name, EntryKind::kFile, InfoFor(object.size, object.etag, object.mtime)};
-      entries.emplace(name, std::move(e));
+      if (object.key.compare(0, full.size(), full) != 0) continue;
+      const std::string name = object.key.substr(full.size());
+      if (!usable(name)) continue;
+      add_file(name, object);
       known_->objects[object.key] = object;
     }
     for (const std::string& common : page.common_prefixes) {
       if (common.compare(0, full.size(), full) != 0 || common.size() <= full.size() + 1) continue;
-      const std::string name = common.substr(full.size(), common.size() - full.size() - 1);
-      if (!usable(name)) continue;
-      ListEntry e;
-      e.name = name;
-      e.kind = EntryKind::kDirectory;
-      e.info.perm = 0555;
-      entries[name] = std::move(e);  // a directory wins over a file of the same name
+      add_folder(common.substr(full.size(), common.size() - full.size() - 1));
     }
   }
   return listing();
