@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/byte_source.h"
+#include "util/parallel.h"
 #include "util/status.h"
 
 namespace omicsfs::io {
@@ -29,5 +30,20 @@ class BlobStore {
     return UnsupportedError(Describe() + ": no reads of parts of " + key);
   }
 };
+
+// The objects under `keys` (each as Get gives it), fetched `width` at a time: from a remote
+// store one round trip for several, not one after another.
+inline std::vector<Result<std::optional<std::string>>> GetAll(const BlobStore& blobs,
+                                                              const std::vector<std::string>& keys,
+                                                              unsigned width) {
+  // A key whose Get did not finish (an exception in it) stays an error, never "absent".
+  std::vector<Result<std::optional<std::string>>> got(
+      keys.size(), InternalError(blobs.Describe() + ": not fetched"));
+  (void)ParallelFor(keys.size(), width, [&](size_t i) -> Status {
+    got[i] = blobs.Get(keys[i]);
+    return OkStatus();
+  });
+  return got;
+}
 
 }  // namespace omicsfs::io

@@ -20,12 +20,7 @@ using zarr::DType;
 Result<json> RootAttributes(const io::BlobStore& blobs) {
   // v3's zarr.json, else v2's .zgroup and .zattrs, fetched together (a remote store: one round
   // trip, not three one after another).
-  const char* const keys[] = {"zarr.json", ".zgroup", ".zattrs"};
-  std::vector<Result<std::optional<std::string>>> got(3, std::optional<std::string>());
-  RETURN_IF_ERROR(ParallelFor(3, blobs.Parallelism(), [&](size_t i) -> Status {
-    got[i] = blobs.Get(keys[i]);
-    return OkStatus();
-  }));
+  auto got = io::GetAll(blobs, {"zarr.json", ".zgroup", ".zattrs"}, blobs.Parallelism());
   try {
     ASSIGN_OR_RETURN(auto v3, std::move(got[0]));
     if (v3) {
@@ -100,10 +95,12 @@ Result<std::string> VcfNumber(const std::string& category, const std::string& ke
 
 }  // namespace
 
-bool Store::Looks(const io::BlobStore& blobs) {
-  auto attrs = RootAttributes(blobs);
+// Attributes of a VCF Zarr store's root (what Looks tests).
+bool VczAttributes(const Result<json>& attrs) {
   return attrs.ok() && attrs->is_object() && attrs->contains("vcf_zarr_version");
 }
+
+bool Store::Looks(const io::BlobStore& blobs) { return VczAttributes(RootAttributes(blobs)); }
 
 Result<std::shared_ptr<const Store>> Store::Open(const std::string& dir, ChangeGuard guard,
                                                  cache::CachePool* pool) {
@@ -120,8 +117,7 @@ Result<std::shared_ptr<const Store>> Store::Open(std::shared_ptr<const io::BlobS
 Result<std::shared_ptr<const Store>> Store::OpenIfVcz(std::shared_ptr<const io::BlobStore> blobs,
                                                       cache::CachePool* pool) {
   auto attrs = RootAttributes(*blobs);
-  if (!attrs.ok() || !attrs->is_object() || !attrs->contains("vcf_zarr_version"))
-    return std::shared_ptr<const Store>();
+  if (!VczAttributes(attrs)) return std::shared_ptr<const Store>();
   return OpenWith(std::move(blobs), pool, *attrs);
 }
 
@@ -153,21 +149,21 @@ Result<std::shared_ptr<const Store>> Store::OpenWith(std::shared_ptr<const io::B
   });
   std::vector<std::optional<zarr::ZarrArray>> opened(children.size());
   // A remote store's: every child's metadata objects fetched at once (20 arrays: 2 rounds of
-  // requests in flight, not 20 arrays' two rounds each, 8 at a time).
+  // requests in flight, not 20 arrays' two rounds each, 8 at a time); a local one's in order.
   const unsigned width = s->blobs_->Parallelism();
-  std::vector<zarr::ZarrArray::MetadataObjects> objects;
+  std::vector<Result<std::optional<std::string>>> objects;
   if (width > 1) {
-    const std::optional<std::string> none;
-    objects.assign(children.size(), {none, none, none});
-    RETURN_IF_ERROR(ParallelFor(3 * children.size(), 2 * width, [&](size_t k) -> Status {
-      objects[k / 3][k % 3] =
-          s->blobs_->Get(children[k / 3] + "/" + zarr::ZarrArray::kMetadataKeys[k % 3]);
-      return OkStatus();
-    }));
+    std::vector<std::string> keys;
+    for (const std::string& child : children) {
+      for (const char* k : zarr::ZarrArray::kMetadataKeys) keys.push_back(child + "/" + k);
+    }
+    objects = io::GetAll(*s->blobs_, keys, 2 * width);
   }
   for (size_t i = 0; i < children.size(); ++i) {
-    auto a = width > 1 ? zarr::ZarrArray::FromMetadataObjects(s->blobs_, children[i],
-                                                              std::move(objects[i]))
+    auto a = width > 1 ? zarr::ZarrArray::FromMetadataObjects(
+                             s->blobs_, children[i],
+                             {std::move(objects[3 * i]), std::move(objects[3 * i + 1]),
+                              std::move(objects[3 * i + 2])})
                        : zarr::ZarrArray::Open(s->blobs_, children[i]);
     if (!a.ok()) {
       if (a.status().code() == ErrorCode::kNotFound) continue;  // a plain file or subgroup

@@ -6,7 +6,6 @@
 #include "codec/compression.h"
 #include "codec/vlen_utf8.h"
 #include "util/huge_arena.h"
-#include "util/parallel.h"
 
 namespace omicsfs::formats::zarr {
 namespace {
@@ -104,19 +103,12 @@ Result<DecodedChunk> DecodeChunk(const ArrayMetadata& meta, const std::optional<
 
 Result<ZarrArray> ZarrArray::Open(std::shared_ptr<const io::BlobStore> store,
                                   const std::string& path) {
-  MetadataObjects got{std::optional<std::string>(), std::optional<std::string>(),
+  // v3's zarr.json, else v2's two, one after another.
+  MetadataObjects got{store->Get(path + "/zarr.json"), std::optional<std::string>(),
                       std::optional<std::string>()};
-  if (store->Parallelism() > 1) {  // a remote store: the three at once, one round trip
-    RETURN_IF_ERROR(ParallelFor(3, store->Parallelism(), [&](size_t i) -> Status {
-      got[i] = store->Get(path + "/" + kMetadataKeys[i]);
-      return OkStatus();
-    }));
-  } else {  // v3's zarr.json, else v2's two
-    got[0] = store->Get(path + "/zarr.json");
-    if (got[0].ok() && !*got[0]) {
-      got[1] = store->Get(path + "/.zarray");
-      got[2] = store->Get(path + "/.zattrs");
-    }
+  if (got[0].ok() && !*got[0]) {
+    got[1] = store->Get(path + "/.zarray");
+    if (got[1].ok() && *got[1]) got[2] = store->Get(path + "/.zattrs");
   }
   return FromMetadataObjects(std::move(store), path, std::move(got));
 }

@@ -108,7 +108,8 @@ class ZarrArray {
   static ZarrArray FromMetadata(std::shared_ptr<const io::BlobStore> store, const std::string& path,
                                 ArrayMetadata meta);
   // The objects an array is opened from, under its path: v3's zarr.json, else v2's .zarray and
-  // .zattrs (a caller opening many arrays of a remote store fetches all of theirs at once).
+  // .zattrs (Open reads them in that order; a caller opening many arrays of a remote store
+  // fetches all of theirs at once).
   static constexpr const char* kMetadataKeys[3] = {"zarr.json", ".zarray", ".zattrs"};
   using MetadataObjects = std::array<Result<std::optional<std::string>>, 3>;
   // Open from those objects as fetched (absent: nullopt; an error of one not needed is ignored).

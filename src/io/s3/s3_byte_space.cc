@@ -6,7 +6,6 @@
 #include <chrono>
 #include <ctime>
 #include <iterator>
-#include <set>
 
 #include "io/s3/sigv4.h"
 
@@ -51,8 +50,7 @@ struct S3ByteSpace::Known {
   std::map<std::string, ListedObject> objects;  // by object key
   // Folders (object key prefixes ending in '/', or "" for the bucket) listed recursively: every
   // object below one of them is in `objects`, so a key below one that is not there is absent.
-  std::set<std::string> complete;
-  std::map<std::string, std::chrono::steady_clock::time_point> listed_at;  // of each complete one
+  std::map<std::string, std::chrono::steady_clock::time_point> complete;  // when listed
 
   std::optional<ListedObject> Find(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu);
@@ -77,8 +75,8 @@ struct S3ByteSpace::Known {
     std::lock_guard<std::mutex> lock(mu);
     const auto now = std::chrono::steady_clock::now();
     auto fresh = [&](const std::string& prefix) {
-      auto it = listed_at.find(prefix);
-      return it != listed_at.end() && complete.count(prefix) && now - it->second < kListingFresh;
+      auto it = complete.find(prefix);
+      return it != complete.end() && now - it->second < kListingFresh;
     };
     if (fresh("")) return true;
     for (size_t slash = full.find('/'); slash != std::string::npos;
@@ -94,7 +92,7 @@ struct S3ByteSpace::Known {
     if (it == objects.end() || it->second.etag != etag) return;
     objects.erase(it);
     for (auto c = complete.begin(); c != complete.end();) {
-      c = key.compare(0, c->size(), *c) == 0 ? complete.erase(c) : std::next(c);
+      c = key.compare(0, c->first.size(), c->first) == 0 ? complete.erase(c) : std::next(c);
     }
   }
 };
@@ -353,8 +351,7 @@ Result<std::vector<ByteSpace::KeyInfo>> S3ByteSpace::ListRecursive(
     if (next != keys.end() && next->first.compare(0, key.size() + 1, key + "/") == 0) continue;
     out.push_back(KeyInfo{key, InfoFor(object->size, object->etag, object->mtime)});
   }
-  known_->complete.insert(full);
-  known_->listed_at[full] = std::chrono::steady_clock::now();
+  known_->complete[full] = std::chrono::steady_clock::now();
   return out;
 }
 
